@@ -1,0 +1,42 @@
+"""sdrstats: sufficient dimension reduction with formulas, summaries, tests and densities.
+
+A formula and a data frame in, a fitted result out::
+
+    import sdrstats as sdr
+    ais = sdr.datasets.load("ais")
+    fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    print(fit.summary())
+"""
+
+from . import datasets, distances
+from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
+from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
+from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
+from .results import DimensionTest, Results
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "datasets",
+    "distances",
+    "SDRWarning",
+    "ConvergenceWarning",
+    "MissingValueWarning",
+    "CollinearityWarning",
+    "projection_distance",
+    "det_distance",
+    "trace_correlation",
+    "subspace_distance",
+    "Results",
+    "DimensionTest",
+    "SIR",
+    "SAVE",
+    "PHD",
+    "DR",
+    "CUME",
+    "sir",
+    "save",
+    "phd",
+    "dr",
+    "cume",
+]

@@ -1,0 +1,171 @@
+"""The estimator layer's common shape.
+
+An estimator holds validated options and fits arrays: ``_fit(X, Y, weights, random_state)``
+returns an :class:`EstimatorOutput` (basis in the original predictor scale, eigenvalues or a
+criterion, method-specific extras). It never sees formulas or pandas. :meth:`Estimator.fit`
+(arrays) and :meth:`Estimator.from_formula` (formula + data) build a
+:class:`~sdrstats.formula.ModelSpec` and wrap the output in the estimator's results class, so
+both paths give identical numbers. The inference layer refits through ``_fit`` with the fit's
+own options.
+
+Writing a new method: subclass :class:`Estimator`, declare ``method``, ``params`` (option
+defaults) and ``response``, implement ``_fit`` and, if it needs data-dependent checks,
+``_check_data``; add a formula function that calls ``from_formula``.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .formula import ModelSpec, from_arrays, parse
+from .results import Results
+
+
+@dataclass
+class EstimatorOutput:
+    """What an estimator computes from arrays.
+
+    Attributes
+    ----------
+    basis : ndarray of shape (p, K)
+        Directions in the original predictor scale, unit columns, canonical sign, most
+        important first. ``K >= d`` (moment methods keep all ``p``).
+    d : int
+        Dimension of the reported subspace.
+    eigenvalues : ndarray or None
+        Eigenvalues (or other per-direction importance) for the columns of ``basis``.
+    criterion : float or None
+        The optimised objective for non-eigen methods.
+    center : ndarray or None
+        Predictor mean used to centre new rows in ``transform`` (defaults to the data mean).
+    extras : dict
+        Method-specific results (slice sizes, traces, tuning parameters...).
+    """
+
+    basis: np.ndarray | None
+    d: int
+    eigenvalues: np.ndarray | None = None
+    criterion: float | None = None
+    center: np.ndarray | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class Estimator:
+    """Base class of all estimators: options in, ``EstimatorOutput`` out.
+
+    Subclasses set ``method`` (short name shown in summaries), ``params`` (every option and
+    its default; unknown options raise ``TypeError``) and ``response`` (``"continuous"``,
+    ``"categorical"`` or ``"any"``).
+    """
+
+    method: ClassVar[str] = ""
+    params: ClassVar[dict[str, Any]] = {}
+    response: ClassVar[str] = "any"
+    linear: ClassVar[bool] = True
+    results_class: ClassVar[type[Results]] = Results
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.params))
+        if unknown:
+            raise TypeError(
+                f"{self.method or type(self).__name__} got unknown option(s) {unknown}; "
+                f"valid options are {sorted(self.params)}."
+            )
+        self.options: dict[str, Any] = {**copy.deepcopy(self.params), **options}
+        self._check_options()
+
+    # -- options -------------------------------------------------------------------------
+    def _check_options(self) -> None:
+        """Validate options that do not depend on the data (override)."""
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        """Validate options against the data (override); raise ``ValueError`` with a remedy."""
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Options as a dict (scikit-learn convention)."""
+        return dict(self.options)
+
+    def set_params(self, **options: Any) -> Estimator:
+        """Change options in place and re-validate them."""
+        unknown = sorted(set(options) - set(self.params))
+        if unknown:
+            raise TypeError(f"{self.method} got unknown option(s) {unknown}.")
+        self.options.update(options)
+        self._check_options()
+        return self
+
+    def clone(self, **changes: Any) -> Estimator:
+        """A new estimator with the same options except ``changes``."""
+        return type(self)(**{**self.options, **changes})
+
+    @property
+    def random_state(self) -> Any:
+        return self.options.get("random_state")
+
+    # -- fitting -------------------------------------------------------------------------
+    def _fit(self, X: np.ndarray, Y: np.ndarray, *, weights: np.ndarray | None = None,
+             random_state: Any = None) -> EstimatorOutput:
+        raise NotImplementedError
+
+    def _check_response(self, spec: ModelSpec) -> None:
+        if self.response == "continuous" and spec.categorical:
+            raise ValueError(
+                f"{self.method} needs a numeric response but {spec.y_names[0]!r} is categorical "
+                f"(levels {spec.y_levels[:5]}); code it as numbers or use a method for classes."
+            )
+        if self.response == "categorical" and not spec.categorical:
+            raise ValueError(
+                f"{self.method} needs a categorical response (class labels) but "
+                f"{spec.y_names} is numeric; wrap it as C({spec.y_names[0]}) if it holds class "
+                "codes, or use a method for a continuous response (e.g. spca or sir)."
+            )
+
+    def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray:
+        """Reduced predictors of rows ``X`` (override for kernel methods)."""
+        if output.basis is None:
+            raise ValueError(f"{self.method} has no linear directions; it must define transform.")
+        center = output.center if output.center is not None else 0.0
+        return (X - center) @ output.basis[:, :d]
+
+    def fit_spec(self, spec: ModelSpec, call: str | None = None) -> Results:
+        """Fit to a prepared spec and wrap the result."""
+        self._check_response(spec)
+        self._check_data(spec.X, spec.Y, spec.categorical)
+        output = self._fit(spec.X, spec.Y, random_state=self.random_state)
+        return self.results_class(self, spec, output, call=call)
+
+    def fit(self, X: Any, y: Any, *, missing: str = "drop") -> Results:
+        """Fit to arrays (or a predictor DataFrame and a response Series).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, p)
+        y : array-like of shape (n,) or (n, q)
+            Strings, booleans or a pandas categorical are class labels.
+        missing : {"drop", "raise"}
+        """
+        spec = from_arrays(X, y, missing=missing)
+        args = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v != self.params[k])
+        return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y)")
+
+    @classmethod
+    def from_formula(cls, formula: str, data: Any, *, missing: str = "drop",
+                     **options: Any) -> Results:
+        """Fit ``formula`` on ``data`` with ``options``."""
+        estimator = cls(**options)
+        spec = parse(formula, data, missing=missing)
+        shown = ", ".join(f"{k}={v!r}" for k, v in options.items()
+                          if not isinstance(v, np.ndarray) and v != cls.params.get(k))
+        call = f"{cls.method}({formula!r}, data{', ' + shown if shown else ''})"
+        return estimator.fit_spec(spec, call=call)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({args})"
+
+
+__all__ = ["Estimator", "EstimatorOutput"]

@@ -1,0 +1,109 @@
+"""Distances between subspaces given by basis matrices (columns span the subspace).
+
+Every bootstrap, benchmark and simulation of the package measures estimates with these.
+Bases need not be orthonormal; they are orthonormalised here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+
+
+def orthonormal_basis(basis: Any) -> np.ndarray:
+    """Orthonormal basis (p x d) of the column span of ``basis``."""
+    a = np.asarray(basis, dtype=float)
+    if a.ndim == 1:
+        a = a.reshape(-1, 1)
+    q, _ = np.linalg.qr(a)
+    return q
+
+
+def _pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
+    qa, qb = orthonormal_basis(a), orthonormal_basis(b)
+    if qa.shape[0] != qb.shape[0]:
+        raise ValueError(
+            f"Bases live in different spaces: {qa.shape[0]} and {qb.shape[0]} rows."
+        )
+    return qa, qb
+
+
+def projection_distance(a: Any, b: Any) -> float:
+    """Frobenius norm of the difference of the orthogonal projections, ``||P_A - P_B||_F``.
+
+    Zero for equal subspaces; ``sqrt(d_a + d_b)`` for orthogonal ones. Seed 000's Error_DR.
+
+    Examples
+    --------
+    >>> projection_distance(np.eye(3)[:, :1], np.eye(3)[:, 1:2])
+    1.4142...
+    """
+    qa, qb = _pair(a, b)
+    return float(np.linalg.norm(qa @ qa.T - qb @ qb.T))
+
+
+def det_distance(a: Any, b: Any) -> float:
+    """``1 - |det(Q_A' Q_B)|`` for subspaces of equal dimension (seed 003's measure).
+
+    Examples
+    --------
+    >>> det_distance(np.eye(3)[:, :2], np.eye(3)[:, :2])
+    0.0
+    """
+    qa, qb = _pair(a, b)
+    if qa.shape[1] != qb.shape[1]:
+        raise ValueError(
+            f"det_distance needs subspaces of equal dimension; got {qa.shape[1]} and {qb.shape[1]}."
+        )
+    return float(max(0.0, 1.0 - abs(np.linalg.det(qa.T @ qb))))
+
+
+def trace_correlation(a: Any, b: Any) -> float:
+    """``tr(P_A P_B) / d`` with ``d`` the larger dimension: 1 for equal subspaces, 0 for orthogonal.
+
+    Examples
+    --------
+    >>> trace_correlation(np.eye(3)[:, :2], np.eye(3)[:, :2])
+    1.0
+    """
+    qa, qb = _pair(a, b)
+    d = max(qa.shape[1], qb.shape[1])
+    return float(np.linalg.norm(qa.T @ qb) ** 2 / d)
+
+
+def principal_angles(a: Any, b: Any) -> np.ndarray:
+    """Principal angles (radians, decreasing) between the two subspaces."""
+    qa, qb = _pair(a, b)
+    return scipy.linalg.subspace_angles(qa, qb)
+
+
+DISTANCES = {
+    "projection": projection_distance,
+    "det": det_distance,
+    "trace_correlation": lambda a, b: 1.0 - trace_correlation(a, b),
+}
+"""Distance functions by name; ``trace_correlation`` enters as the distance ``1 - r``."""
+
+
+def subspace_distance(a: Any, b: Any, distance: str = "projection") -> float:
+    """Distance by name: ``"projection"``, ``"det"`` or ``"trace_correlation"`` (as ``1 - r``)."""
+    try:
+        fn = DISTANCES[distance]
+    except KeyError:
+        raise ValueError(
+            f"distance must be one of {sorted(DISTANCES)}; got {distance!r}."
+        ) from None
+    return fn(a, b)
+
+
+__all__ = [
+    "orthonormal_basis",
+    "projection_distance",
+    "det_distance",
+    "trace_correlation",
+    "principal_angles",
+    "subspace_distance",
+    "DISTANCES",
+]

@@ -1,0 +1,5 @@
+"""Moment methods: SIR, SAVE, pHd, directional regression, cumulative slicing (and IRE)."""
+
+from .methods import CUME, DR, PHD, SAVE, SIR, MomentResults, cume, dr, phd, save, sir
+
+__all__ = ["SIR", "SAVE", "PHD", "DR", "CUME", "MomentResults", "sir", "save", "phd", "dr", "cume"]

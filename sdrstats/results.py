@@ -1,0 +1,371 @@
+"""Fitted results: the contract every method keeps (see DESIGN.md).
+
+:class:`Results` holds the estimator (with its options), the model spec and the estimator's
+output, and attaches labels once. Families subclass it only for what really differs (summary
+blocks, predictor tests, densities). :class:`DimensionTest` is the one result type of every
+dimension rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .summary import Block, Summary, dir_labels, render_text_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._base import Estimator, EstimatorOutput
+    from .formula import ModelSpec
+
+
+class DimensionTest:
+    """Result of a rule for choosing the dimension.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per hypothesis or candidate dimension; columns depend on the rule (asymptotic
+        tests: ``stat``, ``df``, ``p_value`` and extra p-value columns).
+    d : int
+        The chosen dimension: for tests, the smallest ``m`` whose hypothesis "mD vs >= (m+1)D"
+        is not rejected at ``level``; for criteria, the minimiser.
+    rule : str
+        ``"asymptotic"``, ``"permutation"``, ``"ladle"``, ``"bootstrap"`` or ``"cv"``.
+    method : str
+        The SDR method tested.
+    level : float or None
+    n_replicates : int or None
+    random_state : object
+    """
+
+    def __init__(self, table: pd.DataFrame, d: int, rule: str, method: str, *,
+                 level: float | None = 0.05, n_replicates: int | None = None,
+                 random_state: Any = None, title: str | None = None,
+                 display_names: dict[str, str] | None = None, note: str | None = None,
+                 extras: dict[str, Any] | None = None) -> None:
+        self.table = table
+        self.d = int(d)
+        self.rule = rule
+        self.method = method
+        self.level = level
+        self.n_replicates = n_replicates
+        self.random_state = random_state
+        self.title = title or f"{rule.capitalize()} dimension test for {method}"
+        self.display_names = display_names or {}
+        self.note = note
+        self.extras = extras or {}
+
+    def display_table(self) -> pd.DataFrame:
+        """The table with R-style column names, as printed."""
+        return self.table.rename(columns=self.display_names)
+
+    def _footer(self) -> str:
+        bits = []
+        if self.n_replicates:
+            bits.append(f"{self.n_replicates} replicates, random_state = {self.random_state!r}.")
+        if self.level is not None and "p_value" in self.table.columns:
+            bits.append(f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
+                        f"{self.level:g}.")
+        else:
+            bits.append(f"Chosen d = {self.d}.")
+        if self.note:
+            bits.append(self.note)
+        return "\n".join(bits)
+
+    def summary(self) -> Summary:
+        return Summary([Block(self.title, table=self.display_table()),
+                        Block("", text=self._footer())])
+
+    def __str__(self) -> str:
+        return f"{self.title}:\n{render_text_table(self.display_table())}\n{self._footer()}\n"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve)."""
+        from .plotting import plot_dimension_test
+
+        return plot_dimension_test(self, ax=ax)
+
+
+def choose_by_pvalues(p_values: np.ndarray, level: float) -> int:
+    """Smallest m whose p-value is at least ``level``; the number of tests if all reject."""
+    not_rejected = np.flatnonzero(np.asarray(p_values) >= level)
+    return int(not_rejected[0]) if not_rejected.size else len(p_values)
+
+
+def hypothesis_labels(k: int) -> list[str]:
+    """Row labels "0D vs >= 1D", ... for k hypotheses."""
+    return [f"{m}D vs >= {m + 1}D" for m in range(k)]
+
+
+def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """R^2(OLS|dr): squared multiple correlation of the OLS fit with the first k directions.
+
+    ``y`` is one response column; returns one value per column of ``basis`` (cumulative).
+    """
+    Xc = X - X.mean(axis=0)
+    yc = y - y.mean()
+    coef, *_ = np.linalg.lstsq(Xc, yc, rcond=None)
+    fitted = Xc @ coef
+    scale = fitted.std(ddof=1)
+    if scale == 0:
+        return np.full(basis.shape[1], np.nan)
+    q, _ = np.linalg.qr(Xc @ basis)
+    z = (fitted - fitted.mean()) / scale / np.sqrt(len(fitted) - 1)
+    return np.cumsum((q.T @ z) ** 2)
+
+
+class Results:
+    """A fitted SDR model.
+
+    Parameters
+    ----------
+    estimator : Estimator
+        The estimator, holding the options used.
+    spec : ModelSpec
+        Data, names and formula information.
+    output : EstimatorOutput
+        What the estimator computed.
+    call : str, optional
+        How the fit was requested, shown in the summary.
+    """
+
+    def __init__(self, estimator: Estimator, spec: ModelSpec, output: EstimatorOutput,
+                 call: str | None = None) -> None:
+        self.estimator = estimator
+        self.spec = spec
+        self.output = output
+        self.call = call or f"{estimator.method}(...)"
+
+    # -- what was fitted -----------------------------------------------------------------
+    @property
+    def method(self) -> str:
+        return self.estimator.method
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.estimator.options)
+
+    @property
+    def random_state(self) -> Any:
+        return self.estimator.random_state
+
+    @property
+    def n(self) -> int:
+        return self.spec.n
+
+    @property
+    def p(self) -> int:
+        return self.spec.p
+
+    @property
+    def d(self) -> int:
+        return self.output.d
+
+    @property
+    def x_names(self) -> list[str]:
+        return list(self.spec.x_names)
+
+    # -- directions ----------------------------------------------------------------------
+    def _require_basis(self) -> np.ndarray:
+        if self.output.basis is None:
+            raise ValueError(
+                f"{self.method} has no linear directions; use transform() for reduced predictors."
+            )
+        return self.output.basis
+
+    @property
+    def directions(self) -> pd.DataFrame:
+        """Basis of the estimated subspace: predictors x Dir1..Dird, unit columns."""
+        return self.directions_for(self.d)
+
+    def directions_for(self, k: int) -> pd.DataFrame:
+        """The first ``k`` directions as a DataFrame."""
+        basis = self._require_basis()
+        if not 1 <= k <= basis.shape[1]:
+            raise ValueError(f"k must be between 1 and {basis.shape[1]}; got {k}.")
+        return pd.DataFrame(basis[:, :k], index=self.x_names, columns=dir_labels(k))
+
+    @property
+    def all_directions(self) -> pd.DataFrame:
+        """Every direction the method computed (``p`` for moment methods)."""
+        basis = self._require_basis()
+        return pd.DataFrame(basis, index=self.x_names, columns=dir_labels(basis.shape[1]))
+
+    @property
+    def eigenvalues(self) -> pd.Series | None:
+        """Eigenvalues (or per-direction importance) labelled Dir1.. ; None if not defined."""
+        ev = self.output.eigenvalues
+        if ev is None:
+            return None
+        return pd.Series(np.asarray(ev, dtype=float), index=dir_labels(len(ev)), name="eigenvalue")
+
+    @property
+    def criterion(self) -> float | None:
+        return self.output.criterion
+
+    @property
+    def slice_sizes(self) -> np.ndarray | None:
+        """Observations per slice for slicing methods, else None."""
+        sizes = self.output.extras.get("slice_sizes")
+        return None if sizes is None else np.asarray(sizes)
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        return self.output.extras
+
+    # -- using the fit -------------------------------------------------------------------
+    def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
+        """Reduced predictors ``(x - x̄) B`` of the training rows or of ``newdata``.
+
+        ``newdata`` goes through the same formula transforms and factor levels as the
+        training data. The index of the rows is kept.
+        """
+        d = self.d if d is None else int(d)
+        if d < 1:
+            raise ValueError(f"d must be at least 1; got {d}.")
+        if newdata is None:
+            X, index = self.spec.X, self.spec.index
+        else:
+            X = self.spec.transform_x(newdata)
+            index = newdata.index if isinstance(newdata, pd.DataFrame) else pd.RangeIndex(len(X))
+        values = self.estimator.transform_arrays(self.output, X, d)
+        return pd.DataFrame(values, index=index, columns=dir_labels(values.shape[1]))
+
+    def refit(self, X: np.ndarray, Y: np.ndarray, *, weights: np.ndarray | None = None,
+              random_state: Any = None, **changes: Any) -> EstimatorOutput:
+        """Refit the same estimator (optionally with changed options) on arrays.
+
+        The inference layer resamples through this.
+        """
+        est = self.estimator.clone(**changes) if changes else self.estimator
+        return est._fit(X, Y, weights=weights, random_state=random_state)
+
+    # -- inference -----------------------------------------------------------------------
+    def _dimension_rules(self) -> dict[str, Callable[..., DimensionTest]]:
+        rules: dict[str, Callable[..., DimensionTest]] = {}
+        est = self.estimator
+        if hasattr(est, "asymptotic_test"):
+            rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
+        if hasattr(est, "cv_test"):
+            rules["cv"] = lambda **kw: est.cv_test(self, **kw)
+        try:
+            generic = importlib.import_module("sdrstats.inference.dimension")
+        except ModuleNotFoundError:
+            generic = None
+        if generic is not None:
+            for name, fn in generic.generic_rules(self).items():
+                rules.setdefault(name, fn)
+        return rules
+
+    def test_dimension(self, method: str | None = None, **options: Any) -> DimensionTest:
+        """Choose the dimension by a rule.
+
+        Parameters
+        ----------
+        method : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
+            Default "asymptotic" where the method has one, else "cv", else "permutation".
+        **options
+            Options of the rule (``level``, ``n_permutations``, ``B``, ``random_state``...).
+        """
+        rules = self._dimension_rules()
+        if method is None:
+            method = next((m for m in ("asymptotic", "cv", "permutation") if m in rules), None)
+        if method not in rules:
+            raise ValueError(
+                f"The {method!r} dimension test is not available for {self.method}; "
+                f"available: {sorted(rules)}."
+            )
+        return rules[method](**options)
+
+    def bootstrap(self, B: int = 200, d: int | None = None, distance: str = "projection",
+                  random_state: Any = None, n_jobs: int = 1, progress: bool = True) -> Any:
+        """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`."""
+        from .inference.bootstrap import bootstrap
+
+        return bootstrap(self, B=B, d=d, distance=distance, random_state=random_state,
+                         n_jobs=n_jobs, progress=progress)
+
+    def conditional_density(self, estimator: str = "lscde", **options: Any) -> Any:
+        """Conditional density of the response given the reduced predictors.
+
+        ``estimator="lscde"`` (default) or ``"eps_kde"``, fitted on ``transform()``.
+        """
+        from .density import conditional_density_for
+
+        return conditional_density_for(self, estimator=estimator, **options)
+
+    def plot(self, kind: str = "summary", **options: Any) -> Any:
+        """Plots: ``"summary"`` (sufficient summary plot), ``"scree"``, ``"bootstrap"``."""
+        from .plotting import plot_results
+
+        return plot_results(self, kind=kind, **options)
+
+    # -- presentation --------------------------------------------------------------------
+    def _numdir(self) -> int:
+        numdir = int(self.options.get("numdir", self.d) or self.d)
+        ev = self.output.eigenvalues
+        if ev is not None:
+            numdir = min(numdir, int(np.sum(np.abs(ev) > 1e-15)))
+        basis = self.output.basis
+        return max(1, min(numdir, basis.shape[1] if basis is not None else numdir))
+
+    def _method_line(self) -> str:
+        sizes = self.slice_sizes
+        if sizes is not None:
+            return f"{self.method} with {len(sizes)} slices, n = {self.n}."
+        return f"{self.method}, n = {self.n}."
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        ev = self.output.eigenvalues
+        if ev is None:
+            return None
+        rows = {"Eigenvalues": np.asarray(ev[:k], dtype=float)}
+        if not self.spec.categorical and self.output.basis is not None:
+            Y = self.spec.Y.reshape(self.n, -1)
+            for j in range(Y.shape[1]):
+                label = ("R^2(OLS|dr)" if Y.shape[1] == 1
+                         else f"R^2(OLS for {self.spec.y_names[j]}|dr)")
+                rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k])
+        return pd.DataFrame(rows, index=dir_labels(k)).T
+
+    def _summary_blocks(self) -> list[Block]:
+        k = self._numdir()
+        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
+        if self.slice_sizes is not None:
+            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
+        if self.output.basis is not None:
+            blocks.append(Block("Estimated Basis Vectors for Central Subspace",
+                                table=self.directions_for(k)))
+        eig = self._eigen_table(k)
+        if eig is not None:
+            blocks.append(Block("", table=eig))
+        if hasattr(self.estimator, "asymptotic_test"):
+            test = self.test_dimension("asymptotic")
+            blocks.append(Block(test.title, table=test.display_table()))
+        return blocks
+
+    def summary(self) -> Summary:
+        """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX)."""
+        return Summary(self._summary_blocks())
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.method}, n = {self.n}, p = {self.p}, d = {self.d}>"
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+
+__all__ = ["Results", "DimensionTest", "choose_by_pvalues", "hypothesis_labels", "ols_r2"]

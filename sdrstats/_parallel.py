@@ -1,0 +1,218 @@
+"""Random streams and parallel loops shared by every method that resamples or restarts.
+
+Two functions are all a method needs:
+
+- :func:`spawn_seeds` turns one ``random_state`` into ``k`` independent
+  :class:`numpy.random.SeedSequence` children (one per replicate, restart or chunk), and
+  :func:`spawn_generators` into ``k`` ready :class:`numpy.random.Generator` objects. Replicate
+  ``i`` always gets child ``i``, so results never depend on how work is split over workers.
+- :func:`parallel_map` applies a function to items with joblib (``n_jobs`` workers), returns
+  the results **in item order** and shows a tqdm progress bar when the loop runs longer than
+  about two seconds (``progress=False`` silences it).
+
+Typical use (a bootstrap with ``B`` replicates)::
+
+    seeds = spawn_seeds(random_state, B)
+    results = parallel_map(lambda s: one_replicate(np.random.default_rng(s)), seeds,
+                           n_jobs=n_jobs, progress=progress, desc="bootstrap")
+
+With a Dask client registered, ``with joblib.parallel_config(backend="dask"):`` around the call
+sends the work to the cluster; nothing here changes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Seconds a loop must run before its progress bar appears (tqdm's ``delay``).
+PROGRESS_DELAY = 2.0
+
+
+def as_seed_sequence(random_state: Any = None) -> np.random.SeedSequence:
+    """One :class:`numpy.random.SeedSequence` from any accepted ``random_state``.
+
+    Parameters
+    ----------
+    random_state : None, int, sequence of int, SeedSequence, Generator or RandomState
+        ``None`` draws fresh OS entropy (not reproducible). An int (or ints) is a seed. A
+        ``SeedSequence`` is used as is. A ``Generator``/``RandomState`` is consumed: 128 bits
+        are drawn from it, so the same generator state always gives the same streams.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> as_seed_sequence(7).entropy
+    7
+    """
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(random_state.integers(0, 2**32, size=4, dtype=np.uint32))
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(random_state.randint(0, 2**32, size=4, dtype=np.uint32))
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, (bool, np.bool_)):
+        raise TypeError(
+            "random_state must be None, an int, a SeedSequence or a Generator; "
+            f"got {random_state!r}."
+        )
+    if isinstance(random_state, (int, np.integer)):
+        if random_state < 0:
+            raise ValueError(f"random_state must be a non-negative int; got {random_state}.")
+        return np.random.SeedSequence(int(random_state))
+    if isinstance(random_state, Sequence) and all(
+        isinstance(v, (int, np.integer)) and v >= 0 for v in random_state
+    ):
+        return np.random.SeedSequence([int(v) for v in random_state])
+    raise TypeError(
+        "random_state must be None, an int, a SeedSequence or a Generator; "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def spawn_seeds(random_state: Any, k: int) -> list[np.random.SeedSequence]:
+    """``k`` independent child seed sequences of ``random_state``.
+
+    Child ``i`` depends only on ``random_state`` and ``i``: pass child ``i`` to replicate
+    ``i`` and the results do not depend on the number of workers or the order they run in.
+
+    Parameters
+    ----------
+    random_state : None, int, SeedSequence, Generator or RandomState
+        See :func:`as_seed_sequence`.
+    k : int
+        Number of children (``>= 0``).
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> a = spawn_seeds(0, 3)
+    >>> b = spawn_seeds(0, 5)
+    >>> [np.random.default_rng(s).integers(100) for s in a] == [
+    ...     np.random.default_rng(s).integers(100) for s in b[:3]]
+    True
+    """
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"The number of seeds must be >= 0; got {k}.")
+    base = as_seed_sequence(random_state)
+    # Children from a fresh SeedSequence with the same entropy and spawn key, so calling this
+    # twice on one SeedSequence object gives the same children (SeedSequence.spawn is stateful).
+    root = np.random.SeedSequence(base.entropy, spawn_key=base.spawn_key, pool_size=base.pool_size)
+    return root.spawn(k)
+
+
+def spawn_generators(random_state: Any, k: int) -> list[np.random.Generator]:
+    """``k`` independent generators, ``default_rng`` of each of :func:`spawn_seeds`.
+
+    Examples
+    --------
+    >>> rngs = spawn_generators(1, 2)
+    >>> rngs[0].normal() != rngs[1].normal()
+    True
+    """
+    return [np.random.default_rng(s) for s in spawn_seeds(random_state, k)]
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """Number of workers joblib will use for ``n_jobs`` (``None`` means 1; ``-1`` all cores)."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero int (-1 for all cores); got {n_jobs!r}.")
+    if n_jobs < 0:
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)
+
+
+def parallel_map(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    desc: str | None = None,
+    total: int | None = None,
+) -> list[R]:
+    """``[fn(item) for item in items]``, over ``n_jobs`` joblib workers, in item order.
+
+    Parameters
+    ----------
+    fn : callable
+        Function of one item. With ``n_jobs > 1`` it must be picklable (a module-level
+        function or a ``functools.partial`` of one; joblib's loky backend also handles
+        closures through cloudpickle).
+    items : iterable
+        Work items, e.g. the seeds from :func:`spawn_seeds`.
+    n_jobs : int or None, default 1
+        Workers; ``-1`` uses every core. ``1`` runs in this process without joblib.
+    progress : bool, default True
+        Show a tqdm bar (on stderr) if the loop takes longer than ``PROGRESS_DELAY`` seconds;
+        ``False`` never shows one.
+    desc : str, optional
+        Label of the progress bar.
+    total : int, optional
+        Number of items when ``items`` has no ``len``.
+
+    Returns
+    -------
+    list
+        ``fn`` of each item, in the order of ``items`` whatever ``n_jobs`` is.
+
+    Examples
+    --------
+    >>> parallel_map(abs, [-1, 2, -3], progress=False)
+    [1, 2, 3]
+    """
+    workers = effective_n_jobs(n_jobs)
+    items = list(items)
+    total = len(items) if total is None else total
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc=desc, delay=PROGRESS_DELAY, leave=False)
+    try:
+        if workers == 1 or len(items) <= 1:
+            out = []
+            for item in items:
+                out.append(fn(item))
+                if bar is not None:
+                    bar.update(1)
+            return out
+        from joblib import Parallel, delayed
+
+        runner = Parallel(n_jobs=workers, return_as="generator")
+        out = []
+        for result in runner(delayed(fn)(item) for item in items):
+            out.append(result)
+            if bar is not None:
+                bar.update(1)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+__all__ = [
+    "PROGRESS_DELAY",
+    "as_seed_sequence",
+    "effective_n_jobs",
+    "parallel_map",
+    "spawn_generators",
+    "spawn_seeds",
+]

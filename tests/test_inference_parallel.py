@@ -1,0 +1,60 @@
+"""Seed spawning and the ordered parallel map (sdrstats._parallel)."""
+
+import numpy as np
+import pytest
+
+from sdrstats._parallel import (
+    as_seed_sequence,
+    effective_n_jobs,
+    parallel_map,
+    spawn_generators,
+    spawn_seeds,
+)
+
+
+def _draw(seed):
+    return np.random.default_rng(seed).normal(size=3)
+
+
+def test_children_depend_only_on_seed_and_index():
+    a = [_draw(s) for s in spawn_seeds(5, 4)]
+    b = [_draw(s) for s in spawn_seeds(5, 10)]
+    np.testing.assert_array_equal(np.array(a), np.array(b[:4]))
+    assert not np.allclose(a[0], a[1])
+
+
+def test_spawning_twice_from_one_seed_sequence_is_repeatable():
+    ss = np.random.SeedSequence(3)
+    first = [_draw(s) for s in spawn_seeds(ss, 3)]
+    second = [_draw(s) for s in spawn_seeds(ss, 3)]
+    np.testing.assert_array_equal(np.array(first), np.array(second))
+
+
+def test_generator_input_is_consumed_deterministically():
+    a = spawn_generators(np.random.default_rng(1), 2)[0].normal()
+    b = spawn_generators(np.random.default_rng(1), 2)[0].normal()
+    assert a == b
+
+
+def test_results_in_item_order_and_independent_of_n_jobs():
+    seeds = spawn_seeds(0, 6)
+    one = parallel_map(_draw, seeds, n_jobs=1, progress=False)
+    two = parallel_map(_draw, seeds, n_jobs=2, progress=False)
+    np.testing.assert_array_equal(np.array(one), np.array(two))
+
+
+def test_progress_bar_runs(capsys):
+    assert parallel_map(abs, [-1, -2], progress=True, desc="x") == [1, 2]
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "a", True])
+def test_bad_random_state_messages(bad):
+    with pytest.raises((TypeError, ValueError), match="random_state"):
+        as_seed_sequence(bad)
+
+
+def test_bad_n_jobs_message():
+    with pytest.raises(ValueError, match="n_jobs must be a non-zero int"):
+        effective_n_jobs(0)
+    assert effective_n_jobs(None) == 1
+    assert effective_n_jobs(-1) >= 1

@@ -106,6 +106,11 @@ class Estimator:
     def random_state(self) -> Any:
         return self.options.get("random_state")
 
+    @property
+    def label(self) -> str:
+        """Name shown in summaries (e.g. ``phdres`` for pHd on residuals)."""
+        return self.method
+
     # -- fitting -------------------------------------------------------------------------
     def _fit(self, X: np.ndarray, Y: np.ndarray, *, weights: np.ndarray | None = None,
              random_state: Any = None) -> EstimatorOutput:

@@ -392,8 +392,8 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
         _check_finite(Y, y_names, "Response")
         y_levels = None
     return ModelSpec(
-        X=X,
-        Y=Y,
+        X=np.ascontiguousarray(X),
+        Y=np.ascontiguousarray(Y),
         x_names=x_names,
         y_names=y_names,
         index=original_index[keep.to_numpy()],
@@ -482,7 +482,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         _check_finite(Y, y_names, "Response")
         y_levels = None
     return ModelSpec(
-        X=Xa, Y=Y, x_names=x_names, y_names=y_names, index=index[mask], y_levels=y_levels,
+        X=np.ascontiguousarray(Xa), Y=np.ascontiguousarray(Y), x_names=x_names, y_names=y_names, index=index[mask], y_levels=y_levels,
         n_dropped=n_dropped, x_columns=x_columns,
     )
 

@@ -322,8 +322,8 @@ class Results:
     def _method_line(self) -> str:
         sizes = self.slice_sizes
         if sizes is not None:
-            return f"{self.method} with {len(sizes)} slices, n = {self.n}."
-        return f"{self.method}, n = {self.n}."
+            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}."
+        return f"{self.estimator.label}, n = {self.n}."
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         ev = self.output.eigenvalues

@@ -208,7 +208,7 @@ class SAVE(MomentEstimator):
             dfm = (h - 1) * k * (k + 1) // 2
             u = Z @ theta
             outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
-            sigma = np.cov(outer, rowvar=False) / 2
+            sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
             tr, tr2 = np.trace(sigma), float(np.sum(sigma**2))
             stat.append(t)
             df.append(dfm)
@@ -293,13 +293,13 @@ class PHD(MomentEstimator):
                         for i, j in pairs]
                 return np.column_stack(cols)
 
-            gamma = np.cov(features(r - r.mean()), rowvar=False, ddof=0)
+            gamma = np.atleast_2d(np.cov(features(r - r.mean()), rowvar=False, ddof=0))
             general = []
             for m in range(rows):
                 keep = first >= m
                 weights = np.linalg.eigvalsh(gamma[np.ix_(keep, keep)]) / (2 * var_r)
                 general.append(weighted_chi2_sf(stat[m], weights))
-            indep_gamma = np.cov(features(np.ones(n)), rowvar=False, ddof=0)
+            indep_gamma = np.atleast_2d(np.cov(features(np.ones(n)), rowvar=False, ddof=0))
             indep = [weighted_chi2_sf(stat[0], np.linalg.eigvalsh(indep_gamma) / 2)]
             columns["p_value_indep"] = indep + [np.nan] * (rows - 1)
             columns["p_value_general"] = general

@@ -1,0 +1,48 @@
+"""The command line: demo and `fit`."""
+
+import subprocess
+import sys
+
+import pytest
+
+from sdrstats.__main__ import main
+
+ROOT_DATA = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" / "ais.csv"
+
+
+def test_fit_prints_summary(capsys):
+    code = main(["fit", "sir", "lbm ~ log(wt) + log(ht) + log(ssf)", str(ROOT_DATA),
+                 "--nslices", "6", "--test", "asymptotic"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "sir with 6 slices, n = 202." in out and "Chosen d =" in out
+
+
+def test_fit_error_exits_2_with_message(capsys):
+    code = main(["fit", "sir", "lbm ~ log(nope)", str(ROOT_DATA)])
+    assert code == 2
+    assert "'nope', which is not a column" in capsys.readouterr().err
+
+
+def test_unreadable_csv_exits_2(capsys, tmp_path):
+    assert main(["fit", "save", "y ~ .", str(tmp_path / "missing.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_help_lists_methods_and_options():
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "sir", "--help"])
+    assert exit_info.value.code == 0
+
+
+def test_bad_option_exits_2():
+    with pytest.raises(SystemExit) as exit_info:
+        main(["fit", "sir", "y ~ .", str(ROOT_DATA), "--no-such-option", "1"])
+    assert exit_info.value.code == 2
+
+
+def test_demo_runs_as_module():
+    out = subprocess.run([sys.executable, "-m", "sdrstats", "demo", "--bootstrap", "20"],
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    assert "Sliced inverse regression" in out and "sir with 8 slices, n = 202." in out
+    assert "save with 8 slices, n = 202." in out

@@ -1,0 +1,61 @@
+"""Results class shared by the supervised-PCA family (projection plot, HSIC wording)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..results import Results
+from ..summary import Block
+
+
+class ProjectionResults(Results):
+    """A fit of the supervised-PCA family.
+
+    Adds a projection plot (``plot()`` defaults to a scatter of the first two reduced
+    predictors coloured by the response) and method-specific summary blocks.
+    """
+
+    eigen_label = "Eigenvalues"
+    eigen_note: str | None = None
+
+    def _method_line(self) -> str:
+        details = self.output.extras.get("method_details")
+        head = f"{self.method}" + (f" ({details})" if details else "")
+        return f"{head}, n = {self.n}, p = {self.p}."
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        table = super()._eigen_table(k)
+        if table is not None:
+            table = table.rename(index={"Eigenvalues": self.eigen_label})
+        return table
+
+    def _extra_blocks(self) -> list[Block]:
+        return []
+
+    def _summary_blocks(self) -> list[Block]:
+        blocks = super()._summary_blocks()
+        if self.eigen_note:
+            blocks.append(Block("", text=self.eigen_note))
+        return blocks + self._extra_blocks()
+
+    def plot(self, kind: str = "projection", **options: Any) -> Any:
+        """Plots. ``"projection"`` (default): scatter of two reduced predictors coloured by
+        the response (see :func:`sdrstats.plotting_projection.plot_projection`); other kinds
+        go to the shared plotting layer."""
+        if kind == "projection":
+            from ..plotting_projection import plot_projection
+
+            return plot_projection(self, **options)
+        return super().plot(kind=kind, **options)
+
+
+def weighted_center(X: np.ndarray, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Column means (weighted if ``weights``) and the centred matrix."""
+    mean = X.mean(axis=0) if weights is None else weights @ X / weights.sum()
+    return mean, X - mean
+
+
+__all__ = ["ProjectionResults", "weighted_center"]

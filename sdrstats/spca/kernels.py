@@ -1,0 +1,138 @@
+"""Kernels of the supervised-PCA family: predictor kernels and low-rank response factors.
+
+Every response kernel ``L`` is used through a factor ``Δ`` (``L = Δ Δᵀ``, ``Δ`` is n×r), so
+``Xᵀ H L H X = (Xᵀ H Δ)(Xᵀ H Δ)ᵀ`` never forms the n×n matrix when ``r`` is small
+(linear kernel: ``r = q``; delta kernel: ``r`` = number of classes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from .._validation import check_choice, check_float, check_int
+
+RESPONSE_KERNELS = ("linear", "delta", "rbf", "identity")
+PREDICTOR_KERNELS = ("rbf", "poly", "linear")
+
+#: Above this many rows the rbf response kernel is factored by Nyström (rank ``_NYSTROEM_RANK``).
+_EXACT_RBF_LIMIT = 2000
+_NYSTROEM_RANK = 300
+#: Pairwise distances for the median heuristic come from at most this many rows.
+_MEDIAN_ROWS = 1000
+
+
+def median_gamma(X: np.ndarray, rng: np.random.Generator | None = None) -> float:
+    """``1 / median(‖x_i − x_j‖²)`` over distinct pairs (at most 1000 rows, drawn by ``rng``).
+
+    Examples
+    --------
+    >>> median_gamma(np.array([[0.0], [1.0], [3.0]]))
+    0.25
+    """
+    X = np.asarray(X, dtype=float).reshape(len(X), -1)
+    if len(X) > _MEDIAN_ROWS:
+        rng = rng if rng is not None else np.random.default_rng(0)
+        X = X[rng.choice(len(X), _MEDIAN_ROWS, replace=False)]
+    sq = cdist(X, X, "sqeuclidean")[np.triu_indices(len(X), k=1)]
+    sq = sq[sq > 0]
+    if sq.size == 0:
+        return 1.0
+    return float(1.0 / np.median(sq))
+
+
+def predictor_kernel(
+    A: np.ndarray, B: np.ndarray, kernel: str, gamma: float, degree: int, coef0: float
+) -> np.ndarray:
+    """Gram matrix ``k(a_i, b_j)`` of the rbf, poly or linear kernel."""
+    if kernel == "rbf":
+        return np.exp(-gamma * cdist(A, B, "sqeuclidean"))
+    if kernel == "poly":
+        return (gamma * (A @ B.T) + coef0) ** degree
+    return A @ B.T
+
+
+def check_kernel_options(method: str, kernel: str, gamma: Any, degree: Any, coef0: Any) -> None:
+    """Validate predictor-kernel options (``gamma > 0``, ``degree >= 1``, ``coef0 >= 0``)."""
+    check_choice(kernel, "kernel", method, PREDICTOR_KERNELS)
+    check_float(gamma, "gamma", method, low=0.0, strict_low=True, allow_none=True)
+    check_int(degree, "degree", method, low=1)
+    check_float(coef0, "coef0", method, low=0.0)
+
+
+def one_hot(codes: np.ndarray) -> np.ndarray:
+    """n×c indicator matrix of integer class codes (empty classes dropped)."""
+    _, inverse = np.unique(codes, return_inverse=True)
+    out = np.zeros((len(codes), inverse.max() + 1))
+    out[np.arange(len(codes)), inverse] = 1.0
+    return out
+
+
+def response_factor(
+    Y: np.ndarray,
+    kernel: str,
+    method: str,
+    *,
+    gamma: float | None = None,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray | None:
+    """Factor ``Δ`` (n×r) with ``L = Δ Δᵀ``; ``None`` stands for ``L = I`` (ordinary PCA).
+
+    ``linear``: ``Δ = Y`` (numeric columns; a categorical response is one-hot coded);
+    ``delta``: ``Δ`` = class indicators (``L_ij = 1{y_i = y_j}``); ``rbf``: Gaussian kernel on
+    ``y`` with the median-heuristic width, factored exactly by its eigen-decomposition up to
+    2000 rows and by Nyström (300 landmarks drawn by ``rng``) beyond.
+    """
+    categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+    if kernel == "identity":
+        return None
+    if categorical:
+        if np.unique(Y).size < 2:
+            raise ValueError(
+                f"The response has a single class; {method} needs a response that varies."
+            )
+        Yn = one_hot(Y)
+    else:
+        Yn = np.asarray(Y, dtype=float).reshape(len(Y), -1)
+        if np.all(np.ptp(Yn, axis=0) == 0):
+            raise ValueError(f"The response is constant; {method} needs a response that varies.")
+    if kernel == "linear":
+        return Yn
+    if kernel == "delta":
+        if not categorical:
+            levels, codes = np.unique(Yn, axis=0, return_inverse=True)
+            if len(levels) > max(50, len(Yn) // 2):
+                raise ValueError(
+                    f"The 'kernel_y' option of {method} is 'delta' but the response has "
+                    f"{len(levels)} distinct values; use kernel_y='rbf' or 'linear' for a "
+                    "continuous response, or a categorical response (C(y)) for classes."
+                )
+            return one_hot(codes.reshape(-1))
+        return Yn
+    # rbf on the response
+    g = median_gamma(Yn, rng) if gamma is None else gamma
+    n = len(Yn)
+    if n <= _EXACT_RBF_LIMIT:
+        values, vectors = np.linalg.eigh(np.exp(-g * cdist(Yn, Yn, "sqeuclidean")))
+        keep = values > values[-1] * 1e-10
+        return vectors[:, keep] * np.sqrt(values[keep])
+    rng = rng if rng is not None else np.random.default_rng(0)
+    landmarks = Yn[rng.choice(n, _NYSTROEM_RANK, replace=False)]
+    k_mm = np.exp(-g * cdist(landmarks, landmarks, "sqeuclidean"))
+    values, vectors = np.linalg.eigh(k_mm)
+    keep = values > values[-1] * 1e-10
+    k_nm = np.exp(-g * cdist(Yn, landmarks, "sqeuclidean"))
+    return k_nm @ (vectors[:, keep] / np.sqrt(values[keep]))
+
+
+__all__ = [
+    "RESPONSE_KERNELS",
+    "PREDICTOR_KERNELS",
+    "median_gamma",
+    "predictor_kernel",
+    "check_kernel_options",
+    "one_hot",
+    "response_factor",
+]

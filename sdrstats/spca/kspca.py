@@ -1,0 +1,361 @@
+"""Kernel supervised PCA (Barshan et al. 2011): SPCA in a reproducing-kernel feature space.
+
+With ``U = Φ(X) β`` the SPCA problem becomes ``max tr(βᵀ K H L H K β)`` subject to
+``βᵀ K β = I``: the generalised eigenproblem ``(K H L H K) β = λ (K + ρ I) β`` with a small
+ridge ``ρ`` on ``K``. New rows map by ``k(x, X) β``. Past 2000 rows a Nyström feature map
+(scikit-learn's :class:`~sklearn.kernel_approximation.Nystroem`) replaces ``K``, turning the
+problem into linear SPCA on ``m`` features.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.linalg
+
+from .._base import Estimator, EstimatorOutput
+from .._validation import check_choice, check_float, check_int
+from ..summary import Block
+from ._results import ProjectionResults, weighted_center
+from .kernels import (
+    RESPONSE_KERNELS,
+    check_kernel_options,
+    median_gamma,
+    predictor_kernel,
+    response_factor,
+)
+from .spca import RANK_TOL, check_rank, hsic_matrix_factor, top_eigen
+
+#: ``approximation="auto"`` switches to Nyström above this many rows.
+NYSTROEM_ROWS = 2000
+NO_DIRECTIONS = (
+    "kernel SPCA has no linear directions; use transform() for the reduced "
+    "predictors (it maps rows through the kernel)."
+)
+
+
+class KSPCAResults(ProjectionResults):
+    """Results of :class:`KSPCA`: no ``directions``; ``transform`` maps through the kernel."""
+
+    eigen_label = "Eigenvalues (HSIC)"
+    eigen_note = (
+        "Eigenvalues are HSIC contributions of the kernel projections "
+        "(generalised eigenvalues of KHLHK b = lambda (K + ridge I) b, over (n-1)^2)."
+    )
+
+    def _require_basis(self) -> np.ndarray:
+        raise ValueError(NO_DIRECTIONS)
+
+    def _extra_blocks(self) -> list[Block]:
+        ex = self.output.extras
+        lines = [
+            f"kernel = {ex['kernel']}, gamma = {ex['gamma']:.4g}"
+            + (
+                f", degree = {ex['degree']}, coef0 = {ex['coef0']:g}"
+                if ex["kernel"] == "poly"
+                else ""
+            ),
+            f"kernel_y = {ex['kernel_y']}, ridge = {ex['ridge']:g} (relative to mean "
+            f"diag K), standardize = {ex['standardize']}",
+            f"solution: {ex['route']}",
+        ]
+        return [Block("Kernel settings", text="\n".join(lines))]
+
+
+class KSPCA(Estimator):
+    """Kernel supervised PCA.
+
+    Parameters
+    ----------
+    d : int, optional
+        Number of reduced predictors; default ``min(2, rank)``.
+    kernel : {"rbf", "poly", "linear"}, default "rbf"
+        Predictor kernel: ``exp(-gamma ‖x − x'‖²)``, ``(gamma xᵀx' + coef0)^degree`` or
+        ``xᵀx'``.
+    gamma : float, optional
+        Kernel scale; default the median heuristic ``1 / median ‖x_i − x_j‖²`` (rbf) or
+        ``1 / p`` (poly), computed on the standardised predictors.
+    degree : int, default 2
+        Degree of the poly kernel.
+    coef0 : float, default 1
+        Constant of the poly kernel.
+    ridge : float, default 1e-6
+        Ridge ``ρ = ridge · mean(diag K)`` added to ``K`` on the right-hand side, so the
+        generalised eigenproblem is definite (must be > 0).
+    kernel_y, gamma_y, add_identity : as :class:`SPCA`
+    standardize : bool, default True
+        Z-score each predictor (training mean and sd) before the kernel.
+    approximation : {"auto", "exact", "nystroem"}, default "auto"
+        ``"nystroem"`` uses ``n_components`` Nyström features (cost ``O(n m²)``); ``"auto"``
+        does so above 2000 rows.
+    n_components : int, default 300
+        Nyström rank.
+    random_state : int or Generator, optional
+        Nyström landmarks.
+
+    Notes
+    -----
+    Exact route: when ``L = ΔΔᵀ`` has few columns (``r < n/4``, no ``add_identity``) the
+    problem is solved through the Cholesky factor ``K + ρI = CCᵀ`` and the r×r eigenproblem of
+    ``(C⁻¹KHΔ)ᵀ(C⁻¹KHΔ)``; otherwise by ``scipy.linalg.eigh(A, B, subset_by_index=...)`` for the
+    top ``d`` pairs. Both give ``βᵀ(K + ρI)β = I``. Cost ``O(n³)`` and ``O(n²)`` memory; use
+    the Nyström route past a few thousand rows.
+
+    Examples
+    --------
+    >>> import numpy as np, sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(120, 2))
+    >>> y = np.where(X[:, 0] * X[:, 1] > 0, "a", "b")   # XOR
+    >>> fit = sdr.KSPCA(d=1).fit(X, y)
+    >>> fit.transform().shape
+    (120, 1)
+    """
+
+    method = "kspca"
+    linear = False
+    params: ClassVar[dict[str, Any]] = {
+        "d": None,
+        "kernel": "rbf",
+        "gamma": None,
+        "degree": 2,
+        "coef0": 1.0,
+        "ridge": 1e-6,
+        "kernel_y": None,
+        "gamma_y": None,
+        "add_identity": 0.0,
+        "standardize": True,
+        "approximation": "auto",
+        "n_components": 300,
+        "random_state": None,
+    }
+    results_class = KSPCAResults
+
+    def _check_options(self) -> None:
+        o = self.options
+        check_int(o["d"], "d", self.method, low=1, allow_none=True)
+        check_kernel_options(self.method, o["kernel"], o["gamma"], o["degree"], o["coef0"])
+        check_float(o["ridge"], "ridge", self.method, low=0.0, strict_low=True)
+        if o["kernel_y"] is not None:
+            check_choice(o["kernel_y"], "kernel_y", self.method, RESPONSE_KERNELS)
+        check_float(o["gamma_y"], "gamma_y", self.method, low=0.0, strict_low=True, allow_none=True)
+        check_float(o["add_identity"], "add_identity", self.method, low=0.0)
+        check_choice(
+            o["approximation"], "approximation", self.method, ["auto", "exact", "nystroem"]
+        )
+        check_int(o["n_components"], "n_components", self.method, low=2)
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        if X.shape[0] < 3:
+            raise ValueError(f"{self.method} needs at least 3 observations; got {X.shape[0]}.")
+        if np.all(np.ptp(X, axis=0) == 0):
+            raise ValueError("Every predictor is constant; kspca needs predictors that vary.")
+
+    # -- helpers -------------------------------------------------------------------------
+    def _scaled(self, X: np.ndarray, extras: dict[str, Any]) -> np.ndarray:
+        return (X - extras["x_mean"]) / extras["x_scale"]
+
+    def _gram(self, A: np.ndarray, B: np.ndarray, extras: dict[str, Any]) -> np.ndarray:
+        return predictor_kernel(
+            A, B, extras["kernel"], extras["gamma"], extras["degree"], extras["coef0"]
+        )
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        o = self.options
+        rng = np.random.default_rng(random_state)
+        n, p = X.shape
+        categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+        kernel_y = o["kernel_y"] or ("delta" if categorical else "linear")
+        factor = response_factor(Y, kernel_y, self.method, gamma=o["gamma_y"], rng=rng)
+        x_mean = X.mean(axis=0)
+        x_scale = X.std(axis=0) if o["standardize"] else np.ones(p)
+        x_scale[x_scale == 0] = 1.0
+        Xs = (X - x_mean) / x_scale
+        gamma = o["gamma"]
+        if gamma is None:
+            gamma = median_gamma(Xs, rng) if o["kernel"] == "rbf" else 1.0 / p
+        extras: dict[str, Any] = {
+            "kernel": o["kernel"],
+            "gamma": float(gamma),
+            "degree": o["degree"],
+            "coef0": o["coef0"],
+            "ridge": o["ridge"],
+            "kernel_y": kernel_y,
+            "standardize": o["standardize"],
+            "x_mean": x_mean,
+            "x_scale": x_scale,
+            "method_details": f"kernel = {o['kernel']}, kernel_y = {kernel_y}",
+        }
+        approx = o["approximation"]
+        if approx == "nystroem" or (approx == "auto" and n > NYSTROEM_ROWS):
+            return self._fit_nystroem(Xs, factor, weights, rng, extras)
+        w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        K = self._gram(Xs, Xs, extras)
+        ridge = o["ridge"] * float(np.mean(np.diag(K)))
+        # Weighted centring H_w = I − 1 wᵀ / Σw on the rows of K (columns of β's feature map).
+        HK = K - (w @ K / w.sum())[None, :]
+        phi = None if factor is None else (HK * w[:, None]).T @ factor
+        identity = 1.0 if factor is None else o["add_identity"]
+        B = K + ridge * np.eye(n)
+        if phi is not None and identity == 0 and phi.shape[1] < n / 4:
+            values, beta = self._lowrank_route(phi, B)
+            extras["route"] = f"exact, Cholesky + {phi.shape[1]}x{phi.shape[1]} eigenproblem"
+        else:
+            A = (HK * (identity * w)[:, None]).T @ HK
+            if phi is not None:
+                A += phi @ phi.T
+            rank_cap = n - 1 if identity > 0 else min(n - 1, phi.shape[1])
+            why = f"kernel_y = {kernel_y!r}"
+            k = check_rank(o["d"], rank_cap, self.method, why)
+            values, beta = scipy.linalg.eigh(A, B, subset_by_index=[n - k, n - 1])
+            values, beta = values[::-1], beta[:, ::-1]
+            keep = values > max(values[0], 0.0) * RANK_TOL
+            values, beta = values[keep], beta[:, keep]
+            extras["route"] = "exact, scipy.linalg.eigh(A, B, subset_by_index)"
+            d = check_rank(o["d"], len(values), self.method, why)
+            return self._output(values, beta, Xs, K, w, d, extras)
+        why = f"kernel_y = {kernel_y!r} on {factor.shape[1]} response column(s)/classes"
+        d = check_rank(o["d"], len(values), self.method, why)
+        return self._output(values, beta, Xs, K, w, d, extras)
+
+    @staticmethod
+    def _lowrank_route(phi: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # A = ΦΦᵀ has rank r: with B = CCᵀ the problem is the r×r eigenproblem of GᵀG, G = C⁻¹Φ.
+        C = scipy.linalg.cholesky(B, lower=True)
+        G = scipy.linalg.solve_triangular(C, phi, lower=True)
+        values, V = scipy.linalg.eigh(G.T @ G)
+        values, V = values[::-1], V[:, ::-1]
+        keep = values > max(values[0], 0.0) * RANK_TOL
+        values, V = values[keep], V[:, keep]
+        beta = scipy.linalg.solve_triangular(C.T, G @ V / np.sqrt(values), lower=False)
+        return values, beta
+
+    def _output(
+        self,
+        values: np.ndarray,
+        beta: np.ndarray,
+        Xs: np.ndarray,
+        K: np.ndarray,
+        w: np.ndarray,
+        d: int,
+        extras: dict[str, Any],
+    ) -> EstimatorOutput:
+        beta = beta * np.sign(beta[np.argmax(np.abs(beta), axis=0), np.arange(beta.shape[1])])
+        proj = K @ beta
+        extras.update(coef=beta, train=Xs, offset=w @ proj / w.sum(), rank=len(values))
+        n_eff = float(w.sum())
+        return EstimatorOutput(
+            basis=None, d=d, eigenvalues=values / (n_eff - 1) ** 2, extras=extras
+        )
+
+    def _fit_nystroem(
+        self,
+        Xs: np.ndarray,
+        factor: np.ndarray | None,
+        weights: np.ndarray | None,
+        rng: np.random.Generator,
+        extras: dict[str, Any],
+    ) -> EstimatorOutput:
+        from sklearn.kernel_approximation import Nystroem
+
+        o = self.options
+        m = min(o["n_components"], len(Xs))
+        mapper = Nystroem(
+            kernel=extras["kernel"],
+            gamma=extras["gamma"],
+            degree=extras["degree"],
+            coef0=extras["coef0"],
+            n_components=m,
+            random_state=int(rng.integers(2**31 - 1)),
+        )
+        F = mapper.fit_transform(Xs)
+        center, Fc = weighted_center(F, weights)
+        psi = hsic_matrix_factor(Fc, factor, o["add_identity"], weights)
+        values, vectors, route = top_eigen(psi, "auto")
+        d = check_rank(o["d"], len(values), self.method, f"kernel_y = {extras['kernel_y']!r}")
+        n_eff = len(Xs) if weights is None else float(np.sum(weights))
+        extras.update(
+            route=f"Nystroem ({m} components), {route} solver",
+            nystroem=mapper,
+            coef=vectors,
+            offset=center @ vectors,
+            rank=len(values),
+        )
+        return EstimatorOutput(
+            basis=None, d=d, eigenvalues=values / (n_eff - 1) ** 2, extras=extras
+        )
+
+    def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray:
+        """``k(x, X_train) β − mean`` for new rows (or the Nyström features times ``U``)."""
+        ex = output.extras
+        if d > ex["coef"].shape[1]:
+            raise ValueError(f"kspca computed {ex['coef'].shape[1]} components; got d = {d}.")
+        Xs = self._scaled(np.asarray(X, dtype=float), ex)
+        features = (
+            ex["nystroem"].transform(Xs) if "nystroem" in ex else self._gram(Xs, ex["train"], ex)
+        )
+        return features @ ex["coef"][:, :d] - ex["offset"][:d]
+
+
+def kspca(
+    formula: str,
+    data: Any,
+    d: int | None = None,
+    *,
+    kernel: str = "rbf",
+    gamma: float | None = None,
+    degree: int = 2,
+    coef0: float = 1.0,
+    ridge: float = 1e-6,
+    kernel_y: str | None = None,
+    gamma_y: float | None = None,
+    add_identity: float = 0.0,
+    standardize: bool = True,
+    approximation: str = "auto",
+    n_components: int = 300,
+    random_state: Any = None,
+    missing: str = "drop",
+) -> KSPCAResults:
+    """Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.kspca("sex ~ ht + wt + lbm + bmi", ais, d=1)
+    >>> fit.transform().shape
+    (202, 1)
+    >>> fit.directions
+    Traceback (most recent call last):
+    ...
+    ValueError: kernel SPCA has no linear directions; use transform() ...
+    """
+    return KSPCA.from_formula(
+        formula,
+        data,
+        missing=missing,
+        d=d,
+        kernel=kernel,
+        gamma=gamma,
+        degree=degree,
+        coef0=coef0,
+        ridge=ridge,
+        kernel_y=kernel_y,
+        gamma_y=gamma_y,
+        add_identity=add_identity,
+        standardize=standardize,
+        approximation=approximation,
+        n_components=n_components,
+        random_state=random_state,
+    )
+
+
+__all__ = ["KSPCA", "KSPCAResults", "kspca"]

@@ -7,10 +7,6 @@ import sdrstats as sdr
 from sdrstats.distances import principal_angles, subspace_distance
 
 
-def _rotation(theta):
-    return np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
-
-
 def test_lines_at_an_angle_have_closed_forms():
     theta = 0.3
     a = np.array([1.0, 0.0, 0.0])
@@ -49,6 +45,3 @@ def test_errors_are_clear():
     with pytest.raises(ValueError, match="distance must be one of"):
         subspace_distance(np.eye(3)[:, :1], np.eye(3)[:, :1], "angle")
 
-
-def test_rotation_helper_sanity():
-    np.testing.assert_allclose(_rotation(0.2) @ _rotation(-0.2), np.eye(2), atol=1e-15)

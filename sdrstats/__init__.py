@@ -13,6 +13,7 @@ from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarn
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .results import DimensionTest, Results
+from .spca import BPCA, KDR, KSPCA, SPCA, bpca, kdr, kspca, spca
 
 __version__ = "0.1.0"
 
@@ -39,4 +40,12 @@ __all__ = [
     "phd",
     "dr",
     "cume",
+    "SPCA",
+    "KSPCA",
+    "BPCA",
+    "KDR",
+    "spca",
+    "kspca",
+    "bpca",
+    "kdr",
 ]

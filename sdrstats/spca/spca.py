@@ -136,7 +136,7 @@ class SPCA(Estimator):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.SPCA(kernel_y="rbf", d=2).fit(ais[["ht", "wt", "lbm", "bmi"]], ais["sex"])
+    >>> fit = sdr.SPCA(kernel_y="rbf", d=2).fit(ais[["ht", "wt", "lbm", "bmi"]], ais["ssf"])
     >>> fit.directions.shape
     (4, 2)
     """
@@ -194,11 +194,11 @@ class SPCA(Estimator):
         center, Xc = weighted_center(X, weights)
         psi = hsic_matrix_factor(Xc, factor, o["add_identity"], weights)
         values, vectors, route = top_eigen(psi, o["solver"])
-        why = f"kernel_y = {kernel!r}" + (
-            f" on {factor.shape[1]} response column(s)/classes"
-            if factor is not None and not o["add_identity"]
-            else ""
-        )
+        why = f"kernel_y = {kernel!r}"
+        if Y.ndim == 1 and Y.dtype.kind in "iu":
+            why += f" with {np.unique(Y).size} classes"
+        elif kernel == "linear":
+            why += f" with {factor.shape[1]} response column(s)"
         d = check_rank(o["d"], len(values), self.method, why)
         n_eff = len(X) if weights is None else float(np.sum(weights))
         extras = {

@@ -29,16 +29,50 @@ COLLINEAR_RCOND = 1e-13
 WARN_RCOND = 1e-9
 
 
-@dataclass
 class Standardized:
-    """Whitened predictors and what is needed to map back to the original scale."""
+    """Whitened predictors and what is needed to map back to the original scale.
 
-    n: float  # sum of weights
-    mean: np.ndarray  # (p,)
-    scale: np.ndarray  # (p,) column standard deviations
-    chol: np.ndarray  # (p, p) lower Cholesky factor of the correlation matrix
-    Xs: np.ndarray  # (n, p) centred and scaled predictors
-    weights: np.ndarray | None
+    ``n`` is the sum of weights, ``mean`` and ``scale`` the (weighted) column means and standard
+    deviations, ``chol`` the lower Cholesky factor of the correlation matrix. The scaled rows
+    ``Xs`` and whitened rows ``Z`` are computed from ``source`` (the predictor matrix) on first
+    use, so kernels that need only slice statistics never form an n x p temporary; a
+    ``Standardized`` built from accumulated moments (chunked data) has no rows at all.
+    """
+
+    def __init__(
+        self,
+        n: float,
+        mean: np.ndarray,
+        scale: np.ndarray,
+        chol: np.ndarray,
+        Xs: np.ndarray | None = None,
+        weights: np.ndarray | None = None,
+        source: np.ndarray | None = None,
+    ) -> None:
+        self.n = n
+        self.mean = mean
+        self.scale = scale
+        self.chol = chol
+        self._Xs = Xs
+        self.weights = weights
+        self.source = source
+
+    @property
+    def has_rows(self) -> bool:
+        """Whether the rows are available (False for fits from accumulated statistics)."""
+        return self._Xs is not None or self.source is not None
+
+    @property
+    def Xs(self) -> np.ndarray:
+        """Centred and scaled predictors of the fitted rows (computed on first use)."""
+        if self._Xs is None:
+            if self.source is None:
+                raise ValueError(
+                    "This fit was computed from accumulated statistics (chunked or Dask data), "
+                    "so its rows are not available; load the data in memory for this step."
+                )
+            self._Xs = (self.source - self.mean) / self.scale
+        return self._Xs
 
     def whiten(self, X: np.ndarray) -> np.ndarray:
         """``z`` of rows in the original scale."""
@@ -52,6 +86,13 @@ class Standardized:
             self._Z = scipy.linalg.solve_triangular(self.chol, self.Xs.T, lower=True).T
         return self._Z
 
+    def whiten_moments(self, centred_second: np.ndarray) -> np.ndarray:
+        """``E[z zᵀ]`` from ``E[(x − x̄)(x − x̄)ᵀ]`` (stacked ``(..., p, p)`` allowed)."""
+        inv_scale = 1.0 / self.scale
+        scaled = centred_second * inv_scale[:, None] * inv_scale[None, :]
+        half = np.linalg.solve(self.chol, scaled)
+        return np.linalg.solve(self.chol, np.swapaxes(half, -1, -2))
+
     def back_transform(self, vectors: np.ndarray) -> np.ndarray:
         """Directions in the original scale, ``U^{-1} V``, before normalisation."""
         raw = scipy.linalg.solve_triangular(self.chol.T, vectors, lower=False)
@@ -62,6 +103,14 @@ class Standardized:
         return self.chol.T @ (basis * self.scale[:, None])
 
 
+#: Rows per block in the blocked cross-product passes: a block stays in cache, so centring it
+#: costs little and no n x p temporary is allocated.
+BLOCK_ROWS = 2048
+#: Largest ``|mean| / sd`` of a predictor for which slice sums are taken on the raw rows and
+#: centred afterwards (rounding error at most ~16 ulp of a deviation); larger ratios centre first.
+RAW_SUM_RATIO = 16.0
+
+
 def _collinear_columns(corr: np.ndarray) -> list[int]:
     """Columns that are (nearly) linear combinations of earlier ones, by pivoted QR."""
     _, r, piv = scipy.linalg.qr(corr, pivoting=True)
@@ -70,8 +119,39 @@ def _collinear_columns(corr: np.ndarray) -> list[int]:
     return sorted(int(piv[k]) for k in np.flatnonzero(diag <= tol))
 
 
-def standardize(X: np.ndarray, weights: np.ndarray | None = None,
-                names: list[str] | None = None) -> Standardized:
+def centred_crossprod(
+    X: np.ndarray, center: np.ndarray, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """``Σ_i w_i (x_i − c)(x_i − c)ᵀ`` by blocks of rows (no n x p temporary)."""
+    n_rows, p = X.shape
+    out = np.zeros((p, p))
+    buf = np.empty((min(BLOCK_ROWS, n_rows), p))
+    for start in range(0, n_rows, BLOCK_ROWS):
+        stop = min(n_rows, start + BLOCK_ROWS)
+        u = buf[: stop - start]
+        np.subtract(X[start:stop], center, out=u)
+        if weights is None:
+            out += u.T @ u
+        else:
+            out += u.T @ (u * weights[start:stop, None])
+    return out
+
+
+def _scaled_covariance(
+    X: np.ndarray, mean: np.ndarray, weights: np.ndarray | None, total: float
+) -> np.ndarray:
+    """Covariance with each column pre-divided by its largest deviation (guards over/underflow)."""
+    Xc = X - mean
+    peak = np.max(np.abs(Xc), axis=0)
+    peak[peak == 0] = 1.0
+    Xp = Xc / peak
+    cross = Xp.T @ (Xp if weights is None else Xp * weights[:, None])
+    return cross / total * peak[:, None] * peak[None, :]
+
+
+def standardize(
+    X: np.ndarray, weights: np.ndarray | None = None, names: list[str] | None = None
+) -> Standardized:
     """Centre, scale and whiten ``X`` (weights are frequency weights)."""
     n_rows, p = X.shape
     names = names or [f"x{j + 1}" for j in range(p)]
@@ -81,21 +161,42 @@ def standardize(X: np.ndarray, weights: np.ndarray | None = None,
     else:
         total = float(weights.sum())
         mean = weights @ X / total
-    Xc = X - mean
-    peak = np.max(np.abs(Xc), axis=0)
-    constant = np.flatnonzero(peak == 0)
-    if constant.size:
-        raise ValueError(
-            f"Predictor {names[constant[0]]!r} is constant; remove it from the formula."
-        )
-    Xp = Xc / peak
-    sq = Xp * Xp if weights is None else Xp * Xp * weights[:, None]
-    scale = peak * np.sqrt(sq.sum(axis=0) / total)
-    if np.any(scale == 0):
-        j = int(np.flatnonzero(scale == 0)[0])
+    cov = centred_crossprod(X, mean, weights) / total
+    diag = np.diag(cov)
+    if not np.all(np.isfinite(cov)) or np.any(diag == 0):
+        constant = np.flatnonzero(np.all(X == X[:1], axis=0))
+        if constant.size:
+            raise ValueError(
+                f"Predictor {names[constant[0]]!r} is constant; remove it from the formula."
+            )
+        cov = _scaled_covariance(X, mean, weights, total)
+    return standardize_moments(total, mean, cov, names, weights=weights, source=X)
+
+
+def standardize_moments(
+    total: float,
+    mean: np.ndarray,
+    cov: np.ndarray,
+    names: list[str] | None = None,
+    *,
+    weights: np.ndarray | None = None,
+    source: np.ndarray | None = None,
+) -> Standardized:
+    """Scale and whitening factor from the mean and covariance (divisor ``total``).
+
+    Shared by :func:`standardize` and fits from accumulated statistics; raises the same errors
+    for constant and collinear predictors.
+    """
+    p = mean.shape[0]
+    names = names or [f"x{j + 1}" for j in range(p)]
+    var = np.diag(cov).copy()
+    if np.any(var <= 0):
+        j = int(np.flatnonzero(var <= 0)[0])
+        if weights is None:
+            raise ValueError(f"Predictor {names[j]!r} is constant; remove it from the formula.")
         raise ValueError(f"Predictor {names[j]!r} has no variation among the weighted rows.")
-    Xs = Xc / scale
-    corr = (Xs.T @ Xs if weights is None else Xs.T @ (Xs * weights[:, None])) / total
+    scale = np.sqrt(var)
+    corr = cov / scale[:, None] / scale[None, :]
     corr = (corr + corr.T) / 2
     evals = np.linalg.eigvalsh(corr)
     rcond = evals[0] / evals[-1] if evals[-1] > 0 else 0.0
@@ -112,10 +213,10 @@ def standardize(X: np.ndarray, weights: np.ndarray | None = None,
             "correlation matrix); directions along the collinear combination are poorly "
             "determined.",
             CollinearityWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
     chol = np.linalg.cholesky(corr)
-    return Standardized(total, mean, scale, chol, Xs, weights)
+    return Standardized(total, mean, scale, chol, None, weights, source)
 
 
 @dataclass
@@ -132,37 +233,80 @@ class SliceMoments:
     slices: Slices
 
 
+def slice_moments_from_sums(
+    std: Standardized,
+    counts: np.ndarray,
+    sums: np.ndarray,
+    centred_second: np.ndarray | None,
+    slices: Slices,
+) -> SliceMoments:
+    """Slice moments of ``z`` from per-slice weights, sums of ``x − x̄`` and (optionally)
+    per-slice ``Σ w (x − x̄)(x − x̄)ᵀ``; the one place the whitening is applied to them."""
+    if np.any(counts <= 0):
+        raise ValueError("A slice has no weight; use fewer slices.")
+    scaled_means = sums / counts[:, None] / std.scale
+    means = scipy.linalg.solve_triangular(std.chol, scaled_means.T, lower=True).T
+    second = None
+    if centred_second is not None:
+        second = std.whiten_moments(centred_second / counts[:, None, None])
+        second = (second + np.swapaxes(second, 1, 2)) / 2
+    return SliceMoments(counts / std.n, means, second, slices)
+
+
+def _slice_order(labels: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row order grouping the slices together, and each slice's bounds in that order."""
+    order = np.argsort(labels, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=h))])
+    return order, bounds
+
+
 def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> SliceMoments:
     """Slice fractions, means and (optionally) second moments of ``z``, in one pass."""
     h = slices.nslices
-    w = std.weights if std.weights is not None else np.ones(std.Xs.shape[0])
-    counts = np.bincount(slices.labels, weights=w, minlength=h)
+    w = std.weights
+    counts = np.bincount(slices.labels, weights=w, minlength=h).astype(float)
     if np.any(counts <= 0):
         raise ValueError("A slice has no weight; use fewer slices.")
-    indicator = scipy.sparse.csr_matrix(
-        (w, (slices.labels, np.arange(slices.labels.size))), shape=(h, slices.labels.size)
-    )
-    sums_s = np.asarray(indicator @ std.Xs)  # weighted slice sums of the scaled predictors
-    means = scipy.linalg.solve_triangular(std.chol, (sums_s / counts[:, None]).T, lower=True).T
-    moments = None
-    if second:
-        Z = std.Z
-        moments = np.empty((h, Z.shape[1], Z.shape[1]))
-        order = np.argsort(slices.labels, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(slices.labels, minlength=h))])
-        Zo, wo = Z[order], w[order]
-        for s in range(h):
-            block = Zo[bounds[s]:bounds[s + 1]]
-            moments[s] = block.T @ (block * wo[bounds[s]:bounds[s + 1], None]) / counts[s]
-    return SliceMoments(counts / std.n, means, moments, slices)
+    X = std.source if std.source is not None else std.Xs * std.scale + std.mean
+    n_rows, p = X.shape
+    order, bounds = _slice_order(slices.labels, h)
+    if not second:
+        # Slice sums by a sparse slice-indicator product, built directly in CSR form.
+        data = np.ones(n_rows) if w is None else w[order]
+        indicator = scipy.sparse.csr_matrix((data, order, bounds), shape=(h, n_rows))
+        if np.max(np.abs(std.mean) / std.scale) <= RAW_SUM_RATIO:
+            sums = np.asarray(indicator @ X) - counts[:, None] * std.mean
+        else:  # centre first: raw sums would lose digits to a large mean
+            sums = np.asarray(indicator @ (X - std.mean))
+        return slice_moments_from_sums(std, counts, sums, None, slices)
+    sums = np.zeros((h, p))
+    cross = np.zeros((h, p, p))
+    for s in range(h):
+        for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
+            rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
+            u = X[rows] - std.mean
+            uw = u if w is None else u * w[rows, None]
+            sums[s] += uw.sum(axis=0)
+            cross[s] += u.T @ uw
+    return slice_moments_from_sums(std, counts, sums, cross, slices)
 
 
-def eigen_directions(std: Standardized, M: np.ndarray, by_abs: bool = False
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def eigen_directions(
+    std: Standardized, M: np.ndarray, by_abs: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Eigenvalues, raw (z-scale) eigenvectors and original-scale unit directions of ``M``."""
     values, vectors = sym_eigh_desc(M, by_abs=by_abs)
     basis = canonical_basis(std.back_transform(vectors))
     return values, vectors, basis
 
 
-__all__ = ["Standardized", "standardize", "SliceMoments", "slice_moments", "eigen_directions"]
+__all__ = [
+    "Standardized",
+    "standardize",
+    "standardize_moments",
+    "centred_crossprod",
+    "SliceMoments",
+    "slice_moments",
+    "slice_moments_from_sums",
+    "eigen_directions",
+]

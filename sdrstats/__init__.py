@@ -13,6 +13,22 @@ from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarn
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .results import DimensionTest, Results
+from .sdspcaan import (
+    PCA,
+    PCAN,
+    SDSPCA,
+    SDSPCAAN,
+    SDSPCALPP,
+    SPCAN,
+    VPCA,
+    pca,
+    pcan,
+    sdspca,
+    sdspca_lpp,
+    sdspcaan,
+    spcan,
+    vpca,
+)
 from .spca import BPCA, KDR, KSPCA, SPCA, bpca, kdr, kspca, spca
 
 __version__ = "0.1.0"
@@ -48,4 +64,18 @@ __all__ = [
     "kspca",
     "bpca",
     "kdr",
+    "SDSPCAAN",
+    "SDSPCA",
+    "SDSPCALPP",
+    "SPCAN",
+    "PCAN",
+    "PCA",
+    "VPCA",
+    "sdspcaan",
+    "sdspca",
+    "sdspca_lpp",
+    "spcan",
+    "pcan",
+    "pca",
+    "vpca",
 ]

@@ -1,0 +1,23 @@
+"""SDSPCAAN and its family (seed 001): one alternating solver, thin variants, formulas."""
+
+from ._results import SDSPCAANResults
+from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
+from .formulas import pca, pcan, sdspca, sdspca_lpp, sdspcaan, spcan, vpca
+
+__all__ = [
+    "SDSPCAANResults",
+    "SDSPCAAN",
+    "SDSPCA",
+    "SDSPCALPP",
+    "SPCAN",
+    "PCAN",
+    "PCA",
+    "VPCA",
+    "sdspcaan",
+    "sdspca",
+    "sdspca_lpp",
+    "spcan",
+    "pcan",
+    "pca",
+    "vpca",
+]

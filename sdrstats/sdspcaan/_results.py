@@ -1,0 +1,113 @@
+"""Results of the SDSPCAAN family: the projection, the learned graph and the solver's trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..results import Results
+from ..summary import Block, dir_labels
+
+
+class SDSPCAANResults(Results):
+    """A fitted member of the SDSPCAAN family.
+
+    Adds to the common contract the solver's outputs: :attr:`projection` (the raw ``W`` on the
+    z-scored predictors, whose columns ``transform`` uses), :attr:`similarity` (the learned
+    sparse graph ``S``), :attr:`objective_trace`, :attr:`n_iter`, :attr:`converged`,
+    :attr:`lam` (final λ) and :attr:`timings` (seconds per step).
+    """
+
+    @property
+    def k(self) -> int:
+        """The reduced dimension (this family's name for ``d``)."""
+        return self.d
+
+    @property
+    def projection(self) -> pd.DataFrame:
+        """``W`` (p x k) acting on the z-scored predictors: ``transform`` is ``z(x) W``."""
+        W = self.extras["projection"]
+        return pd.DataFrame(W, index=self.x_names, columns=dir_labels(W.shape[1]))
+
+    @property
+    def similarity(self) -> sp.csr_matrix | None:
+        """The learned similarity graph (n x n, sparse, symmetric); None without a graph."""
+        return self.extras.get("similarity")
+
+    @property
+    def objective_trace(self) -> np.ndarray:
+        """Objective after the start and after every accepted iteration (non-increasing)."""
+        return np.asarray(self.extras.get("objective_trace", []), dtype=float)
+
+    @property
+    def n_iter(self) -> int:
+        return int(self.extras.get("n_iter", 0))
+
+    @property
+    def converged(self) -> bool:
+        return bool(self.extras.get("converged", True))
+
+    @property
+    def lam(self) -> float | None:
+        return self.extras.get("lam")
+
+    @property
+    def timings(self) -> dict[str, float]:
+        return dict(self.extras.get("timings", {}))
+
+    def _numdir(self) -> int:
+        return max(1, min(self.d, 4))
+
+    def _method_line(self) -> str:
+        classes = len(self.spec.y_levels) if self.spec.y_levels is not None else "-"
+        return f"{self.method}, n = {self.n}, p = {self.p}, k = {self.d}, classes = {classes}."
+
+    def _summary_blocks(self) -> list[Block]:
+        blocks = super()._summary_blocks()
+        trace = self.objective_trace
+        if trace.size:
+            lines = [
+                f"Iterations: {self.n_iter}; converged: {self.converged}; "
+                f"objective {trace[0]:.6g} -> {trace[-1]:.6g}."
+            ]
+            scales = self.extras.get("scales", {})
+            shown = ", ".join(f"{name}' = {value:.4g}" for name, value in scales.items() if value)
+            if shown:
+                lines.append(f"Trace-scaled weights: {shown}.")
+            if self.similarity is not None:
+                lines.append(
+                    f"Similarity graph: {self.similarity.nnz} non-zeros; "
+                    f"final lambda = {self.lam:.4g}."
+                )
+            blocks.append(Block("Alternating solver", text="\n".join(lines)))
+        return blocks
+
+    def plot(self, kind: str = "projection", ax: Any = None, **options: Any) -> Any:
+        """``"projection"``: training rows on Dir1 x Dir2 by class; ``"objective"``: the trace."""
+        if kind not in ("projection", "objective"):
+            return super().plot(kind=kind, **options)
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        if kind == "objective":
+            ax.plot(np.arange(self.objective_trace.size), self.objective_trace, marker="o")
+            ax.set_xlabel("iteration")
+            ax.set_ylabel("objective")
+            return ax
+        scores = self.transform(d=min(2, self.d)).to_numpy()
+        second = scores[:, 1] if scores.shape[1] > 1 else np.zeros(len(scores))
+        codes = np.asarray(self.spec.Y).reshape(-1)
+        for code, level in enumerate(self.spec.y_levels or []):
+            rows = codes == code
+            ax.scatter(scores[rows, 0], second[rows], s=12, label=str(level), **options)
+        ax.set_xlabel("Dir1")
+        ax.set_ylabel("Dir2")
+        ax.legend(title=self.spec.y_names[0], fontsize="small")
+        return ax
+
+
+__all__ = ["SDSPCAANResults"]

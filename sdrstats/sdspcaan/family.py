@@ -1,0 +1,404 @@
+"""SDSPCAAN and its family as thin variants of one alternating solver (seed 001).
+
+Each estimator only says which terms of the objective are on (see
+:mod:`sdrstats.sdspcaan.solver`); PCA and vPCA are the trivial members (a singular value
+decomposition). All members z-score the predictors with the training mean and standard
+deviation (``ddof=1``, MATLAB's ``zscore``; a constant column is centred only), take a
+categorical response as a one-hot matrix, and report the projection ``W`` (p x k):
+``directions`` are its columns in the original predictor scale (unit length, canonical sign)
+and ``transform(newdata)`` is ``z(newdata) W``, the coordinates the method itself uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._base import Estimator, EstimatorOutput
+from .._linalg import canonical_basis
+from .._validation import check_choice, check_float, check_int
+from ..formula import ModelSpec
+from ._results import SDSPCAANResults
+from .solver import SolverConfig, one_hot, solve
+
+_SOLVER_PARAMS: dict[str, Any] = {
+    "k": None,
+    "alpha": 1.0,
+    "beta": 1.0,
+    "delta": 1.0,
+    "n_neighbors": 15,
+    "lam": 10.0,
+    "tol": 1e-3,
+    "max_iter": 100,
+    "eigensolver": "eigh",
+}
+
+
+def _pick(*names: str) -> dict[str, Any]:
+    return {name: _SOLVER_PARAMS[name] for name in names}
+
+
+def zscore(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centred and scaled predictors, their mean and scale (1 for a constant column)."""
+    center = X.mean(axis=0)
+    scale = X.std(axis=0, ddof=1) if X.shape[0] > 1 else np.ones(X.shape[1])
+    scale = np.where(scale > 0, scale, 1.0)
+    return (X - center) / scale, center, scale
+
+
+class ProjectionFamily(Estimator):
+    """Common shape of the family: options check, z-scoring, output (not used directly)."""
+
+    response: ClassVar[str] = "categorical"
+    results_class = SDSPCAANResults
+    params: ClassVar[dict[str, Any]] = {"k": None}
+
+    def _check_options(self) -> None:
+        o, name = self.options, self.method
+        if o["k"] is None:
+            raise TypeError(f"{name} needs the reduced dimension: pass k, e.g. k=10.")
+        check_int(o["k"], "k", name, low=1)
+        for weight in ("alpha", "beta", "delta"):
+            if weight in o:
+                check_float(o[weight], weight, name, low=0.0)
+        if "n_neighbors" in o:
+            check_int(o["n_neighbors"], "n_neighbors", name, low=1)
+        if "lam" in o:
+            check_float(o["lam"], "lam", name, low=0.0, strict_low=True)
+        if "tol" in o:
+            check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
+        if "max_iter" in o:
+            check_int(o["max_iter"], "max_iter", name, low=1)
+        if "eigensolver" in o:
+            check_choice(o["eigensolver"], "eigensolver", name, ["eigh", "lobpcg"])
+
+    def _check_response(self, spec: ModelSpec) -> None:
+        if self.response == "categorical" and not spec.categorical:
+            raise ValueError(
+                f"{self.method} needs class labels, but the response {spec.y_names} is "
+                f"continuous. For a continuous response use spca (supervised PCA); if the "
+                f"numbers are class codes, wrap the response as C({spec.y_names[0]})."
+            )
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        name = self.method
+        n, p = X.shape
+        if not np.all(np.isfinite(X)):
+            col = int(np.argmax(~np.isfinite(X).all(axis=0)))
+            raise ValueError(
+                f"{name}: predictor column {col} has infinite or missing values; remove those "
+                "rows or transform the column before fitting."
+            )
+        k = self.options["k"]
+        if k > min(n, p):
+            raise ValueError(
+                f"The 'k' option of {name} must be at most min(n, p) = {min(n, p)} "
+                f"(n = {n} rows, p = {p} predictors); got {k}. Choose a smaller k."
+            )
+        if categorical and self.response == "categorical":
+            counts = np.bincount(np.asarray(Y, dtype=np.int64).reshape(-1))
+            if np.count_nonzero(counts) < 2:
+                raise ValueError(f"{name} needs at least two classes in the response.")
+            small = np.flatnonzero((counts > 0) & (counts < 2))
+            if small.size:
+                raise ValueError(
+                    f"{name}: class code(s) {small.tolist()} have a single sample; every class "
+                    "needs at least two samples. Drop or merge the rare classes."
+                )
+
+    def fit_spec(self, spec: ModelSpec, call: str | None = None) -> SDSPCAANResults:
+        self._check_response(spec)
+        if spec.categorical and self.response == "categorical":
+            counts = np.bincount(np.asarray(spec.Y, dtype=np.int64), minlength=len(spec.y_levels))
+            single = [spec.y_levels[i] for i in np.flatnonzero(counts == 1)]
+            if single:
+                raise ValueError(
+                    f"{self.method}: class(es) {single} of {spec.y_names[0]!r} have a single "
+                    "sample; every class needs at least two samples. Drop or merge them."
+                )
+        return super().fit_spec(spec, call=call)
+
+    def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        if weights is not None:
+            raise ValueError(f"{self.method} does not take observation weights.")
+        Xs, center, scale = zscore(np.asarray(X, dtype=float))
+        if self.response == "categorical":
+            _, codes = np.unique(np.asarray(Y).reshape(-1), return_inverse=True)
+            Ymat = one_hot(codes)
+        else:
+            Ymat = None
+        W, extras = self._projection(Xs, Ymat)
+        original = W / scale[:, None]  # the same linear map acting on unscaled x - mean
+        basis = canonical_basis(original)
+        signs = np.sign(np.sum(basis * original, axis=0))
+        signs[signs == 0] = 1.0
+        extras.update(projection=W * signs, scale=scale)
+        return EstimatorOutput(
+            basis=basis,
+            d=int(self.options["k"]),
+            eigenvalues=extras.pop("eigenvalues", None),
+            center=center,
+            criterion=extras.get("objective"),
+            extras=extras,
+        )
+
+    def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray:
+        W = output.extras["projection"]
+        return ((X - output.center) / output.extras["scale"]) @ W[:, :d]
+
+
+class _Alternating(ProjectionFamily):
+    """A member solved by :func:`sdrstats.sdspcaan.solver.solve`."""
+
+    switches: ClassVar[dict[str, Any]] = {}
+
+    def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        config = SolverConfig(**{**self.options, **self.switches})
+        result = solve(X, Y, config)
+        extras = {
+            "similarity": result.similarity,
+            "objective_trace": result.objective_trace,
+            "objective": float(result.objective_trace[-1]),
+            "n_iter": result.n_iter,
+            "converged": result.converged,
+            "lam": result.lam,
+            "scales": result.scales,
+            "timings": result.timings,
+            "rejected_objective": result.rejected_objective,
+            "eigenvalues": result.eigenvalues,
+        }
+        return result.W, extras
+
+
+_SHARED_DOC = """
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    tol : float, default 1e-3
+        Stop when the objective falls by less than ``tol`` times its size; also the threshold
+        on Laplacian eigenvalue sums that drives λ.
+    max_iter : int, default 100
+        Iteration limit (the seed uses 500); reaching it warns with ``ConvergenceWarning``.
+    eigensolver : {"eigh", "lobpcg"}, default "eigh"
+        Q-step solver: partial dense ``scipy.linalg.eigh(subset_by_index=...)`` or LOBPCG
+        warm-started at the previous Q (falls back to ``eigh`` if it does not converge).
+"""
+
+
+class SDSPCAAN(_Alternating):
+    __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (seed 001).
+
+    Minimises seed eq. (24) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
+    ``W = X^T Q``. Needs a categorical response.
+
+    Parameters
+    ----------
+    alpha, beta, delta : float, default 1
+        Weights of the label, sparsity and adaptive-neighbour terms, each multiplied by its
+        trace scale (``tr(XX^T)/tr(YY^T)``, ``tr(XX^T)/tr(D)``, ``tr(XX^T)/tr(XX^T L XX^T)``
+        at the start).
+    n_neighbors : int, default 15
+        Neighbours per row of ``S`` (capped at ``n - 2``).
+    lam : float, default 10
+        Starting λ of the label term of the graph; adapted until ``S`` has ``c`` components.
+    {_SHARED_DOC}
+    Notes
+    -----
+    Cost per iteration: the n x n matrix ``Z`` (O(n² p) when ``S`` changes, through the p x p
+    ``X^T L X``), a partial eigensolve for k vectors (O(n² k) to O(n³)), and the S-step's
+    n x n distances with ``argpartition`` (O(n² k)). Memory O(n²). See
+    ``benchmarks/bench_sdspcaan.md`` for timings.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.SDSPCAAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc", "hg", "ssf"]], ais["sex"])
+    >>> fit.directions.shape, bool(fit.converged)
+    ((6, 2), True)
+    """
+    method = "sdspcaan"
+    params: ClassVar[dict[str, Any]] = dict(_SOLVER_PARAMS)
+    switches: ClassVar[dict[str, Any]] = {"graph": "adaptive"}
+
+
+class SDSPCA(_Alternating):
+    __doc__ = f"""Supervised discriminative sparse PCA (Feng et al. 2019): SDSPCAAN with δ = 0.
+
+    Parameters
+    ----------
+    alpha, beta : float, default 1
+        Trace-scaled weights of the label and sparsity terms.
+    {_SHARED_DOC}
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.SDSPCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit.similarity is None
+    True
+    """
+    method = "sdspca"
+    params: ClassVar[dict[str, Any]] = _pick("k", "alpha", "beta", "tol", "max_iter", "eigensolver")
+    switches: ClassVar[dict[str, Any]] = {"graph": "none", "delta": 0.0}
+
+
+class SDSPCALPP(_Alternating):
+    __doc__ = f"""SDSPCA-LPP: SDSPCAAN with the graph fixed at its first value (seed 001).
+
+    The graph is the adaptive-neighbour graph of the starting projection; unlike the authors'
+    code (which stopped after one pass and so returned scaled PCA) the Q-step iterates to
+    convergence. Options as :class:`SDSPCAAN`.
+
+    Parameters
+    ----------
+    alpha, beta, delta : float, default 1
+    n_neighbors : int, default 15
+    lam : float, default 10
+    {_SHARED_DOC}
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.SDSPCALPP(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit.similarity.shape
+    (202, 202)
+    """
+    method = "sdspca_lpp"
+    params: ClassVar[dict[str, Any]] = dict(_SOLVER_PARAMS)
+    switches: ClassVar[dict[str, Any]] = {"graph": "fixed"}
+
+
+class SPCAN(_Alternating):
+    __doc__ = f"""Supervised PCAN: only the adaptive-neighbour terms of SDSPCAAN, with F = Y.
+
+    The seed implements it by removing the first three terms of (24). Minimised over all of
+    R^n, that objective puts Q in the null space of ``X^T`` whenever n > p (W = 0), so Q is kept
+    in the column space of X.
+
+    Parameters
+    ----------
+    n_neighbors : int, default 15
+    lam : float, default 10
+    {_SHARED_DOC}
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.SPCAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit.transform().shape
+    (202, 2)
+    """
+    method = "spcan"
+    params: ClassVar[dict[str, Any]] = _pick(
+        "k", "n_neighbors", "lam", "tol", "max_iter", "eigensolver"
+    )
+    switches: ClassVar[dict[str, Any]] = {"global_terms": False, "graph": "adaptive"}
+
+
+class PCAN(_Alternating):
+    __doc__ = f"""Projected clustering with adaptive neighbours (Nie et al. 2014), unsupervised.
+
+    As :class:`SPCAN` but F is the ``c`` smallest eigenvectors of the Laplacian instead of the
+    labels; the response only gives ``c``, the number of clusters (its classes).
+
+    Parameters
+    ----------
+    n_neighbors : int, default 15
+    lam : float, default 10
+    {_SHARED_DOC}
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.PCAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit.directions.shape
+    (4, 2)
+    """
+    method = "pcan"
+    params: ClassVar[dict[str, Any]] = _pick(
+        "k", "n_neighbors", "lam", "tol", "max_iter", "eigensolver"
+    )
+    switches: ClassVar[dict[str, Any]] = {
+        "global_terms": False,
+        "graph": "adaptive",
+        "supervised_graph": False,
+    }
+
+
+class PCA(ProjectionFamily):
+    """PCA on the z-scored predictors: ``W = R_{1:k}``, the top right singular vectors.
+
+    The response is not used (any response is accepted).
+
+    Parameters
+    ----------
+    k : int
+        Number of components; at most ``min(n, p)``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.PCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
+    >>> fit.eigenvalues.round(2).tolist()
+    [2.97, 0.73]
+    """
+
+    method = "pca"
+    response: ClassVar[str] = "any"
+    scale_by_singular_values: ClassVar[bool] = False
+
+    def _projection(self, X: np.ndarray, Y: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        k = int(self.options["k"])
+        _, sv, Rt = np.linalg.svd(X, full_matrices=False)
+        W = Rt[:k].T
+        if self.scale_by_singular_values:
+            W = W * sv[:k]
+        # eigenvalues of the correlation matrix, the variances of the components
+        return W, {"eigenvalues": sv[:k] ** 2 / (X.shape[0] - 1)}
+
+
+class VPCA(PCA):
+    """The variant PCA of gLPCA/SDSPCA: ``W = R_{1:k} Σ_{1:k}`` (= X^T Q with Q the top-k left
+    singular vectors). Same directions as :class:`PCA`; ``transform`` scales each component by
+    its singular value.
+
+    Parameters
+    ----------
+    k : int
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.VPCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
+    >>> fit.directions.shape
+    (4, 2)
+    """
+
+    method = "vpca"
+    scale_by_singular_values = True
+
+
+__all__ = [
+    "ProjectionFamily",
+    "SDSPCAAN",
+    "SDSPCA",
+    "SDSPCALPP",
+    "SPCAN",
+    "PCAN",
+    "PCA",
+    "VPCA",
+    "zscore",
+]

@@ -1,0 +1,230 @@
+"""Formula functions of the SDSPCAAN family: ``sdr.sdspcaan(formula, data, k, ...)`` etc.
+
+Each is a one-line call of its estimator's ``from_formula``; the options are documented on
+the estimator classes in :mod:`sdrstats.sdspcaan.family`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._results import SDSPCAANResults
+from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
+
+
+def sdspcaan(
+    formula: str,
+    data: Any,
+    k: int,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    delta: float = 1.0,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 1e-3,
+    max_iter: int = 100,
+    eigensolver: str = "eigh",
+    missing: str = "drop",
+) -> SDSPCAANResults:
+    """SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.
+
+    Returns the projection as ``directions`` (p x k), the learned graph ``similarity``
+    (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, k=2)
+    >>> fit.transform(ais.head(3)).shape
+    (3, 2)
+    >>> bool(all(fit.objective_trace[1:] <= fit.objective_trace[:-1] * (1 - 1e-12)
+    ...          + 1e-3 * abs(fit.objective_trace[:-1])))
+    True
+    """
+    return SDSPCAAN.from_formula(
+        formula,
+        data,
+        missing=missing,
+        k=k,
+        alpha=alpha,
+        beta=beta,
+        delta=delta,
+        n_neighbors=n_neighbors,
+        lam=lam,
+        tol=tol,
+        max_iter=max_iter,
+        eigensolver=eigensolver,
+    )
+
+
+def sdspca(
+    formula: str,
+    data: Any,
+    k: int,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    tol: float = 1e-3,
+    max_iter: int = 100,
+    eigensolver: str = "eigh",
+    missing: str = "drop",
+) -> SDSPCAANResults:
+    """SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit.d
+    2
+    """
+    return SDSPCA.from_formula(
+        formula,
+        data,
+        missing=missing,
+        k=k,
+        alpha=alpha,
+        beta=beta,
+        tol=tol,
+        max_iter=max_iter,
+        eigensolver=eigensolver,
+    )
+
+
+def sdspca_lpp(
+    formula: str,
+    data: Any,
+    k: int,
+    *,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    delta: float = 1.0,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 1e-3,
+    max_iter: int = 100,
+    eigensolver: str = "eigh",
+    missing: str = "drop",
+) -> SDSPCAANResults:
+    """SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit.similarity.nnz > 0
+    True
+    """
+    return SDSPCALPP.from_formula(
+        formula,
+        data,
+        missing=missing,
+        k=k,
+        alpha=alpha,
+        beta=beta,
+        delta=delta,
+        n_neighbors=n_neighbors,
+        lam=lam,
+        tol=tol,
+        max_iter=max_iter,
+        eigensolver=eigensolver,
+    )
+
+
+def spcan(
+    formula: str,
+    data: Any,
+    k: int,
+    *,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 1e-3,
+    max_iter: int = 100,
+    eigensolver: str = "eigh",
+    missing: str = "drop",
+) -> SDSPCAANResults:
+    """Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit.directions.shape
+    (3, 2)
+    """
+    return SPCAN.from_formula(
+        formula,
+        data,
+        missing=missing,
+        k=k,
+        n_neighbors=n_neighbors,
+        lam=lam,
+        tol=tol,
+        max_iter=max_iter,
+        eigensolver=eigensolver,
+    )
+
+
+def pcan(
+    formula: str,
+    data: Any,
+    k: int,
+    *,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 1e-3,
+    max_iter: int = 100,
+    eigensolver: str = "eigh",
+    missing: str = "drop",
+) -> SDSPCAANResults:
+    """Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit.directions.shape
+    (3, 2)
+    """
+    return PCAN.from_formula(
+        formula,
+        data,
+        missing=missing,
+        k=k,
+        n_neighbors=n_neighbors,
+        lam=lam,
+        tol=tol,
+        max_iter=max_iter,
+        eigensolver=eigensolver,
+    )
+
+
+def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
+    """PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)
+    >>> fit.directions.shape
+    (3, 1)
+    """
+    return PCA.from_formula(formula, data, missing=missing, k=k)
+
+
+def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
+    """vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)
+    >>> fit.directions.shape
+    (3, 1)
+    """
+    return VPCA.from_formula(formula, data, missing=missing, k=k)
+
+
+__all__ = ["sdspcaan", "sdspca", "sdspca_lpp", "spcan", "pcan", "pca", "vpca"]

@@ -459,17 +459,23 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     y_values = y_values.reset_index(drop=True)
     y_values.columns = y_names
     label = y_values.shape[1] == 1 and _is_label_column(y_values.iloc[:, 0])
-    mask = ~np.isnan(Xa).any(axis=1) & y_values.notna().all(axis=1).to_numpy()
+    x_finite = bool(np.isfinite(Xa).all())  # one cheap pass; the row scan only if needed
+    x_ok = np.ones(Xa.shape[0], dtype=bool) if x_finite else ~np.isnan(Xa).any(axis=1)
+    mask = x_ok & y_values.notna().all(axis=1).to_numpy()
     n_dropped = int((~mask).sum())
     if n_dropped:
         if missing == "raise":
             raise ValueError(f"{n_dropped} row(s) of X or y have missing values; drop them first.")
         warnings.warn(f"Dropped {n_dropped} of {Xa.shape[0]} rows with missing values.",
                       MissingValueWarning, stacklevel=3)
-    Xa = Xa[mask]
+    if n_dropped:
+        Xa = Xa[mask]
+    elif np.may_share_memory(Xa, X):  # the fit keeps its own copy of the caller's array
+        Xa = Xa.copy()
     if Xa.shape[0] == 0:
         raise ValueError("No rows are left after dropping rows with missing values.")
-    _check_finite(Xa, x_names, "Predictor")
+    if not x_finite:
+        _check_finite(Xa, x_names, "Predictor")
     if label:
         labels = pd.Categorical(y_values.iloc[mask, 0])
         Y = np.asarray(labels.codes, dtype=np.int64)

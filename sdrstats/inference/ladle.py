@@ -1,0 +1,260 @@
+"""Bootstrap rules for the dimension: the ladle (Luo & Li 2016) and Ye & Weiss (2003)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_choice, check_int
+from ..distances import DISTANCES, orthonormal_basis, subspace_distance
+from ..results import DimensionTest
+from ._replicates import bootstrap_replicates
+from .permutation import require_eigenvalues
+
+
+def default_k_max(p: int) -> int:
+    """Luo & Li's largest candidate: ``p - 2`` if ``p <= 10``, else ``floor(p / log p)``.
+
+    Examples
+    --------
+    >>> default_k_max(6), default_k_max(20)
+    (4, 6)
+    """
+    return p - 2 if p <= 10 else int(math.floor(p / math.log(p)))
+
+
+def _k_max(results: Any, k_max: int | None, columns: int, rule: str) -> int:
+    limit = min(results.p - 1, columns)
+    if k_max is None:
+        k_max = min(default_k_max(results.p), limit)
+    k_max = check_int(k_max, "k_max", f"the {rule} rule", low=1, high=max(1, limit))
+    if k_max < 1:
+        raise ValueError(f"The {rule} rule needs at least 3 predictors; got p = {results.p}.")
+    return k_max
+
+
+def ladle(
+    results: Any,
+    *,
+    B: int = 200,
+    k_max: int | None = None,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+) -> DimensionTest:
+    """Ladle estimate of the dimension (Luo & Li 2016).
+
+    Parameters
+    ----------
+    results : Results
+        A fit with eigenvalues.
+    B : int, default 200
+        Bootstrap replicates.
+    k_max : int, optional
+        Largest candidate dimension; default ``p - 2`` if ``p <= 10`` else
+        ``floor(p / log p)`` (capped at ``p - 1`` and at the directions available).
+    random_state, n_jobs, progress
+        As :func:`sdrstats.inference.bootstrap.bootstrap`.
+
+    Returns
+    -------
+    DimensionTest
+        ``table`` indexed by ``k = 0..k_max`` with columns ``f`` (scaled bootstrap
+        eigenvector variability), ``phi`` (scaled eigenvalue) and ``g = f + phi``; ``d`` is
+        the minimiser of ``g``.
+
+    Notes
+    -----
+    With ``B̂_k`` the first ``k`` estimated directions and ``B*_{k,b}`` those of replicate
+    ``b``, ``f0(k) = mean_b (1 - |det(Q̂_kᵀ Q*_{k,b})|)`` (``Q`` orthonormal bases, original
+    predictor scale; ``f0(0) = 0``), ``f(k) = f0(k) / (1 + Σ_i f0(i))`` and
+    ``phi(k) = λ_{k+1} / (1 + Σ_i λ_{i+1})`` over ``i = 0..k_max``, with ``λ`` the
+    ``|eigenvalues|`` in decreasing order. Eigenvectors vary little below the true dimension
+    and a lot beyond it, while eigenvalues are large below it and small beyond: ``g`` has
+    its minimum (the ladle's bowl) at the dimension.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+    >>> fit.test_dimension("ladle", B=50, random_state=0, progress=False).d
+    1
+    """
+    name = results.method
+    eig = np.sort(
+        require_eigenvalues(
+            results, "ladle", "the ladle combines eigenvalues with eigenvector variability, and"
+        )
+    )[::-1]
+    B = check_int(B, "B", "the ladle rule", low=2)
+    k_max = _k_max(results, k_max, min(len(eig) - 1, results.output.basis.shape[1]), "ladle")
+    reps = bootstrap_replicates(
+        results,
+        B,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc=f"ladle {name}",
+    )
+    full = np.asarray(results.output.basis, dtype=float)
+    f0 = np.zeros(k_max + 1)
+    good = [b for b in reps.bases if b is not None]
+    if not good:
+        raise ValueError(f"Every bootstrap replicate of {name} failed: {reps.errors[0]}")
+    for k in range(1, k_max + 1):
+        q = orthonormal_basis(full[:, :k])
+        f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ orthonormal_basis(b[:, :k]))) for b in good])
+    f = f0 / (1 + f0.sum())
+    lam = eig[: k_max + 1]
+    phi = lam / (1 + lam.sum())
+    g = f + phi
+    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(k_max + 1), name="k"))
+    return DimensionTest(
+        table,
+        int(np.argmin(g)),
+        "ladle",
+        name,
+        level=None,
+        n_replicates=B,
+        random_state=random_state,
+        title=f"Ladle estimate of the dimension for {name}",
+        note="d minimises g = f (eigenvector variability) + phi (eigenvalue); "
+        f"replicates: {reps.engine}" + (f", {reps.n_failed} failed." if reps.n_failed else "."),
+    )
+
+
+def bootstrap_dimension(
+    results: Any,
+    *,
+    B: int = 200,
+    k_max: int | None = None,
+    distance: str = "trace_correlation",
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+) -> DimensionTest:
+    """Ye & Weiss (2003) bootstrap rule: the dimension whose estimate varies least.
+
+    Parameters
+    ----------
+    results : Results
+        Any fit with linear directions. Eigen methods are resampled once and every
+        candidate ``k`` uses the first ``k`` directions; methods fitted at a fixed ``d``
+        (LSCE, MAVE...) are refitted at each ``k`` (``k_max`` times the cost).
+    B : int, default 200
+        Bootstrap replicates (per candidate for fixed-``d`` methods; the same resamples are
+        used for every ``k``).
+    k_max : int, optional
+        Largest candidate; default as :func:`ladle`.
+    distance : {"trace_correlation", "projection", "det"}, default "trace_correlation"
+        Distance of a replicate's ``k``-dimensional subspace to the full-sample one.
+        ``1 - r`` (trace correlation) is on the same 0..1 scale for every ``k``, which the
+        comparison across ``k`` needs; ``projection`` grows with ``k``.
+    random_state, n_jobs, progress
+        As :func:`sdrstats.inference.bootstrap.bootstrap`.
+
+    Returns
+    -------
+    DimensionTest
+        ``table`` indexed by ``k = 1..k_max`` with the mean, sd and median distance; ``d``
+        minimises the mean distance.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+    >>> fit.test_dimension("bootstrap", B=50, random_state=0, progress=False).d
+    1
+    """
+    name = results.method
+    B = check_int(B, "B", "the bootstrap rule", low=2)
+    check_choice(distance, "distance", "the bootstrap rule", sorted(DISTANCES))
+    basis = results.output.basis
+    if basis is None:
+        raise ValueError(
+            f"The 'bootstrap' dimension test is not available for {name}: it has "
+            "no linear directions whose variability could be measured."
+        )
+    eigen = results.output.eigenvalues is not None and basis.shape[1] >= min(results.p - 1, 2)
+    if eigen:
+        k_max = _k_max(results, k_max, basis.shape[1], "bootstrap")
+        reps = bootstrap_replicates(
+            results,
+            B,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            progress=progress,
+            desc=f"bootstrap rule {name}",
+        )
+        per_k = [(np.asarray(basis[:, :k], dtype=float), reps) for k in range(1, k_max + 1)]
+    else:
+        if "d" not in results.estimator.params:
+            raise ValueError(
+                f"The 'bootstrap' dimension test is not available for {name}: "
+                "it has neither eigenvalues nor a 'd' option to refit with."
+            )
+        k_max = _k_max(results, k_max, results.p - 1, "bootstrap")
+        per_k = []
+        for k in range(1, k_max + 1):
+            # Directions of a fixed-d method are not nested: refit at every other k.
+            changes = {} if k == results.d else {"d": k}
+            ref = (
+                basis
+                if not changes
+                else results.refit(
+                    results.spec.X, results.spec.Y, random_state=results.random_state, **changes
+                ).basis
+            )
+            ref = np.asarray(ref, dtype=float)[:, :k]
+            per_k.append(
+                (
+                    ref,
+                    bootstrap_replicates(
+                        results,
+                        B,
+                        random_state=random_state,
+                        n_jobs=n_jobs,
+                        progress=progress,
+                        changes=changes,
+                        engine="refit",
+                        desc=f"bootstrap rule {name} k={k}",
+                    ),
+                )
+            )
+    rows = []
+    for k, (ref, reps) in enumerate(per_k, start=1):
+        dist = np.array(
+            [subspace_distance(ref, b[:, :k], distance) for b in reps.bases if b is not None]
+        )
+        if dist.size == 0:
+            raise ValueError(f"Every bootstrap replicate of {name} failed: {reps.errors[0]}")
+        rows.append(
+            {
+                "mean_distance": dist.mean(),
+                "sd": dist.std(ddof=1),
+                "median": np.median(dist),
+                "replicates": dist.size,
+            }
+        )
+    table = pd.DataFrame(rows, index=pd.Index(range(1, k_max + 1), name="k"))
+    return DimensionTest(
+        table,
+        int(table["mean_distance"].idxmin()),
+        "bootstrap",
+        name,
+        level=None,
+        n_replicates=B,
+        random_state=random_state,
+        title=f"Bootstrap (Ye & Weiss) dimension rule for {name}",
+        display_names={"mean_distance": f"mean {distance}"},
+        note="d minimises the mean bootstrap distance to the full-sample estimate.",
+        extras={"distance": distance},
+    )
+
+
+__all__ = ["ladle", "bootstrap_dimension", "default_k_max"]

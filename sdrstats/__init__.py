@@ -11,7 +11,9 @@ A formula and a data frame in, a fitted result out::
 from . import datasets, distances
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
+from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
+from .moment.ire import IRE, ire
 from .results import DimensionTest, Results
 from .sdspcaan import (
     PCA,
@@ -56,6 +58,15 @@ __all__ = [
     "phd",
     "dr",
     "cume",
+    "LSCE",
+    "LSMI",
+    "ConditionalDensity",
+    "lsce",
+    "lsmi",
+    "lscde",
+    "eps_kde",
+    "IRE",
+    "ire",
     "SPCA",
     "KSPCA",
     "BPCA",

@@ -1,5 +1,20 @@
 """Moment methods: SIR, SAVE, pHd, directional regression, cumulative slicing (and IRE)."""
 
+from .ire import IRE, ire
 from .methods import CUME, DR, PHD, SAVE, SIR, MomentResults, cume, dr, phd, save, sir
 
-__all__ = ["SIR", "SAVE", "PHD", "DR", "CUME", "MomentResults", "sir", "save", "phd", "dr", "cume"]
+__all__ = [
+    "SIR",
+    "SAVE",
+    "PHD",
+    "DR",
+    "CUME",
+    "MomentResults",
+    "sir",
+    "save",
+    "phd",
+    "dr",
+    "cume",
+    "IRE",
+    "ire",
+]

@@ -34,6 +34,42 @@ class MomentResults(Results):
         state.pop("_prepared_cache", None)
         return state
 
+    # Predictor tests (R dr's dr.coordinate.test, drop1.dr, dr.step): thin delegations to
+    # sdrstats.moment.predictor_tests, which documents the methods and hypotheses.
+    def coordinate_test(self, hypothesis: Any, d: int | None = None, *,
+                        weights: str = "general", chi2approx: str = "bx") -> Any:
+        """Test that the predictors ``hypothesis`` drops have no effect.
+
+        See :func:`sdrstats.moment.predictor_tests.coordinate_test`. SIR's p-values are
+        labelled by the weights that produced them (R dr 3.0.x swaps these two labels).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> round(fit.coordinate_test("~ . - log(hg)").statistic, 3)
+        2.226
+        """
+        from .predictor_tests import coordinate_test
+
+        return coordinate_test(self, hypothesis, d=d, weights=weights, chi2approx=chi2approx)
+
+    def drop1(self, scope: Any = None, d: int | None = None, *, weights: str = "general",
+              chi2approx: str = "bx") -> pd.DataFrame:
+        """Coordinate test for dropping each predictor; see :func:`~.predictor_tests.drop1`."""
+        from .predictor_tests import drop1
+
+        return drop1(self, scope=scope, d=d, weights=weights, chi2approx=chi2approx)
+
+    def step(self, scope: Any = None, d: int | None = None, *, minsize: int = 2,
+             stop: float = 0.0, weights: str = "general", chi2approx: str = "bx") -> Any:
+        """Backward elimination by coordinate tests; see :func:`~.predictor_tests.step`."""
+        from .predictor_tests import step
+
+        return step(self, scope=scope, d=d, minsize=minsize, stop=stop, weights=weights,
+                    chi2approx=chi2approx)
+
 
 class MomentEstimator(Estimator):
     """Common path of the moment methods (not used directly)."""

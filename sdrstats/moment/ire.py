@@ -1,0 +1,435 @@
+"""Inverse regression estimation (IRE; Cook & Ni 2005), with R ``dr``'s conventions.
+
+IRE fits the slice-mean matrix of the whitened predictors by a rank-``d`` product ``B C`` in
+the metric of its estimated asymptotic covariance, so the minimised discrepancy is itself a
+χ² test of dimension. Everything is computed in the whitened ``z`` scale (R ``dr``'s "Q
+coordinates") and mapped back to the predictors only for the reported directions.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+
+from .._base import EstimatorOutput
+from .._linalg import canonical_basis, sym_eigh_desc
+from .._stats import chi2_sf
+from .._validation import check_float, check_int
+from .._warnings import ConvergenceWarning
+from ..results import DimensionTest, Results, choose_by_pvalues
+from ._core import Standardized
+from .methods import MomentEstimator, MomentResults
+
+
+def helmert_basis(h: int) -> np.ndarray:
+    """Orthonormal ``h × (h−1)`` basis of the contrasts (R's ``qr.Q(qr(contr.helmert(h)))``).
+
+    Helmert columns are already orthogonal, so normalising them gives the Q factor up to the
+    signs of its columns; IRE's fits and tests do not depend on those signs.
+    """
+    basis = np.zeros((h, h - 1))
+    for j in range(h - 1):
+        basis[: j + 1, j] = -1.0
+        basis[j + 1, j] = j + 1.0
+    return basis / np.linalg.norm(basis, axis=0)
+
+
+def gamma_factor(
+    Z: np.ndarray,
+    labels: np.ndarray,
+    fractions: np.ndarray,
+    means: np.ndarray,
+    contrasts: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Upper Cholesky factor ``G`` of ``Γ_ζ = Gᵀ G`` (Cook & Ni 2005, p. 411 and 414).
+
+    ``means`` (p × h) are the slice means used in the residuals ``ε_i = e_{s(i)} − f −
+    (z_iᵀ ξ̃) diag(f)``: the raw slice means, their projection on a fitted span, or zero for
+    the independence test. ``Γ_ζ`` is the covariance (divisor n) of ``vec(z_i ε_iᵀ A)``,
+    which equals ``(Aᵀ ⊗ I) cov(vec(z_i ε_iᵀ)) (A ⊗ I)``.
+    """
+    n, p = Z.shape
+    resid = -fractions[None, :] - (Z @ means) * fractions[None, :]
+    resid[np.arange(n), labels] += 1.0
+    projected = resid @ contrasts  # n × (h−1)
+    h1 = projected.shape[1]
+    # row i is vec(z_i (Aᵀε_i)ᵀ) in column-major order: entry s*p + j is z_ij * (Aᵀε_i)_s
+    g = np.einsum("ij,is->isj", Z, projected).reshape(n, h1 * p)
+    if weights is None:
+        centred = g - g.mean(axis=0)
+        cov = centred.T @ centred / n
+    else:
+        w = weights / weights.sum()
+        centred = g - w @ g
+        cov = centred.T @ (centred * w[:, None])
+    return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False)
+
+
+class _Discrepancy:
+    """``F(B, C) = n‖G^{-T}(vec ζ − vec(T B C))‖²`` and its alternating least squares.
+
+    ``T`` (p × m) restricts the span to ``span(T)`` (the identity when unrestricted); ``B`` is
+    m × d in ``T``'s coordinates.
+    """
+
+    def __init__(self, zeta: np.ndarray, factor: np.ndarray, n: float) -> None:
+        self.zeta, self.factor, self.n = zeta, factor, n
+        # G^{-T} once: the iterations apply it hundreds of times to small blocks
+        self.inverse_t = scipy.linalg.solve_triangular(
+            factor, np.eye(factor.shape[0]), trans="T", lower=False
+        )
+        self.target = self.whiten(zeta.reshape(-1, order="F"))
+
+    def whiten(self, values: np.ndarray) -> np.ndarray:
+        return self.inverse_t @ values
+
+    def value(self, TB: np.ndarray, C: np.ndarray) -> float:
+        fitted = (TB @ C).reshape(-1, order="F")
+        return float(self.n * np.sum((self.target - self.whiten(fitted)) ** 2))
+
+    def update_c(self, TB: np.ndarray) -> np.ndarray:
+        d, h1 = TB.shape[1], self.zeta.shape[1]
+        design = self.whiten(np.kron(np.eye(h1), TB))
+        coef = np.linalg.lstsq(design, self.target, rcond=None)[0]
+        return coef.reshape(d, h1, order="F")
+
+    def update_b(self, T: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+        B = B.copy()
+        m, d = B.shape
+        for k in range(d):
+            others = np.delete(B, k, axis=1)
+            residual = self.zeta - T @ others @ np.delete(C, k, axis=0)
+            if d > 1:
+                q, _ = np.linalg.qr(others)
+                complement = np.eye(m) - q @ q.T
+            else:
+                complement = np.eye(m)
+            design = self.whiten(np.kron(C[k][:, None], T) @ complement)
+            bk = np.linalg.lstsq(design, self.whiten(residual.reshape(-1, order="F")), rcond=None)[
+                0
+            ]
+            bk = complement @ bk
+            norm = np.linalg.norm(bk)
+            B[:, k] = bk / norm if norm > 0 else B[:, k]
+        return B
+
+    def minimise(
+        self,
+        d: int,
+        start: np.ndarray | None = None,
+        T: np.ndarray | None = None,
+        tol: float = 1e-6,
+        max_iter: int = 200,
+    ) -> tuple[np.ndarray, float, int]:
+        """ALS from ``start`` (default: the first ``d`` columns of the identity in ``T``'s
+        coordinates). Returns ``T B`` (p × d), the minimum and the number of sweeps.
+
+        As R ``dr``: stop when the relative decrease is below ``tol`` or after
+        ``max_iter + 1`` sweeps (R tests ``iter > itmax``).
+        """
+        p = self.zeta.shape[0]
+        T = np.eye(p) if T is None else T
+        B = np.eye(T.shape[1])[:, :d] if start is None else np.array(start, dtype=float)
+        C = self.update_c(T @ B)
+        err = self.value(T @ B, C)
+        iterations = 0
+        while True:
+            iterations += 1
+            B = self.update_b(T, B, C)
+            C = self.update_c(T @ B)
+            old, err = err, self.value(T @ B, C)
+            if old == 0 or abs(err - old) / old < tol:
+                break
+            if iterations > max_iter:
+                warnings.warn(
+                    f"IRE's alternating least squares for d = {d} stopped after {iterations} "
+                    f"sweeps with relative change {abs(err - old) / old:.1e} > tol = {tol:g}; "
+                    "raise max_iter or tol.",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
+                break
+        return T @ B, err, iterations
+
+
+def _importance_order(disc: _Discrepancy, B: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+    """Reorder a fitted basis by a sequence of d = 1 fits inside it (Cook & Ni, p. 414)."""
+    first, _, _ = disc.minimise(1, T=B, tol=tol, max_iter=max_iter)
+    columns = [first[:, 0] / np.linalg.norm(first)]
+    rest = B.copy()
+    for _ in range(1, B.shape[1]):
+        last = columns[-1]
+        rest = rest - np.outer(last, last @ rest)
+        q, _ = np.linalg.qr(rest)
+        rest = q[:, :-1]
+        best, _, _ = disc.minimise(1, T=rest, tol=tol, max_iter=max_iter)
+        columns.append(best[:, 0] / np.linalg.norm(best))
+    return np.column_stack(columns)
+
+
+class IRE(MomentEstimator):
+    """Inverse regression estimation (Cook & Ni 2005), as R ``dr``'s ``method = "ire"``.
+
+    Parameters
+    ----------
+    nslices : int, optional
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+    slice_function : {"dr", "arc"}
+        Slicing rule.
+    numdir : int
+        Largest dimension fitted and tested (default 4, capped at ``p − 1`` and ``h − 1``).
+    d : int, optional
+        Dimension whose solution is reported by ``directions``; default ``numdir``.
+    steps : int
+        Re-estimations of ``Γ_ζ`` at the fitted span (default 1, as R).
+    tol : float
+        Relative change of the discrepancy that stops the iterations (default 1e-6).
+    max_iter : int
+        Sweeps of alternating least squares before a ConvergenceWarning (default 200).
+
+    Notes
+    -----
+    With ``ξ`` the p × h slice means of ``z``, ``f`` the slice fractions and ``A`` an
+    orthonormal basis of the contrasts, ``ζ = ξ diag(f) A``. For each ``d`` IRE minimises
+
+    .. math:: F_d(B, C) = n\\,\\mathrm{vec}(ζ − BC)ᵀ\\, Γ_ζ^{-1}\\, \\mathrm{vec}(ζ − BC)
+
+    over p × d ``B`` and d × (h − 1) ``C`` by alternating least squares started at the first
+    ``d`` SIR eigenvectors, re-estimates ``Γ_ζ`` with the slice means projected on the fitted
+    span and minimises again. ``F_d ~ χ²((p−d)(h−1−d))`` tests "dD vs > dD"; "0D vs > 0D" is
+    ``n vec(ζ)ᵀΓ_ζ^{-1}vec(ζ)`` with ``Γ_ζ`` estimated under independence (slice means set
+    to zero), exactly as R ``dr`` computes it. The columns of each solution are ordered by
+    importance through sequential one-dimensional fits.
+
+    References
+    ----------
+    Cook, R. D. and Ni, L. (2005). Sufficient dimension reduction via inverse regression: a
+    minimum discrepancy approach. JASA 100, 410–428.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> fit.test_dimension().table.index.tolist()
+    ['0D vs > 0D', '1D vs > 1D', '2D vs > 2D']
+    """
+
+    method = "ire"
+    params: ClassVar[dict[str, Any]] = {
+        "nslices": None,
+        "slice_function": "dr",
+        "numdir": 4,
+        "d": None,
+        "steps": 1,
+        "tol": 1e-6,
+        "max_iter": 200,
+    }
+
+    def _check_options(self) -> None:
+        super()._check_options()
+        check_int(self.options["steps"], "steps", self.method, low=0)
+        check_float(self.options["tol"], "tol", self.method, low=0.0, strict_low=True)
+        check_int(self.options["max_iter"], "max_iter", self.method, low=1)
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        super()._check_data(X, Y, categorical)
+        d, p = self.options["d"], X.shape[1]
+        if p < 2:
+            raise ValueError("ire needs at least two predictors (it fits dimensions below p).")
+        if d is not None and d > p - 1:
+            raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        std, moments = self._prepare(X, Y, weights)
+        Z, n = std.Z, std.n
+        f, xi = moments.fractions, moments.means.T  # xi: p × h
+        p, h = xi.shape
+        labels = moments.slices.labels
+        numdir = min(self.options["numdir"], p - 1, h - 1)
+        d_report = self.options["d"]
+        if d_report is not None and d_report > h - 1:
+            raise ValueError(
+                f"The 'd' option of ire must be at most h - 1 = {h - 1} (slices minus one); "
+                f"got {d_report}. Use more slices or a smaller d."
+            )
+        top = max(numdir, d_report or 0)
+        tol, max_iter = self.options["tol"], self.options["max_iter"]
+        contrasts = helmert_basis(h)
+        zeta = (xi * f) @ contrasts
+        _, sir_vectors = sym_eigh_desc((xi * f) @ xi.T)
+
+        independence = _Discrepancy(
+            zeta, gamma_factor(Z, labels, f, np.zeros_like(xi), contrasts, std.weights), n
+        )
+        f0 = float(np.sum(n * independence.target**2))
+        first = gamma_factor(Z, labels, f, xi, contrasts, std.weights)
+        solutions, criteria, iterations = {}, {0: f0}, {0: 0}
+        for d in range(1, top + 1):
+            disc = _Discrepancy(zeta, first, n)
+            B, F, it = disc.minimise(d, start=sir_vectors[:, :d], tol=tol, max_iter=max_iter)
+            for _ in range(self.options["steps"]):
+                disc = _Discrepancy(zeta, self._span_factor(std, moments, B, contrasts), n)
+                B, F, it = disc.minimise(d, start=B, tol=tol, max_iter=max_iter)
+            if d > 1:
+                B = _importance_order(disc, B, tol, max_iter)
+            solutions[d], criteria[d], iterations[d] = B, F, it
+        final_factor = self._span_factor(std, moments, solutions[numdir], contrasts)
+        d = d_report or numdir
+        raw = solutions[d]
+        basis = canonical_basis(std.back_transform(raw))
+        extras: dict[str, Any] = {
+            "slice_sizes": moments.slices.sizes,
+            "numdir": numdir,
+            "zeta": zeta,
+            "gamma_factor": final_factor,
+            "raw_solutions": solutions,
+            "solutions": {k: canonical_basis(std.back_transform(v)) for k, v in solutions.items()},
+            "criteria": criteria,
+            "iterations": iterations,
+            "dfs": {k: (p - k) * (h - 1 - k) for k in criteria},
+        }
+        return EstimatorOutput(
+            basis=basis,
+            d=d,
+            eigenvalues=None,
+            criterion=criteria[d],
+            center=std.mean,
+            extras=extras,
+        )
+
+    @staticmethod
+    def _span_factor(
+        std: Standardized, moments: Any, B: np.ndarray, contrasts: np.ndarray
+    ) -> np.ndarray:
+        """``Γ_ζ``'s factor with the slice means projected on ``span(B)``."""
+        q, _ = np.linalg.qr(B)
+        means = q @ (q.T @ moments.means.T)
+        return gamma_factor(
+            std.Z, moments.slices.labels, moments.fractions, means, contrasts, std.weights
+        )
+
+    # -- tests ---------------------------------------------------------------------------
+    def asymptotic_test(
+        self, results: Results, numdir: int | None = None, level: float = 0.05
+    ) -> DimensionTest:
+        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..numdir (R ``dr``'s table)."""
+        ex = results.output.extras
+        top = (
+            ex["numdir"]
+            if numdir is None
+            else min(check_int(numdir, "numdir", self.method, low=0), ex["numdir"])
+        )
+        rows = range(top + 1)
+        stat = np.array([ex["criteria"][k] for k in rows])
+        df = np.array([ex["dfs"][k] for k in rows])
+        pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
+        table = pd.DataFrame(
+            {
+                "stat": stat,
+                "df": df,
+                "p_value": pv,
+                "iterations": [ex["iterations"][k] for k in rows],
+            },
+            index=[f"{k}D vs > {k}D" for k in rows],
+        )
+        return DimensionTest(
+            table,
+            choose_by_pvalues(pv, level),
+            "asymptotic",
+            self.method,
+            level=level,
+            title="Large-sample Marginal Dimension Tests",
+            display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
+        )
+
+    def coordinate_test_basis(
+        self, results: Results, gamma: np.ndarray, d: int | None = None
+    ) -> dict[str, Any]:
+        """Coordinate test of ``span(gamma)`` (p × (p − r), the predictors kept).
+
+        ``d=None``: the marginal test (Cook & Ni eq. 12), ``χ²(r(h−1))``; ``d=k``: the
+        conditional test (eq. 14), ``F_joint − F_k ~ χ²(r·k)``. Both use ``Γ_ζ`` re-estimated
+        at the largest fitted dimension, as R ``dr`` does.
+        """
+        ex = results.output.extras
+        std, _ = results._prepared()
+        zeta, factor, n = ex["zeta"], ex["gamma_factor"], results.n
+        p, h1 = zeta.shape
+        kept = std.whiten_direction(gamma)
+        r = p - kept.shape[1]
+        if d is None:
+            full, _ = np.linalg.qr(kept, mode="complete")
+            H = full[:, p - r :]
+            W = factor @ np.kron(np.eye(h1), H)
+            v = (H.T @ zeta).reshape(-1, order="F")
+            stat = float(n * v @ np.linalg.solve(W.T @ W, v))
+            df = r * h1
+        else:
+            disc = _Discrepancy(zeta, factor, n)
+            tol, max_iter = self.options["tol"], self.options["max_iter"]
+            if d in ex["criteria"] and d <= ex["numdir"]:
+                free = ex["criteria"][d]
+            else:
+                free = disc.minimise(d, tol=tol, max_iter=max_iter)[1]
+            joint = disc.minimise(d, T=kept, tol=tol, max_iter=max_iter)[1]
+            stat, df = joint - free, r * d
+        return {
+            "statistic": stat,
+            "df": df,
+            "p_value": chi2_sf(stat, df),
+            "p_values": {"chi2": chi2_sf(stat, df)},
+            "weights": "chi2",
+        }
+
+
+def ire(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    numdir: int = 4,
+    d: int | None = None,
+    steps: int = 1,
+    tol: float = 1e-6,
+    max_iter: int = 200,
+    missing: str = "drop",
+) -> MomentResults:
+    """Inverse regression estimation from a formula; see :class:`IRE` for the options.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> fit.directions.shape
+    (4, 2)
+    """
+    return IRE.from_formula(
+        formula,
+        data,
+        missing=missing,
+        nslices=nslices,
+        slice_function=slice_function,
+        numdir=numdir,
+        d=d,
+        steps=steps,
+        tol=tol,
+        max_iter=max_iter,
+    )
+
+
+__all__ = ["IRE", "ire", "helmert_basis", "gamma_factor"]

@@ -1,0 +1,18 @@
+"""LSCE, LSMI and LSCDE: one Gaussian-basis module, one Grassmann optimiser (seed 000)."""
+
+from ..density import ConditionalDensity
+from .cde import eps_kde, lscde
+from .lsce import LSCE, lsce
+from .lsmi import LSMI, lsmi
+from .results import DensityReductionResults
+
+__all__ = [
+    "ConditionalDensity",
+    "LSCE",
+    "LSMI",
+    "lsce",
+    "lsmi",
+    "lscde",
+    "eps_kde",
+    "DensityReductionResults",
+]

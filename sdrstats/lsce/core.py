@@ -1,0 +1,321 @@
+"""The fitting path shared by LSCE and LSMI: standardise, restarts on the Grassmann
+manifold with (σ, λ) re-selected by cross-validation, choice of ``d`` by cross-validation.
+
+:class:`CriterionEstimator` is the common :class:`~sdrstats._base.Estimator`; LSCE and LSMI
+differ only in the criterion name and the default grids.
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+from typing import Any, ClassVar
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .._base import Estimator, EstimatorOutput
+from .._linalg import canonical_basis
+from .._parallel import parallel_map, spawn_seeds
+from .._validation import check_bool, check_float, check_int, check_positive_grid
+from .._warnings import ConvergenceWarning
+from ..optim.grassmann import grassmann_minimize, random_orthonormal_rows
+from .basis import BasisProblem, choose_centres, make_folds
+
+
+def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centred predictors times ``Σ^{-1/2}``: returns (whitened X, mean, ``Σ^{-1/2}``)."""
+    mean = X.mean(axis=0)
+    cov = np.atleast_2d(np.cov(X, rowvar=False))
+    values, vectors = np.linalg.eigh(cov)
+    if values[0] <= 1e-10 * max(values[-1], 1e-300):
+        raise ValueError(
+            f"The predictors of {method} are collinear (their covariance matrix is singular), "
+            "so they cannot be whitened; drop redundant predictors or combine them."
+        )
+    root = (vectors / np.sqrt(values)) @ vectors.T
+    return (X - mean) @ root, mean, root
+
+
+def standardise_response(Y: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each response column centred and scaled to unit variance."""
+    Y = Y.reshape(len(Y), -1)
+    mean = Y.mean(axis=0)
+    scale = Y.std(axis=0, ddof=1)
+    flat = np.flatnonzero(~(scale > 1e-12 * np.maximum(np.abs(mean), 1.0)))
+    if flat.size:
+        raise ValueError(
+            f"The response of {method} has zero variance (column(s) {flat.tolist()} are "
+            "constant); a conditional density needs a response that varies. Remove constant "
+            "responses from the formula."
+        )
+    return (Y - mean) / scale, mean, scale
+
+
+def select_hyperparameters(
+    problem: BasisProblem, W: np.ndarray, sigmas: np.ndarray, lams: np.ndarray, folds: np.ndarray
+) -> tuple[float, float, float]:
+    """(σ, λ, CV score) minimising the K-fold held-out criterion at ``W``."""
+    scores = problem.cv_scores(W, sigmas, lams, folds)
+    i, j = np.unravel_index(np.argmin(scores), scores.shape)
+    return float(sigmas[i]), float(lams[j]), float(scores[i, j])
+
+
+def run_restart(
+    problem: BasisProblem, settings: dict[str, Any], task: tuple[int, Any]
+) -> dict[str, Any]:
+    """One random start: optimise ``W`` (re-selecting σ, λ every ``cv_every`` updates)."""
+    # Small dense problems (b x b with b <= 100): one BLAS thread is many times faster than
+    # several competing for the cores, and parallelism comes from running restarts side by side.
+    with threadpool_limits(1, user_api="blas"):
+        return _restart(problem, settings, *task)
+
+
+def _restart(problem: BasisProblem, settings: dict[str, Any], d: int, seed: Any) -> dict[str, Any]:
+    rng = np.random.default_rng(seed)
+    sigmas, lams, folds = settings["sigmas"], settings["lams"], settings["folds"]
+    W0 = random_orthonormal_rows(d, problem.X.shape[1], rng)
+    state: dict[str, float] = {}
+    state["sigma"], state["lam"], state["cv"] = select_hyperparameters(
+        problem, W0, sigmas, lams, folds
+    )
+
+    def fun(W: np.ndarray) -> tuple[float, np.ndarray]:
+        fit = problem.solve(W, state["sigma"], state["lam"])
+        return fit.value, fit.gradient
+
+    def callback(iteration: int, W: np.ndarray) -> bool:
+        if iteration % settings["cv_every"]:
+            return False
+        old = (state["sigma"], state["lam"])
+        state["sigma"], state["lam"], state["cv"] = select_hyperparameters(
+            problem, W, sigmas, lams, folds
+        )
+        return (state["sigma"], state["lam"]) != old
+
+    res = grassmann_minimize(
+        fun, W0, max_iter=settings["max_iter"], tol=settings["tol"], callback=callback
+    )
+    # The seed's step 4: the model chosen by CV at the final W, refitted on all samples.
+    sigma, lam, cv = select_hyperparameters(problem, res.W, sigmas, lams, folds)
+    final = problem.solve(res.W, sigma, lam, gradient=False)
+    return {
+        "d": d,
+        "W": res.W,
+        "value": final.value,
+        "sigma": sigma,
+        "lambda": lam,
+        "cv_score": cv,
+        "n_iter": res.n_iter,
+        "converged": res.converged,
+        "trace": res.trace,
+    }
+
+
+class CriterionEstimator(Estimator):
+    """Common options and fitting path of LSCE and LSMI (not used directly)."""
+
+    criterion: ClassVar[str] = "sce"
+    default_sigma_grid: ClassVar[np.ndarray] = np.logspace(-1.5, 1.5, 9)
+    default_lambda_grid: ClassVar[np.ndarray] = np.logspace(-3, 1, 9)
+    linear = True
+    params: ClassVar[dict[str, Any]] = {
+        "d": None,
+        "d_max": None,
+        "n_basis": 100,
+        "sigma_grid": None,
+        "lambda_grid": None,
+        "n_folds": 5,
+        "cv_every": 5,
+        "n_restarts": 20,
+        "max_iter": 100,
+        "tol": 1e-6,
+        "n_jobs": 1,
+        "progress": True,
+        "random_state": None,
+    }
+
+    def _check_options(self) -> None:
+        o, name = self.options, self.method
+        check_int(o["d"], "d", name, low=1, allow_none=True)
+        check_int(o["d_max"], "d_max", name, low=1, allow_none=True)
+        check_int(o["n_basis"], "n_basis", name, low=2)
+        if o["sigma_grid"] is not None:
+            check_positive_grid(o["sigma_grid"], "sigma_grid", name)
+        if o["lambda_grid"] is not None:
+            check_positive_grid(o["lambda_grid"], "lambda_grid", name)
+        check_int(o["n_folds"], "n_folds", name, low=2)
+        check_int(o["cv_every"], "cv_every", name, low=1)
+        check_int(o["n_restarts"], "n_restarts", name, low=1)
+        check_int(o["max_iter"], "max_iter", name, low=1)
+        check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
+        check_bool(o["progress"], "progress", name)
+
+    def grids(self) -> tuple[np.ndarray, np.ndarray]:
+        o = self.options
+        sig = self.default_sigma_grid if o["sigma_grid"] is None else o["sigma_grid"]
+        lam = self.default_lambda_grid if o["lambda_grid"] is None else o["lambda_grid"]
+        return (
+            check_positive_grid(sig, "sigma_grid", self.method),
+            check_positive_grid(lam, "lambda_grid", self.method),
+        )
+
+    def candidate_dims(self, p: int) -> list[int]:
+        d, d_max = self.options["d"], self.options["d_max"]
+        if d is not None:
+            return [d]
+        return list(range(1, min(p - 1, d_max if d_max is not None else 5) + 1))
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        n, p = X.shape
+        name = self.method
+        if not (np.all(np.isfinite(X)) and (categorical or np.all(np.isfinite(Y)))):
+            raise ValueError(
+                f"{name} got non-finite values (inf or NaN) in the predictors or response; "
+                "remove or impute those rows first."
+            )
+        if p < 2:
+            raise ValueError(f"{name} reduces p >= 2 predictors; got p = {p}. Use lscde instead.")
+        d, d_max = self.options["d"], self.options["d_max"]
+        if d is not None and d >= p:
+            raise ValueError(
+                f"The 'd' option of {name} must be less than the number of predictors p = {p} "
+                f"(d = p is no reduction: use lscde); got d = {d}."
+            )
+        if d_max is not None and d_max >= p:
+            raise ValueError(
+                f"The 'd_max' option of {name} must be less than p = {p}; got {d_max}."
+            )
+        k = self.options["n_folds"]
+        if n < 2 * k:
+            raise ValueError(
+                f"{name} needs at least 2 * n_folds = {2 * k} observations for {k}-fold "
+                f"cross-validation; got n = {n}. Lower 'n_folds' or add observations."
+            )
+
+    def _prepare(self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None):
+        if weights is not None:
+            w = np.asarray(weights)
+            if np.any(w < 0) or not np.allclose(w, np.round(w)):
+                raise ValueError(
+                    f"{self.method} accepts only integer case weights (resampling counts); "
+                    "got non-integer or negative weights."
+                )
+            reps = np.round(w).astype(int)
+            X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
+        Xw, x_mean, root = whiten(X, self.method)
+        categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+        if categorical:
+            Ys, y_mean, y_scale = Y, None, None
+        else:
+            Ys, y_mean, y_scale = standardise_response(Y, self.method)
+        return Xw, Ys, x_mean, root, y_mean, y_scale
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        o = self.options
+        Xw, Ys, x_mean, root, y_mean, y_scale = self._prepare(X, Y, weights)
+        n, p = Xw.shape
+        setup_seed, *restart_seeds = spawn_seeds(random_state, 1 + o["n_restarts"])
+        setup = np.random.default_rng(setup_seed)
+        problem = BasisProblem(Xw, Ys, choose_centres(n, o["n_basis"], setup), self.criterion)
+        sigmas, lams = self.grids()
+        settings = {
+            "sigmas": sigmas,
+            "lams": lams,
+            "folds": make_folds(n, o["n_folds"], setup),
+            "cv_every": o["cv_every"],
+            "max_iter": o["max_iter"],
+            "tol": o["tol"],
+        }
+        dims = self.candidate_dims(p)
+        tasks = [(d, seed) for d in dims for seed in restart_seeds]
+        runs = parallel_map(
+            partial(run_restart, problem, settings),
+            tasks,
+            n_jobs=o["n_jobs"],
+            progress=o["progress"],
+            desc=f"{self.method} restarts",
+        )
+        best = {d: min((r for r in runs if r["d"] == d), key=lambda r: r["value"]) for d in dims}
+        cv_table = [
+            {
+                "d": d,
+                "cv_score": best[d]["cv_score"],
+                "sigma": best[d]["sigma"],
+                "lambda": best[d]["lambda"],
+                "criterion": self.report(best[d]["value"]),
+            }
+            for d in dims
+        ]
+        d = min(dims, key=lambda k: best[k]["cv_score"])
+        chosen = best[d]
+        stalled = sum(not r["converged"] for r in runs)
+        if stalled:
+            warnings.warn(
+                f"{stalled} of {len(runs)} {self.method} restarts stopped at max_iter = "
+                f"{o['max_iter']} before the objective changed by less than tol = {o['tol']:g}; "
+                "increase 'max_iter' or loosen 'tol'.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return self._output(problem, chosen, runs, cv_table, x_mean, root, y_mean, y_scale)
+
+    def report(self, value: float) -> float:
+        """The reported criterion from the minimised value (SCE^ as is, SMI^ negated)."""
+        return value if self.criterion == "sce" else -value
+
+    def _output(
+        self, problem, chosen, runs, cv_table, x_mean, root, y_mean, y_scale
+    ) -> EstimatorOutput:
+        W, d = chosen["W"], chosen["d"]
+        raw = root @ W.T
+        basis = canonical_basis(raw)
+        # z_j = s_j * ((x - x̄) · basis_j): the per-column factor taking transform() to z.
+        z_scale = np.einsum("ij,ij->j", raw, basis)
+        final = problem.solve(W, chosen["sigma"], chosen["lambda"], gradient=False)
+        extras = {
+            "W": W,
+            "whitener": root,
+            "z_scale": z_scale,
+            "sigma": chosen["sigma"],
+            "lambda": chosen["lambda"],
+            "alpha": final.alpha,
+            "centres_z": problem.Xc @ W.T,
+            "centres_y": problem.Yc,
+            "y_mean": y_mean,
+            "y_scale": y_scale,
+            "cv_score": chosen["cv_score"],
+            "trace": chosen["trace"],
+            "n_iter": chosen["n_iter"],
+            "converged": chosen["converged"],
+            "cv_table": cv_table,
+            "d_chosen_by": "given" if self.options["d"] is not None else "cv",
+            "restarts": [
+                {
+                    "d": r["d"],
+                    "criterion": self.report(r["value"]),
+                    "n_iter": r["n_iter"],
+                    "converged": r["converged"],
+                }
+                for r in runs
+            ],
+        }
+        return EstimatorOutput(
+            basis=basis, d=d, criterion=self.report(final.value), center=x_mean, extras=extras
+        )
+
+
+__all__ = [
+    "CriterionEstimator",
+    "run_restart",
+    "select_hyperparameters",
+    "whiten",
+    "standardise_response",
+]

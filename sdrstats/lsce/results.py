@@ -1,0 +1,146 @@
+"""Results of LSCE and LSMI: the criterion, tuning, CV table and the conditional density."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..density import ConditionalDensity, Features, MixtureWeightsLSCDE
+from ..results import DimensionTest, Results
+from ..summary import Block
+
+
+class DensityReductionResults(Results):
+    """A fitted LSCE or LSMI model.
+
+    Besides the common contract it holds the chosen Gaussian width ``sigma`` and penalty
+    ``lambda_``, the final criterion (SCE^ for LSCE, SMI^ for LSMI), the per-restart record and,
+    when ``d`` was chosen by cross-validation, the CV table.
+    """
+
+    @property
+    def sigma(self) -> float:
+        return float(self.extras["sigma"])
+
+    @property
+    def lambda_(self) -> float:
+        return float(self.extras["lambda"])
+
+    @property
+    def cv_table(self) -> pd.DataFrame:
+        """Held-out criterion of the best restart for each candidate ``d``."""
+        table = pd.DataFrame(self.extras["cv_table"]).set_index("d")
+        return table.rename(columns={"criterion": self.criterion_name})
+
+    @property
+    def restarts(self) -> pd.DataFrame:
+        """Final criterion, iterations and convergence of every restart."""
+        return pd.DataFrame(self.extras["restarts"]).rename(
+            columns={"criterion": self.criterion_name}
+        )
+
+    @property
+    def criterion_name(self) -> str:
+        return "SCE^" if self.estimator.criterion == "sce" else "SMI^"
+
+    # -- densities ---------------------------------------------------------------------------
+    def conditional_density(
+        self, estimator: str | None = None, **options: Any
+    ) -> ConditionalDensity:
+        """``p(y | x)`` on the reduced predictors.
+
+        ``estimator=None`` gives LSCE's own density (the LSCDE solution at the final
+        projection; seed eq. 10) for LSCE, and LSCDE on the reduced predictors for LSMI.
+        ``"lscde"`` / ``"eps_kde"`` refit that estimator on ``transform()``.
+        """
+        if estimator is None and self.estimator.criterion == "sce":
+            if options:
+                raise TypeError("LSCE's own density takes no options; use estimator='lscde'.")
+            return self._own_density()
+        return super().conditional_density(estimator or "lscde", **options)
+
+    def _own_density(self) -> ConditionalDensity:
+        ex = self.extras
+        # transform() gives (x - x̄)·basis_j; LSCE's z_j is that times z_scale_j.
+        features = Features(
+            self.spec, np.zeros(self.d), 1.0 / ex["z_scale"], results=self, d=self.d
+        )
+        return MixtureWeightsLSCDE(
+            features,
+            ex["centres_z"],
+            ex["alpha"],
+            ex["sigma"],
+            means=ex["y_mean"] + ex["centres_y"] * ex["y_scale"],
+            sd=ex["sigma"] * ex["y_scale"],
+            y_names=self.spec.y_names,
+            method=self.method.upper(),
+            tuning={"sigma": ex["sigma"], "lambda": ex["lambda"], "cv_score": ex["cv_score"]},
+        )
+
+    # -- presentation ------------------------------------------------------------------------
+    def _method_line(self) -> str:
+        how = "chosen by cross-validation" if self.extras["d_chosen_by"] == "cv" else "given"
+        return f"{self.method}, n = {self.n}, d = {self.d} ({how})."
+
+    def _summary_blocks(self) -> list[Block]:
+        ex = self.extras
+        runs = self.restarts
+        fit_text = (
+            f"sigma = {self.sigma:.4g}, lambda = {self.lambda_:.4g} (by {self.options['n_folds']}"
+            f"-fold CV, re-selected every {self.options['cv_every']} updates)\n"
+            f"{self.criterion_name} = {self.criterion:.6g}, held-out CV score = "
+            f"{ex['cv_score']:.6g}\n"
+            f"{len(runs)} restarts; best: {ex['n_iter']} iterations, "
+            f"{'converged' if ex['converged'] else 'stopped at max_iter'}; "
+            f"{int((~runs['converged'].astype(bool)).sum())} restarts stopped at max_iter"
+        )
+        blocks = [
+            Block("Call", text=self.call),
+            Block("Method", text=self._method_line()),
+            Block("Fit", text=fit_text),
+        ]
+        if len(ex["cv_table"]) > 1:
+            blocks.append(
+                Block("Cross-validation over d (smaller is better)", table=self.cv_table.T)
+            )
+        blocks.append(Block("Estimated Basis Vectors for Central Subspace", table=self.directions))
+        return blocks
+
+    def plot(self, kind: str = "summary", **options: Any) -> Any:
+        """``y`` against the first one or two reduced predictors with the conditional mean
+        and a 10-90 % band (``kind="summary"``); other kinds go to the common plots."""
+        if kind != "summary":
+            return super().plot(kind=kind, **options)
+        from ..plotting_density import plot_density_fit
+
+        return plot_density_fit(self, **options)
+
+
+def cv_dimension_test(
+    results: DensityReductionResults, d_max: int | None = None, progress: bool = False
+) -> DimensionTest:
+    """The held-out LSCDE criterion for ``d = 1..d_max`` (refits if ``d`` was given)."""
+    table = results.extras["cv_table"]
+    if len(table) == 1 or (d_max is not None and d_max != len(table)):
+        est = results.estimator.clone(d=None, d_max=d_max, progress=progress)
+        table = est._fit(results.spec.X, results.spec.Y, random_state=results.random_state).extras[
+            "cv_table"
+        ]
+    frame = pd.DataFrame(table).set_index("d")
+    frame.index = [f"d = {k}" for k in frame.index]
+    chosen = int(pd.DataFrame(table).sort_values("cv_score")["d"].iloc[0])
+    return DimensionTest(
+        frame,
+        chosen,
+        "cv",
+        results.method,
+        level=None,
+        random_state=results.random_state,
+        title=f"Cross-validated dimension choice for {results.method}",
+        note="cv_score: held-out squared-loss criterion (smaller is better).",
+    )
+
+
+__all__ = ["DensityReductionResults", "cv_dimension_test"]

@@ -12,7 +12,6 @@ from . import datasets, distances
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
-from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
 from .results import DimensionTest, Results
@@ -59,13 +58,6 @@ __all__ = [
     "phd",
     "dr",
     "cume",
-    "LSCE",
-    "LSMI",
-    "ConditionalDensity",
-    "lsce",
-    "lsmi",
-    "lscde",
-    "eps_kde",
     "LSCE",
     "LSMI",
     "ConditionalDensity",

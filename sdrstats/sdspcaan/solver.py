@@ -108,13 +108,13 @@ def squared_distances(P: np.ndarray) -> np.ndarray:
     return dist
 
 
-def adaptive_neighbours(dist: np.ndarray, m: int) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Closed-form adaptive-neighbour graph of a distance matrix, all rows at once.
+def neighbour_weights(dist: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row-wise closed-form adaptive neighbours (seed eq. 23), all rows at once.
 
-    Returns the symmetrised similarity ``(S + S^T) / 2`` and the per-row ``γ_i``. The
-    diagonal of ``dist`` is ignored (a point is not its own neighbour).
+    Returns the ``m`` nearest columns of each row (ascending distance), their weights (each
+    row sums to 1) and ``γ_i = (m d_{i,m+1} - Σ_{h<=m} d_ih) / 2``; the weights minimise
+    ``Σ_j d_ij s_ij + γ_i s_ij²`` over the probability simplex. The diagonal is ignored.
     """
-    n = dist.shape[0]
     d = dist.copy()
     np.fill_diagonal(d, np.inf)
     nearest = np.argpartition(d, m, axis=1)[:, : m + 1]
@@ -126,11 +126,19 @@ def adaptive_neighbours(dist: np.ndarray, m: int) -> tuple[sp.csr_matrix, np.nda
     denom = m * d_next - near_d[:, :m].sum(axis=1)
     weights = (d_next[:, None] - near_d[:, :m]) / (denom[:, None] + EPS)
     # all m + 1 distances equal (e.g. duplicated points): spread the weight evenly
-    flat = denom <= EPS
-    weights[flat] = 1.0 / m
+    weights[denom <= EPS] = 1.0 / m
+    return nearest[:, :m], weights, denom / 2.0
+
+
+def adaptive_neighbours(dist: np.ndarray, m: int) -> tuple[sp.csr_matrix, np.ndarray]:
+    """Adaptive-neighbour graph of a distance matrix, symmetrised: ``(S + S^T) / 2``.
+
+    Also returns the per-row ``γ_i`` (see :func:`neighbour_weights`).
+    """
+    n = dist.shape[0]
+    nearest, weights, gamma = neighbour_weights(dist, m)
     rows = np.repeat(np.arange(n), m)
-    S = sp.csr_matrix((weights.ravel(), (rows, nearest[:, :m].ravel())), shape=(n, n))
-    gamma = denom / 2.0
+    S = sp.csr_matrix((weights.ravel(), (rows, nearest.ravel())), shape=(n, n))
     return ((S + S.T) / 2.0).tocsr(), gamma
 
 

@@ -1,0 +1,296 @@
+"""SDSPCAAN family: solver steps against dense/brute-force references, family relations,
+the fitted-result contract, recovery on simulated classes, and bad input messages."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from threadpoolctl import threadpool_limits
+
+import sdrstats as sdr
+from sdrstats.sdspcaan.family import zscore
+from sdrstats.sdspcaan.solver import (
+    SolverConfig,
+    _smallest_eigen,
+    adaptive_neighbours,
+    neighbour_weights,
+    one_hot,
+    solve,
+    squared_distances,
+)
+
+
+@pytest.fixture(autouse=True)
+def one_blas_thread():
+    # the machine is shared: one BLAS thread keeps these small problems fast and polite
+    with threadpool_limits(1):
+        yield
+
+
+def simulate(n_per_class=30, p=20, c=3, noise_scale=3.0, seed=0):
+    """Classes separated along the first two coordinates; the others are high-variance noise
+    (so PCA's leading directions are noise and a supervised method has something to find)."""
+    rng = np.random.default_rng(seed)
+    means = np.zeros((c, p))
+    angles = 2 * np.pi * np.arange(c) / c
+    means[:, 0], means[:, 1] = 2.5 * np.cos(angles), 2.5 * np.sin(angles)
+    y = np.repeat(np.arange(c), n_per_class)
+    X = means[y] + rng.standard_normal((y.size, p)) * np.r_[1.0, 1.0, [noise_scale] * (p - 2)]
+    frame = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(p)])
+    frame["label"] = pd.Categorical([f"class{v}" for v in y])
+    return frame, X, y
+
+
+def projection_onto(basis, vectors):
+    """Squared norms of the projections of unit ``vectors`` onto span(basis)."""
+    q, _ = np.linalg.qr(basis)
+    return np.sum((q.T @ vectors) ** 2, axis=0)
+
+
+# -- the S-step -------------------------------------------------------------------------
+def simplex_projection(v):
+    """Euclidean projection onto the probability simplex (sort-based, Duchi et al. 2008)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u)
+    rho = np.nonzero(u * np.arange(1, v.size + 1) > css - 1)[0][-1]
+    theta = (css[rho] - 1) / (rho + 1.0)
+    return np.maximum(v - theta, 0)
+
+
+def test_neighbour_weights_solve_each_row_problem():
+    rng = np.random.default_rng(1)
+    P = rng.standard_normal((40, 3))
+    dist = squared_distances(P)
+    m = 5
+    nearest, weights, gamma = neighbour_weights(dist, m)
+    for i in range(40):
+        d = np.delete(dist[i], i)
+        cols = np.delete(np.arange(40), i)
+        # min Σ d_j s_j + γ s_j² on the simplex = projection of -d / (2γ) onto the simplex
+        reference = simplex_projection(-d / (2 * gamma[i]))
+        dense = np.zeros(40)
+        dense[nearest[i]] = weights[i]
+        # 1e-10: both are closed forms in double precision on O(1) distances
+        np.testing.assert_allclose(dense[cols], reference, atol=1e-10)
+        assert np.count_nonzero(reference > 1e-12) <= m  # exactly the m nearest can be > 0
+
+
+def test_adaptive_graph_is_symmetric_stochastic_average():
+    rng = np.random.default_rng(2)
+    dist = squared_distances(rng.standard_normal((30, 4)))
+    S, _ = adaptive_neighbours(dist, 4)
+    assert sp.issparse(S)
+    assert abs(S - S.T).max() == 0
+    assert S.diagonal().max() == 0
+    assert S.min() >= 0
+    # each unsymmetrised row sums to 1, so the symmetrised total is n (exact up to rounding)
+    np.testing.assert_allclose(S.sum(), 30, rtol=1e-12)
+
+
+def test_squared_distances_match_scipy():
+    from scipy.spatial.distance import cdist
+
+    P = np.random.default_rng(3).standard_normal((25, 6))
+    np.testing.assert_allclose(squared_distances(P), cdist(P, P, "sqeuclidean"), atol=1e-10)
+
+
+# -- the Q-step -------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["eigh", "lobpcg"])
+def test_partial_eigensolver_matches_dense(method):
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((120, 120))
+    Z = A + A.T
+    values, vectors = np.linalg.eigh(Z)
+    start = vectors[:, :6] + 1e-2 * rng.standard_normal((120, 6))
+    got_values, got_vectors = _smallest_eigen(Z, 6, start, method)
+    # eigenvalues of an O(10) matrix: 1e-6 covers LOBPCG's residual tolerance
+    np.testing.assert_allclose(got_values, values[:6], atol=1e-6)
+    overlap = projection_onto(got_vectors, vectors[:, :6])
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-6)
+
+
+def test_sdspca_without_sparsity_is_the_dense_eigen_solution():
+    _, X, y = simulate(seed=5)
+    Xs, _, _ = zscore(X)
+    Y = one_hot(y)
+    k, alpha = 4, 2.0
+    result = solve(Xs, Y, SolverConfig(k=k, alpha=alpha, beta=0.0, graph="none"))
+    K = Xs @ Xs.T
+    alpha_scaled = alpha * np.trace(K) / np.sum(Y * Y)
+    Z = -K - alpha_scaled * (Y @ Y.T)
+    _, vectors = np.linalg.eigh(Z)
+    # Q spans the k smallest eigenvectors; 1e-8 allows for eigenvector rounding
+    np.testing.assert_allclose(projection_onto(result.Q, vectors[:, :k]), 1.0, atol=1e-8)
+    np.testing.assert_allclose(result.W, Xs.T @ result.Q, atol=1e-10)
+
+
+# -- the whole solver ---------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"delta": 1.0},
+        {"delta": 0.1, "alpha": 10.0},
+        {"delta": 10.0, "beta": 0.1},
+        {"graph": "fixed"},
+        {"global_terms": False},
+        {"global_terms": False, "supervised_graph": False},
+    ],
+)
+def test_objective_trace_is_non_increasing(options):
+    _, X, y = simulate(seed=6)
+    Xs, _, _ = zscore(X)
+    config = SolverConfig(k=5, tol=1e-3, max_iter=30, **options)
+    result = solve(Xs, one_hot(y), config)
+    trace = result.objective_trace
+    rises = np.diff(trace)
+    # the solver's stopping rule: no accepted step rises by more than tol x |objective|
+    assert np.all(rises <= config.tol * np.abs(trace[:-1]))
+    assert result.n_iter >= 1 and result.converged
+
+
+def test_delta_zero_sdspcaan_equals_sdspca():
+    frame, _, _ = simulate(seed=7)
+    formula = "label ~ " + " + ".join(f"x{j + 1}" for j in range(20))
+    a = sdr.sdspcaan(formula, frame, k=4, delta=0.0)
+    b = sdr.sdspca(formula, frame, k=4)
+    # same Z at every step (the graph term has weight 0): same directions to rounding
+    np.testing.assert_allclose(a.directions.to_numpy(), b.directions.to_numpy(), atol=1e-8)
+
+
+def test_pca_members_match_svd_and_sklearn():
+    from sklearn.decomposition import PCA as SkPCA
+
+    frame, X, y = simulate(seed=8)
+    Xs, center, scale = zscore(X)
+    fit = sdr.PCA(k=3).fit(X, y.astype(str))
+    components = SkPCA(n_components=3).fit(Xs).components_.T
+    # same unit vectors up to sign; back in the z-scored scale (directions are unscaled)
+    z_dirs = fit.extras["projection"]
+    np.testing.assert_allclose(np.abs(np.sum(z_dirs * components, axis=0)), 1.0, atol=1e-10)
+    vfit = sdr.VPCA(k=3).fit(X, y.astype(str))
+    U, sv, _ = np.linalg.svd(Xs, full_matrices=False)
+    # vPCA: W = X^T Q with Q the top-k left singular vectors, = R Σ
+    W = Xs.T @ U[:, :3]
+    np.testing.assert_allclose(np.abs(vfit.extras["projection"]), np.abs(W), atol=1e-8)
+    np.testing.assert_allclose(vfit.directions.to_numpy(), fit.directions.to_numpy(), atol=1e-10)
+
+
+def test_sdspcaan_finds_the_class_subspace_that_pca_misses():
+    frame, X, y = simulate(n_per_class=40, p=30, seed=9)
+    truth = np.eye(30)[:, :2]
+    fit = sdr.SDSPCAAN(k=2, alpha=1.0, delta=1.0).fit(X, y.astype(str))
+    pca = sdr.PCA(k=2).fit(X, y.astype(str))
+    captured = projection_onto(fit.directions.to_numpy(), truth).mean()
+    captured_pca = projection_onto(pca.directions.to_numpy(), truth).mean()
+    # seeded simulation: the supervised fit captures most of the 2-D class-mean plane (0.98
+    # here), PCA of noise with 9x the variance captures little (0.1)
+    assert captured > 0.8
+    assert captured_pca < 0.4
+
+
+def test_learned_graph_has_one_component_per_class():
+    _, X, y = simulate(n_per_class=30, seed=10)
+    fit = sdr.SDSPCAAN(k=3).fit(X, y.astype(str))
+    S = fit.similarity
+    assert sp.issparse(S) and S.shape == (90, 90)
+    n_components, labels = connected_components(S, directed=False)
+    # classes of 30 > m + 1 = 16 points: λ grows until the graph splits into the c classes
+    assert n_components == 3
+    assert pd.crosstab(labels, y).gt(0).sum(axis=1).eq(1).all()
+
+
+def test_transform_uses_training_centring_and_scaling():
+    frame, X, y = simulate(seed=11)
+    formula = "label ~ " + " + ".join(f"x{j + 1}" for j in range(20))
+    fit = sdr.sdspcaan(formula, frame, k=3)
+    new = frame.iloc[:7].copy()
+    Xs_new = (X[:7] - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    expected = Xs_new @ fit.projection.to_numpy()
+    np.testing.assert_allclose(fit.transform(new).to_numpy(), expected, atol=1e-10)
+    # the array path gives identical numbers
+    array_fit = sdr.SDSPCAAN(k=3).fit(frame.drop(columns="label"), frame["label"])
+    np.testing.assert_allclose(
+        array_fit.transform().to_numpy(), fit.transform().to_numpy(), atol=1e-10
+    )
+    assert fit.d == fit.k == 3 and fit.directions.shape == (20, 3)
+    np.testing.assert_allclose(np.linalg.norm(fit.directions, axis=0), 1.0, atol=1e-12)
+
+
+def test_summary_pickle_and_plot():
+    frame, X, y = simulate(seed=12)
+    fit = sdr.SDSPCAAN(k=2).fit(X, y.astype(str))
+    text = str(fit.summary())
+    assert "Alternating solver" in text and "converged: True" in text
+    clone = pickle.loads(pickle.dumps(fit))
+    np.testing.assert_array_equal(clone.transform().to_numpy(), fit.transform().to_numpy())
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = fit.plot("projection")
+    assert len(ax.collections) == 3
+    assert fit.plot("objective").lines
+
+
+def test_lobpcg_option_gives_the_same_fit():
+    _, X, y = simulate(n_per_class=40, seed=13)
+    a = sdr.SDSPCAAN(k=3).fit(X, y.astype(str))
+    b = sdr.SDSPCAAN(k=3, eigensolver="lobpcg").fit(X, y.astype(str))
+    # both solve each Q-step to ~1e-6 residual; the fits agree to 1e-4 in direction
+    overlap = projection_onto(b.directions.to_numpy(), a.directions.to_numpy())
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-4)
+
+
+def test_max_iter_reached_warns():
+    _, X, y = simulate(seed=14)
+    with pytest.warns(sdr.ConvergenceWarning, match="did not converge in max_iter = 1"):
+        fit = sdr.SDSPCAAN(k=3, tol=1e-12, max_iter=1).fit(X, y.astype(str))
+    assert not fit.converged
+
+
+# -- bad input --------------------------------------------------------------------------
+def test_continuous_response_suggests_spca():
+    ais = sdr.datasets.load("ais")
+    with pytest.raises(ValueError, match="needs class labels.*use spca"):
+        sdr.sdspcaan("lbm ~ ht + wt", ais, k=1)
+
+
+def test_single_sample_class_is_refused():
+    frame, _, _ = simulate(seed=15)
+    frame["label"] = frame["label"].cat.add_categories("lonely")
+    frame.loc[0, "label"] = "lonely"
+    with pytest.raises(ValueError, match=r"\['lonely'\].*single sample"):
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=2)
+    X = frame[["x1", "x2", "x3"]].to_numpy()
+    y = np.where(np.arange(len(X)) == 0, 9, frame["label"].cat.codes.to_numpy() % 3)
+    with pytest.raises(ValueError, match="single sample"):
+        sdr.SDSPCA(k=2).fit(X, y.astype(str))
+
+
+def test_k_larger_than_n_or_p_is_refused():
+    frame, _, _ = simulate(seed=16)
+    with pytest.raises(ValueError, match=r"'k' option of sdspcaan must be at most min\(n, p\) = 3"):
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=4)
+    with pytest.raises(TypeError, match="needs the reduced dimension: pass k"):
+        sdr.SDSPCAAN()
+    with pytest.raises(ValueError, match="'alpha' option of sdspcaan must be >= 0"):
+        sdr.SDSPCAAN(k=2, alpha=-1)
+    with pytest.raises(TypeError, match="unknown option"):
+        sdr.SDSPCA(k=2, delta=1.0)
+
+
+def test_non_finite_values_are_refused():
+    frame, X, y = simulate(seed=17)
+    frame.loc[3, "x2"] = np.inf
+    with pytest.raises(ValueError, match="'x2' has 1 infinite or undefined"):
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=2)
+    X = X.copy()
+    X[5, 0] = np.inf
+    with pytest.raises(ValueError, match="infinite or undefined"):
+        sdr.SDSPCAAN(k=2).fit(X, y.astype(str))
+    with pytest.raises(ValueError, match="predictor column 0 has infinite or missing"):
+        sdr.SDSPCAAN(k=2)._check_data(X, y, True)

@@ -228,6 +228,11 @@ def bootstrap_replicates(
     use_moments = engine == "moments" or (
         engine == "auto" and not changes and fast_path_supported(results)
     )
+    if engine == "moments" and changes:
+        raise ValueError(
+            "The weighted-moment bootstrap refits with the fit's own options; "
+            f"option changes {sorted(changes)} need engine='refit'."
+        )
     if engine == "moments" and not fast_path_supported(results):
         raise ValueError(f"The weighted-moment bootstrap is not available for {results.method}.")
     if use_moments:

@@ -1,0 +1,141 @@
+"""Results of the MAVE family: one basis per dimension, the CV table, the fitting details."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..results import Results
+from ..summary import Block, dir_labels
+
+VARIANT_NAMES = {
+    "csmave": "csMAVE (density-based MAVE, central subspace; Xia 2007)",
+    "csopg": "csOPG (outer product of gradients, central subspace; Xia 2007)",
+    "meanmave": "meanMAVE (MAVE, central mean subspace; Xia et al. 2002)",
+    "meanopg": "meanOPG (outer product of gradients, central mean subspace; Xia et al. 2002)",
+    "ksir": "KSIR (kernel sliced inverse regression)",
+}
+
+
+class MaveResults(Results):
+    """A fitted MAVE/OPG/KSIR model.
+
+    The ``k``-dimensional solutions of these methods are refined separately and are not
+    nested, so every basis for ``k = 1..max_dim`` is kept: ``directions_for(k)`` returns the
+    ``k``-dimensional solution (not the first ``k`` columns of another one), and
+    ``transform(d=k)`` uses it.
+    """
+
+    @property
+    def variant(self) -> str:
+        """The method option: ``csmave``, ``csopg``, ``meanmave``, ``meanopg`` or ``ksir``."""
+        return self.output.extras["variant"]
+
+    @property
+    def max_dim(self) -> int:
+        return int(self.output.extras["max_dim"])
+
+    def directions_for(self, k: int) -> pd.DataFrame:
+        """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk)."""
+        bases = self.output.extras["bases"]
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k not in bases:
+            raise ValueError(
+                f"k must be an integer between 1 and max_dim = {self.max_dim}; got {k!r}. "
+                "Refit with a larger 'max_dim' for more dimensions."
+            )
+        return pd.DataFrame(bases[k], index=self.x_names, columns=dir_labels(int(k)))
+
+    @property
+    def all_directions(self) -> pd.DataFrame:
+        """The ``max_dim``-dimensional solution."""
+        return self.directions_for(self.max_dim)
+
+    @property
+    def cv_table(self) -> pd.DataFrame:
+        """CV value for ``d = 0..max_dim`` (R ``mave.dim``'s ``cv0`` and ``cv``)."""
+        return self.output.extras["cv"].copy()
+
+    @property
+    def screened_out(self) -> list[str]:
+        """Predictors removed by screening (zero coefficients in every direction)."""
+        kept = set(int(i) for i in self.output.extras["kept"])
+        return [name for i, name in enumerate(self.x_names) if i not in kept]
+
+    def _method_line(self) -> str:
+        ex = self.output.extras
+        lines = [f"{VARIANT_NAMES[self.variant]}, n = {self.n}, p = {self.p}."]
+        if self.screened_out:
+            lines.append(f"Screening (SIRS) kept {len(ex['kept'])} of {self.p} predictors.")
+        if ex["initial_bandwidth"] is not None:
+            lines.append(
+                f"Gaussian kernel on whitened predictors; initial OPG bandwidth "
+                f"{ex['initial_bandwidth']:.4g}."
+            )
+        if ex["y_bandwidth"] is not None:
+            where = f" at {ex['y_points']} response quantiles" if ex["y_points"] else ""
+            lines.append(
+                f"Response kernel bandwidth {ex['y_bandwidth']:.4g}{where} (standardised response)."
+            )
+        return "\n".join(lines)
+
+    def _refinement_table(self) -> pd.DataFrame | None:
+        ex = self.output.extras
+        if not ex["iterations"]:
+            return None
+        dims = sorted(ex["iterations"])
+        return pd.DataFrame(
+            {
+                "bandwidth": [float(ex["bandwidths"][k]) for k in dims],
+                "iterations": [int(ex["iterations"][k]) for k in dims],
+                "converged": ["yes" if ex["converged"][k] else "no" for k in dims],
+            },
+            index=pd.Index(dims, name="d"),
+        )
+
+    def _summary_blocks(self) -> list[Block]:
+        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
+        refinement = self._refinement_table()
+        if refinement is not None:
+            blocks.append(Block("Refinement by dimension", table=refinement))
+        test = self.test_dimension("cv")
+        blocks.append(Block(test.title, table=test.display_table()))
+        chosen = "chosen by CV" if self.options["d"] is None else "given"
+        blocks.append(
+            Block(
+                f"Estimated basis vectors, d = {self.d} ({chosen})",
+                table=self.directions_for(self.d),
+            )
+        )
+        ev = self.output.eigenvalues
+        if ev is not None:
+            label = "Eigenvalues" if self.variant == "ksir" else "Gradient variance (eigenvalues)"
+            blocks.append(
+                Block(
+                    "",
+                    table=pd.DataFrame({label: np.asarray(ev, float)}, index=dir_labels(len(ev))).T,
+                )
+            )
+        return blocks
+
+    def refit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+        **changes: Any,
+    ) -> Any:
+        """Refit on arrays at this fit's ``d`` (a CV-chosen ``d`` is kept, not re-chosen).
+
+        Resampling compares subspaces of one dimension, so a fit whose ``d`` came from
+        cross-validation is refitted with ``d`` fixed unless ``changes`` sets it.
+        """
+        if self.options["d"] is None and "d" not in changes:
+            changes["d"] = self.d
+        return super().refit(X, Y, weights=weights, random_state=random_state, **changes)
+
+
+__all__ = ["MaveResults", "VARIANT_NAMES"]

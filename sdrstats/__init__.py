@@ -12,6 +12,7 @@ from . import datasets, distances
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
+from .mave import MAVE, mave
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
 from .results import DimensionTest, Results
@@ -89,4 +90,6 @@ __all__ = [
     "pcan",
     "pca",
     "vpca",
+    "MAVE",
+    "mave",
 ]

@@ -68,7 +68,9 @@ def one_nn_bca(
 
     center = train.mean(axis=0)
     scale = train.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
+    # a feature whose spread is rounding error (e.g. W's column for Q's constant direction,
+    # X^T 1 = 0) is constant: standardising it would turn rounding noise into a feature
+    scale = np.where(scale > 1e-10 * max(scale.max(), 1e-300), scale, np.inf)
     knn = KNeighborsClassifier(n_neighbors=1).fit((train - center) / scale, y_train)
     return [
         balanced_accuracy(y, knn.predict((X - center) / scale)) for X, y in zip(others, y_others)
@@ -137,7 +139,8 @@ def _inputs(
     if hasattr(method, "spec") and hasattr(method, "estimator"):  # a fitted result
         fit = method
         names = [fit.method]
-        fixed = {key: value for key, value in fit.options.items() if key != "k"}
+        tuned = ("k", *TUNED_WEIGHTS.get(fit.method, ()))
+        fixed = {key: value for key, value in fit.options.items() if key not in tuned}
         if data is None:
             return names, fixed, fit.spec.X, np.asarray(fit.spec.Y)
         formula = formula or fit.spec.formula
@@ -184,7 +187,9 @@ def classification(
     ----------
     method : str, list of str, or a fitted result
         Method name(s) from :data:`METHODS` (``"baseline"`` uses the first k standardised
-        predictors), or a fit of the family (its method, options and data are reused).
+        predictors), or a fit of the family: its method, data and untuned options
+        (``n_neighbors``, ``lam``, ``tol``, ``max_iter``...) are reused; k and the weights
+        are tuned.
     data : DataFrame or (X, y) tuple, optional
         The data; a DataFrame needs ``formula``. Not needed when ``method`` is a fit.
     formula : str, optional

@@ -137,3 +137,34 @@ def sparse_single_index(n: int, p: int, random_state: Any = None, noise_sd: floa
 
 
 __all__ += ["ar1_normal", "ossir_model", "sparse_single_index"]
+
+
+# -- MAVE (issue #11) --------------------------------------------------------------------------
+
+
+def mave_classic(n: int = 400, random_state: Any = None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The example of R ``MAVE``'s help pages: ``y = xᵀb₁ + (xᵀb₂) ε``, ``x ~ N(0, I₅)``.
+
+    ``b₁ = (1, 1, 0, 0, 0)``, ``b₂ = (0, 0, 1, 1, 0)``, ``ε ~ N(0, 1)``: the central subspace
+    is ``span(b₁, b₂)`` (``d = 2``) and the central mean subspace ``span(b₁)`` (``d = 1``).
+
+    Returns
+    -------
+    data : DataFrame with columns x1..x5, y
+    basis : ndarray (5, 2), columns ``b₁`` and ``b₂`` (the first spans the mean subspace)
+
+    Examples
+    --------
+    >>> df, b = mave_classic(4, random_state=0)
+    >>> df.shape, b[:, 0].tolist()
+    ((4, 6), [1.0, 1.0, 0.0, 0.0, 0.0])
+    """
+    rng = np.random.default_rng(random_state)
+    X = rng.standard_normal((n, 5))
+    basis = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0, 0.0]]).T
+    data = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 6)])
+    data["y"] = X @ basis[:, 0] + (X @ basis[:, 1]) * rng.standard_normal(n)
+    return data, basis
+
+
+__all__ += ["mave_classic"]

@@ -15,6 +15,7 @@ from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
+from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .results import DimensionTest, Results
 from .sdspcaan import (
     PCA,
@@ -92,4 +93,8 @@ __all__ = [
     "vpca",
     "MAVE",
     "mave",
+    "LassoSIR",
+    "OnlineSIR",
+    "lasso_sir",
+    "online_sir",
 ]

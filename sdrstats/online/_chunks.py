@@ -1,0 +1,199 @@
+"""Turning stream chunks into arrays, the same way for every chunk.
+
+The first chunk fixes everything: with a formula it is parsed by
+:func:`sdrstats.formula.parse` (its design information then builds the predictors of every
+later chunk through :meth:`~sdrstats.formula.ModelSpec.transform_x`, and the response is
+evaluated with the same expression); without one, :func:`sdrstats.formula.from_arrays`
+names the columns. Class labels of later chunks are coded with the first chunk's levels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from .._warnings import MissingValueWarning
+from ..formula import _R_NAMES, _check_finite, _mentioned_columns, from_arrays, parse
+
+_EMPTY = (np.empty((0, 0)), np.empty(0))
+
+
+class ChunkReader:
+    """Reads chunks for one stream (see the module docstring)."""
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.spec: Any = None
+        self.formula: str | None = None
+        self.columns: list[str] | None = None
+        self.categorical = False
+        self.p: int | None = None
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec,
+            "formula": self.formula,
+            "columns": self.columns,
+            "categorical": self.categorical,
+            "p": self.p,
+        }
+
+    def load(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # -- entry ---------------------------------------------------------------------------
+    def read(
+        self, X: Any, y: Any, *, formula: str | None, missing: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if missing not in ("drop", "raise"):
+            raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
+        if formula is not None and self.formula is not None and formula != self.formula:
+            raise ValueError(
+                f"This stream was started with formula {self.formula!r}; a chunk "
+                f"cannot change it to {formula!r}."
+            )
+        if formula is not None and self.spec is not None and self.formula is None:
+            raise ValueError("This stream was started with arrays; it cannot switch to a formula.")
+        formula = formula or self.formula
+        if formula is not None:
+            if not isinstance(X, pd.DataFrame) or y is not None:
+                raise TypeError(
+                    f"With a formula, each chunk of {self.method} must be one pandas "
+                    f"DataFrame holding all columns (and y=None); got {type(X).__name__}."
+                )
+            if len(X) == 0:
+                return _EMPTY
+            if self.spec is None:
+                return self._first_formula(formula, X, missing)
+            return self._later_formula(X, missing)
+        if y is None:
+            raise TypeError(
+                f"partial_fit of {self.method} needs y, or a formula with a DataFrame chunk."
+            )
+        if len(X) == 0:
+            return _EMPTY
+        if self.spec is None:
+            spec = from_arrays(X, y, missing=missing)
+            return self._adopt(spec)
+        return self._later_arrays(X, y, missing)
+
+    def _adopt(self, spec: Any) -> tuple[np.ndarray, np.ndarray]:
+        if not spec.categorical and spec.Y.shape[1] != 1:
+            raise ValueError(
+                f"{self.method} slices one response column; got {spec.Y.shape[1]} ({spec.y_names})."
+            )
+        X, Y = spec.X, spec.Y
+        # The spec keeps names and the design, not the rows: memory stays bounded.
+        self.spec = dataclasses.replace(spec, X=X[:0], Y=Y[:0], index=spec.index[:0])
+        self.categorical, self.p = spec.categorical, spec.p
+        return X, (Y if spec.categorical else Y[:, 0])
+
+    def _first_formula(self, formula: str, data: pd.DataFrame, missing: str):
+        spec = parse(formula, data, missing=missing)
+        self.formula = formula
+        self.columns = [str(c) for c in data.columns]
+        return self._adopt(spec)
+
+    # -- later chunks --------------------------------------------------------------------
+    def _check_columns(self, data: pd.DataFrame) -> None:
+        columns = [str(c) for c in data.columns]
+        if set(columns) != set(self.columns):
+            missing = [c for c in self.columns if c not in columns]
+            extra = [c for c in columns if c not in self.columns]
+            raise ValueError(
+                f"This chunk's columns differ from the first chunk's: missing {missing}, extra "
+                f"{extra}. Every chunk of a stream needs the same columns {self.columns}."
+            )
+
+    def _drop_missing(self, data: pd.DataFrame, used: list[str], missing: str) -> pd.DataFrame:
+        bad = data[used].isna().any(axis=1).to_numpy()
+        if bad.any():
+            with_na = [c for c in used if data[c].isna().any()]
+            if missing == "raise":
+                raise ValueError(
+                    f"{int(bad.sum())} row(s) of this chunk have missing values in "
+                    f"{with_na}; drop or impute them, or pass missing='drop'."
+                )
+            warnings.warn(
+                f"Dropped {int(bad.sum())} of {len(data)} rows of a chunk with missing "
+                f"values in {with_na}.",
+                MissingValueWarning,
+                stacklevel=4,
+            )
+        return data.loc[~bad]
+
+    def _later_formula(self, data: pd.DataFrame, missing: str):
+        self._check_columns(data)
+        data = data.copy(deep=False)
+        data.columns = [str(c) for c in data.columns]
+        used = _mentioned_columns(self.formula, self.columns)
+        data = self._drop_missing(data, used, missing)
+        if len(data) == 0:
+            return _EMPTY
+        X = self.spec.transform_x(data)
+        lhs = self.formula.split("~")[0].strip()
+        if self.categorical:
+            return X, self._codes(data[self.spec.y_names[0]])
+        env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
+        y = np.asarray(
+            patsy.dmatrix(f"0 + I({lhs})", data, eval_env=env, NA_action="raise"), dtype=float
+        )[:, 0]
+        _check_finite(y[:, None], self.spec.y_names, "Response")
+        return X, y
+
+    def _later_arrays(self, X: Any, y: Any, missing: str):
+        if isinstance(X, pd.DataFrame) and self.spec.x_columns is not None:
+            columns = [str(c) for c in X.columns]
+            if columns != self.spec.x_columns:
+                raise ValueError(
+                    f"This chunk's columns {columns} differ from the first chunk's "
+                    f"{self.spec.x_columns}; every chunk needs the same predictors in order."
+                )
+        Xa = np.asarray(X, dtype=float)
+        if Xa.ndim != 2 or Xa.shape[1] != self.p:
+            raise ValueError(
+                f"This chunk has shape {Xa.shape}; the stream has p = {self.p} predictor columns."
+            )
+        ys = pd.Series(np.asarray(y).reshape(-1) if not isinstance(y, pd.Series) else y.to_numpy())
+        if len(ys) != Xa.shape[0]:
+            raise ValueError(f"This chunk has {Xa.shape[0]} rows of X but {len(ys)} of y.")
+        bad = np.isnan(Xa).any(axis=1) | ys.isna().to_numpy()
+        if bad.any():
+            if missing == "raise":
+                raise ValueError(
+                    f"{int(bad.sum())} row(s) of this chunk have missing values; "
+                    "drop them first or pass missing='drop'."
+                )
+            warnings.warn(
+                f"Dropped {int(bad.sum())} of {len(bad)} rows of a chunk with missing values.",
+                MissingValueWarning,
+                stacklevel=4,
+            )
+            Xa, ys = Xa[~bad], ys[~bad]
+        _check_finite(Xa, self.spec.x_names, "Predictor")
+        if self.categorical:
+            return Xa, self._codes(ys)
+        yv = ys.to_numpy(dtype=float)
+        _check_finite(yv[:, None], self.spec.y_names, "Response")
+        return Xa, yv
+
+    def _codes(self, labels: Any) -> np.ndarray:
+        levels = self.spec.y_levels
+        codes = np.asarray(
+            pd.Categorical(np.asarray(labels), categories=levels).codes, dtype=np.int64
+        )
+        if np.any(codes < 0):
+            unseen = sorted({str(v) for v, c in zip(np.asarray(labels), codes) if c < 0})
+            raise ValueError(
+                f"The response has class label(s) {unseen[:5]} not seen in the first "
+                f"chunk (levels {levels}); the slices are fixed by the first chunk."
+            )
+        return codes
+
+
+__all__ = ["ChunkReader"]

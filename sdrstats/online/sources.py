@@ -1,0 +1,139 @@
+"""Reading a stream: a DataFrame, an iterator of DataFrames or a CSV file in chunks.
+
+:func:`online_sir` is the formula front of :class:`~sdrstats.online.OnlineSIR`: it feeds the
+chunks of ``source`` to ``partial_fit`` in order, so memory holds one chunk at a time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pandas as pd
+
+from .._validation import check_int
+from .online_sir import OnlineSIR
+
+
+def iter_chunks(
+    source: Any, chunksize: int = 1000, **read_csv_options: Any
+) -> Iterator[pd.DataFrame]:
+    """Chunks of ``source`` as DataFrames.
+
+    Parameters
+    ----------
+    source : DataFrame, iterable of DataFrames, or path to a CSV file
+        A DataFrame is cut into consecutive chunks of ``chunksize`` rows; an iterable is
+        passed through (each item must be a DataFrame); a path (str or ``os.PathLike``) is
+        read with ``pandas.read_csv(path, chunksize=chunksize)``.
+    chunksize : int
+        Rows per chunk (DataFrame and CSV sources).
+    **read_csv_options
+        Passed to ``pandas.read_csv`` for a CSV source (``sep``, ``usecols``...).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> [len(c) for c in iter_chunks(pd.DataFrame({"a": range(5)}), chunksize=2)]
+    [2, 2, 1]
+    """
+    check_int(chunksize, "chunksize", "online_sir", low=1)
+    if isinstance(source, pd.DataFrame):
+        for start in range(0, len(source), chunksize):
+            yield source.iloc[start : start + chunksize]
+        return
+    if isinstance(source, (str, os.PathLike)):
+        if not os.path.exists(source):
+            raise FileNotFoundError(f"The CSV source {os.fspath(source)!r} does not exist.")
+        with pd.read_csv(source, chunksize=chunksize, **read_csv_options) as reader:
+            yield from reader
+        return
+    if not isinstance(source, Iterable):
+        raise TypeError(
+            "source must be a DataFrame, an iterable of DataFrames or a CSV path; got "
+            f"{type(source).__name__}."
+        )
+    for k, chunk in enumerate(source):
+        if not isinstance(chunk, pd.DataFrame):
+            raise TypeError(
+                f"Chunk {k} of the source is a {type(chunk).__name__}, not a pandas DataFrame."
+            )
+        yield chunk
+
+
+def online_sir(
+    formula: str,
+    source: Any,
+    *,
+    chunksize: int = 1000,
+    nslices: int | None = None,
+    d: int = 1,
+    eigen: str = "ccipca",
+    sparse: bool = True,
+    learning_rate: str | float = "auto",
+    decay_after: Any = "auto",
+    gravity: float = 0.05,
+    threshold: float | None = None,
+    truncate_every: int = 10,
+    cut_points: Any = None,
+    init_size: int = 500,
+    block_size: int = 1000,
+    trace_size: int = 100,
+    missing: str = "drop",
+) -> OnlineSIR:
+    """Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.
+
+    Parameters
+    ----------
+    formula : str
+        Patsy formula with one response, e.g. ``"y ~ ."``; evaluated on the first chunk and
+        applied with the same transforms and factor levels to every later chunk.
+    source : DataFrame, iterable of DataFrames, or CSV path
+        See :func:`iter_chunks`.
+    chunksize : int
+        Rows per chunk read from a DataFrame or CSV source (default 1000).
+
+    Returns
+    -------
+    OnlineSIR
+        The fitted stream; call ``partial_fit`` to continue it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, chunksize=50, init_size=100,
+    ...                      d=1, nslices=5)
+    >>> fit.n_seen
+    202
+    """
+    model = OnlineSIR(
+        nslices=nslices,
+        d=d,
+        eigen=eigen,
+        sparse=sparse,
+        learning_rate=learning_rate,
+        decay_after=decay_after,
+        gravity=gravity,
+        threshold=threshold,
+        truncate_every=truncate_every,
+        cut_points=cut_points,
+        init_size=init_size,
+        block_size=block_size,
+        trace_size=trace_size,
+    )
+    shown = {k: v for k, v in model.options.items() if repr(v) != repr(OnlineSIR.params[k])}
+    args = "".join(f", {k}={v!r}" for k, v in shown.items())
+    model.call = f"online_sir({formula!r}, source, chunksize={chunksize}{args})"
+    for chunk in iter_chunks(source, chunksize):
+        model.partial_fit(chunk, formula=formula, missing=missing)
+    if not model.initialized:
+        raise ValueError(
+            f"The source had {model.n_seen} usable row(s), fewer than init_size = {init_size}; "
+            "lower init_size or supply more rows."
+        )
+    return model
+
+
+__all__ = ["iter_chunks", "online_sir"]

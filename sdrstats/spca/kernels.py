@@ -64,10 +64,13 @@ def check_kernel_options(method: str, kernel: str, gamma: Any, degree: Any, coef
 
 def one_hot(codes: np.ndarray) -> np.ndarray:
     """n×c indicator matrix of integer class codes (empty classes dropped)."""
-    _, inverse = np.unique(codes, return_inverse=True)
-    out = np.zeros((len(codes), inverse.max() + 1))
-    out[np.arange(len(codes)), inverse] = 1.0
-    return out
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu" or codes.min() < 0:
+        codes = np.unique(codes, return_inverse=True)[1].reshape(-1)
+    out = np.zeros((len(codes), int(codes.max()) + 1))
+    out[np.arange(len(codes)), codes] = 1.0
+    present = out.any(axis=0) if out.shape[1] > 1 else np.ones(1, dtype=bool)
+    return out if present.all() else out[:, present]
 
 
 def response_factor(
@@ -89,7 +92,7 @@ def response_factor(
     if kernel == "identity":
         return None
     if categorical:
-        if np.unique(Y).size < 2:
+        if Y.min() == Y.max():
             raise ValueError(
                 f"The response has a single class; {method} needs a response that varies."
             )

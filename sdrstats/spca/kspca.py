@@ -17,7 +17,7 @@ import scipy.linalg
 from .._base import Estimator, EstimatorOutput
 from .._validation import check_choice, check_float, check_int
 from ..summary import Block
-from ._results import ProjectionResults, weighted_center
+from ._results import ProjectionResults
 from .kernels import (
     RESPONSE_KERNELS,
     check_kernel_options,
@@ -277,8 +277,7 @@ class KSPCA(Estimator):
             random_state=int(rng.integers(2**31 - 1)),
         )
         F = mapper.fit_transform(Xs)
-        center, Fc = weighted_center(F, weights)
-        psi = hsic_matrix_factor(Fc, factor, o["add_identity"], weights)
+        psi, center = hsic_matrix_factor(F, factor, o["add_identity"], weights)
         values, vectors, route = top_eigen(psi, "auto")
         d = check_rank(o["d"], len(values), self.method, f"kernel_y = {extras['kernel_y']!r}")
         n_eff = len(Xs) if weights is None else float(np.sum(weights))

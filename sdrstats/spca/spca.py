@@ -17,7 +17,7 @@ import scipy.linalg
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_sign
 from .._validation import check_choice, check_float, check_int
-from ._results import ProjectionResults, weighted_center
+from ._results import ProjectionResults
 from .kernels import RESPONSE_KERNELS, response_factor
 
 #: Eigenvalues below this fraction of the largest count as zero when finding the rank.
@@ -25,21 +25,30 @@ RANK_TOL = 1e-10
 
 
 def hsic_matrix_factor(
-    Xc: np.ndarray, factor: np.ndarray | None, add_identity: float, weights: np.ndarray | None
-) -> np.ndarray:
+    X: np.ndarray, factor: np.ndarray | None, add_identity: float, weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     """``Ψ`` (p×r) with ``Ψ Ψᵀ = Xᵀ H (Δ Δᵀ + a I) H X`` (``L = I`` when ``factor`` is None).
 
-    ``Xc`` is already centred; ``factor`` is ``Δ`` or ``None`` for ``L = I``; ``weights``
-    (case weights of a bootstrap) multiply the rows.
+    Returns ``Ψ`` and the (weighted) column means of ``X``. ``H`` is applied to the small
+    factor, ``Xᵀ H Δ = Xᵀ (Δ − Δ̄)``, so ``X`` is neither copied nor centred unless the identity
+    term needs it; ``weights`` (case weights of a bootstrap) multiply the rows.
     """
-    w = np.ones(len(Xc)) if weights is None else np.asarray(weights, dtype=float)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    center = X.mean(axis=0) if w is None else w @ X / w.sum()
     blocks = []
     if factor is not None:
-        blocks.append((Xc * w[:, None]).T @ factor)
+        if w is None:
+            blocks.append(((factor - factor.mean(axis=0)).T @ X).T)  # (ΔᵀX)ᵀ: faster BLAS path
+        else:
+            centred = factor - w @ factor / w.sum()
+            blocks.append(((centred * w[:, None]).T @ X).T)
     identity = 1.0 if factor is None else add_identity
     if identity > 0:
-        blocks.append(np.sqrt(identity) * (Xc * np.sqrt(w)[:, None]).T)
-    return blocks[0] if len(blocks) == 1 else np.hstack(blocks)
+        Xc = X - center
+        if w is not None:
+            Xc *= np.sqrt(w)[:, None]
+        blocks.append(np.sqrt(identity) * Xc.T)
+    return (blocks[0] if len(blocks) == 1 else np.hstack(blocks)), center
 
 
 def top_eigen(psi: np.ndarray, solver: str) -> tuple[np.ndarray, np.ndarray, str]:
@@ -189,15 +198,12 @@ class SPCA(Estimator):
         kernel = self.kernel_for(Y)
         rng = np.random.default_rng(random_state)
         factor = response_factor(Y, kernel, self.method, gamma=o["gamma_y"], rng=rng)
-        if kernel != "identity" and factor is not None and np.all(np.ptp(X, axis=0) == 0):
-            raise ValueError("Every predictor is constant; spca needs predictors that vary.")
-        center, Xc = weighted_center(X, weights)
-        psi = hsic_matrix_factor(Xc, factor, o["add_identity"], weights)
+        psi, center = hsic_matrix_factor(X, factor, o["add_identity"], weights)
         values, vectors, route = top_eigen(psi, o["solver"])
         why = f"kernel_y = {kernel!r}"
-        if Y.ndim == 1 and Y.dtype.kind in "iu":
-            why += f" with {np.unique(Y).size} classes"
-        elif kernel == "linear":
+        if factor is not None and Y.ndim == 1 and Y.dtype.kind in "iu":
+            why += f" with {factor.shape[1]} classes"
+        elif factor is not None and kernel == "linear":
             why += f" with {factor.shape[1]} response column(s)"
         d = check_rank(o["d"], len(values), self.method, why)
         n_eff = len(X) if weights is None else float(np.sum(weights))

@@ -85,8 +85,32 @@ def _slice_1d(y: np.ndarray, h: int, function: str) -> np.ndarray:
     return _slice_dr(y, h) if function == "dr" else _slice_arc(y, h)
 
 
+def check_cut_points(cut_points: object) -> np.ndarray:
+    """Validate ``cut_points``: a non-empty, finite, strictly increasing 1-D sequence."""
+    try:
+        cuts = np.asarray(cut_points, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("The 'cut_points' option must be a sequence of numbers.") from None
+    if cuts.ndim != 1 or cuts.size == 0:
+        raise ValueError(
+            "The 'cut_points' option must be a non-empty 1-D sequence of response values; got "
+            f"shape {cuts.shape}."
+        )
+    if not np.all(np.isfinite(cuts)) or np.any(np.diff(cuts) <= 0):
+        raise ValueError(
+            "The 'cut_points' option must be finite and strictly increasing; got "
+            f"{cuts.tolist()[:6]}{'...' if cuts.size > 6 else ''}."
+        )
+    return cuts
+
+
+def cut_labels(y: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Slice index of each value: slice ``s`` holds ``cuts[s-1] < y <= cuts[s]``."""
+    return np.searchsorted(cuts, y, side="left").astype(np.int64)
+
+
 def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
-                categorical: bool = False) -> Slices:
+                categorical: bool = False, cut_points: object = None) -> Slices:
     """Slice a response.
 
     Parameters
@@ -99,6 +123,11 @@ def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
         ``"dr"`` never splits ties (R ``dr`` default); ``"arc"`` gives equal counts by rank.
     categorical : bool
         One slice per class.
+    cut_points : sequence of float, optional
+        Given slice boundaries ``c_1 < ... < c_{k}`` for a one-column response: slice ``s``
+        holds ``c_s < y <= c_{s+1}`` (the first ``y <= c_1``, the last ``y > c_k``); empty
+        slices are dropped. Overrides ``nslices`` and ``function``. Chunked and Dask fits use
+        the same rule, so a fit in memory with the same cut points gives the same numbers.
 
     Returns
     -------
@@ -110,8 +139,24 @@ def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
     array([3, 3, 4])
     >>> make_slices(np.arange(1, 11), 4).sizes
     array([2, 2, 2, 4])
+    >>> make_slices(np.arange(1, 11), 4, cut_points=[2.5, 7]).sizes
+    array([2, 5, 3])
     """
     y = np.asarray(y)
+    if cut_points is not None:
+        cuts = check_cut_points(cut_points)
+        if categorical:
+            raise ValueError(
+                "The 'cut_points' option slices a continuous response; a categorical response "
+                "is sliced by class, so leave cut_points=None."
+            )
+        if y.ndim == 2 and y.shape[1] != 1:
+            raise ValueError(
+                f"The 'cut_points' option needs a single response column; got {y.shape[1]}."
+            )
+        _, labels = np.unique(cut_labels(y.reshape(-1).astype(float), cuts), return_inverse=True)
+        labels = labels.astype(np.int64)
+        return Slices(labels, np.bincount(labels).astype(np.int64))
     if categorical:
         codes = np.asarray(y).reshape(-1)
         _, labels = np.unique(codes, return_inverse=True)
@@ -142,4 +187,4 @@ def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
     return Slices(labels, np.bincount(labels).astype(np.int64))
 
 
-__all__ = ["Slices", "make_slices", "default_nslices"]
+__all__ = ["Slices", "make_slices", "default_nslices", "check_cut_points", "cut_labels"]

@@ -79,6 +79,7 @@ class MomentEstimator(Estimator):
         "slice_function": "dr",
         "numdir": 4,
         "d": None,
+        "cut_points": None,
     }
     uses_slices: ClassVar[bool] = True
     second_moments: ClassVar[bool] = False
@@ -117,7 +118,7 @@ class MomentEstimator(Estimator):
     def _slices(self, Y: np.ndarray, p: int):
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
         slices = make_slices(Y, self.nslices_for(p), function=self.options["slice_function"],
-                             categorical=categorical)
+                             categorical=categorical, cut_points=self.options["cut_points"])
         if slices.nslices < 2:
             raise ValueError(
                 f"The response has a single value, so {self.method} finds only one slice; it "
@@ -174,6 +175,10 @@ class SIR(MomentEstimator):
         Directions shown and tested (default 4).
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+    cut_points : sequence of float, optional
+        Given slice boundaries for a one-column response (see
+        :func:`sdrstats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
+        slice by cut points, and equal the in-memory fit given the same ones.
 
     Examples
     --------
@@ -395,7 +400,8 @@ class CUME(MomentEstimator):
 
 
 def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-        numdir: int = 4, d: int | None = None, missing: str = "drop") -> MomentResults:
+        numdir: int = 4, d: int | None = None, cut_points: Any = None,
+        missing: str = "drop") -> MomentResults:
     """Sliced inverse regression from a formula; see :class:`SIR` for the options.
 
     Examples
@@ -407,14 +413,17 @@ def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: 
     [0.938, 0.206]
     """
     return SIR.from_formula(formula, data, missing=missing, nslices=nslices,
-                            slice_function=slice_function, numdir=numdir, d=d)
+                            slice_function=slice_function, numdir=numdir, d=d,
+                            cut_points=cut_points)
 
 
 def save(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-         numdir: int = 4, d: int | None = None, missing: str = "drop") -> MomentResults:
+         numdir: int = 4, d: int | None = None, cut_points: Any = None,
+         missing: str = "drop") -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`."""
     return SAVE.from_formula(formula, data, missing=missing, nslices=nslices,
-                             slice_function=slice_function, numdir=numdir, d=d)
+                             slice_function=slice_function, numdir=numdir, d=d,
+                             cut_points=cut_points)
 
 
 def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
@@ -425,10 +434,12 @@ def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
 
 
 def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-       numdir: int = 4, d: int | None = None, missing: str = "drop") -> MomentResults:
+       numdir: int = 4, d: int | None = None, cut_points: Any = None,
+       missing: str = "drop") -> MomentResults:
     """Directional regression from a formula; see :class:`DR`."""
     return DR.from_formula(formula, data, missing=missing, nslices=nslices,
-                           slice_function=slice_function, numdir=numdir, d=d)
+                           slice_function=slice_function, numdir=numdir, d=d,
+                           cut_points=cut_points)
 
 
 def cume(formula: str, data: Any, *, numdir: int = 4, d: int | None = None,

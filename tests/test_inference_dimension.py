@@ -1,0 +1,179 @@
+"""Dimension rules: permutation (Cook & Yin), ladle (Luo & Li), bootstrap (Ye & Weiss)."""
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import sdrstats as sdr
+from sdrstats._base import Estimator, EstimatorOutput
+from sdrstats._parallel import limit_blas_threads, spawn_seeds
+from sdrstats.inference import default_k_max, generic_rules
+
+
+def index_model(n, p, d, seed, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    if d == 0:
+        y = rng.normal(size=n)
+    elif d == 1:
+        y = X[:, 0] + noise * rng.normal(size=n)
+    else:
+        y = X[:, 0] / (0.5 + (X[:, 1] + 1.5) ** 2) + noise * rng.normal(size=n)
+    return X, y
+
+
+class FixedD(Estimator):
+    """A toy method fitted at a fixed d with no eigenvalues (as LSCE/MAVE are)."""
+
+    method = "fixedd"
+    params: ClassVar[dict[str, Any]] = {"d": 1}
+
+    def _fit(self, X, Y, *, weights=None, random_state=None):
+        y = Y.reshape(len(X), -1)[:, 0]
+        Xc = X - X.mean(axis=0)
+        # directions of E[x y] and E[x y^2]: a small, deterministic criterion-free method
+        feats = np.column_stack([y - y.mean(), (y - y.mean()) ** 2, np.abs(y - y.mean())])
+        basis = np.linalg.solve(Xc.T @ Xc, Xc.T @ feats)[:, : self.options["d"]]
+        basis /= np.linalg.norm(basis, axis=0)
+        return EstimatorOutput(basis=basis, d=self.options["d"], criterion=0.0)
+
+
+def _randomised(p_values, n_permutations, rng):
+    # (1 + #{T* >= T}) / (N + 1) is uniform on {1, ..., N+1}/(N+1) under exchangeability;
+    # subtracting U/(N+1) makes it exactly continuous-uniform, so a KS test applies.
+    return p_values - rng.uniform(size=len(p_values)) / (n_permutations + 1)
+
+
+def test_permutation_pvalue_uniform_under_the_null():
+    # 0D vs >= 1D with y independent of X (exact null) and 1D vs >= 2D under a single-index
+    # model (the Cook-Yin null with an estimated direction): 120 seeded runs each, 19
+    # permutations (quick settings). A KS p-value below 0.001 would signal a real departure
+    # (false alarm rate 0.1% per check for a calibrated test).
+    n_perm, runs = 19, 240
+    p0, p1 = [], []
+    with limit_blas_threads(1):
+        for r, seed in enumerate(spawn_seeds(2026, runs)):
+            d = r % 2
+            X, y = index_model(60, 3, d, seed)
+            fit = sdr.SIR(nslices=4).fit(X, y)
+            test = fit.test_dimension(
+                "permutation",
+                n_permutations=n_perm,
+                numdir=d + 1,
+                random_state=r,
+                progress=False,
+            )
+            (p0 if d == 0 else p1).append(test.table["p_value"].iloc[d])
+    rng = np.random.default_rng(0)
+    for values in (p0, p1):
+        u = _randomised(np.array(values), n_perm, rng)
+        assert scipy.stats.kstest(u, "uniform").pvalue > 0.001
+        # and the test's size at 0.05 (exact for N = 19): within 3 binomial sds of 0.05
+        assert abs(np.mean(np.array(values) <= 0.05) - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 120)
+
+
+def test_permutation_rejects_a_real_direction():
+    X, y = index_model(150, 4, 2, 1, noise=0.1)
+    test = (
+        sdr.SIR(numdir=3)
+        .fit(X, y)
+        .test_dimension("permutation", n_permutations=99, random_state=0, progress=False)
+    )
+    # 0D and 1D are rejected at the smallest attainable p-value (1/100), 2D is not.
+    assert test.table["p_value"].iloc[0] == pytest.approx(0.01)
+    assert test.d == 2
+    assert test.rule == "permutation" and test.n_replicates == 99 and test.random_state == 0
+
+
+def test_permutation_independent_of_n_jobs():
+    X, y = index_model(100, 4, 1, 2)
+    fit = sdr.SAVE(numdir=2).fit(X, y)
+    a = fit.test_dimension("permutation", n_permutations=20, random_state=3, progress=False)
+    b = fit.test_dimension(
+        "permutation", n_permutations=20, random_state=3, n_jobs=2, progress=False
+    )
+    np.testing.assert_array_equal(a.extras["permuted_statistics"], b.extras["permuted_statistics"])
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_ladle_and_bootstrap_rule_find_the_dimension(d):
+    # Strong signal, n = 400: both rules must find the true d on each of two seeds.
+    for seed in (10, 11):
+        X, y = index_model(400, 6, d, seed, noise=0.1)
+        fit = sdr.SIR().fit(X, y)
+        ladle = fit.test_dimension("ladle", B=60, random_state=seed, progress=False)
+        assert ladle.d == d
+        assert list(ladle.table.index) == list(range(default_k_max(6) + 1))
+        assert ladle.table["f"].iloc[0] == 0.0
+        np.testing.assert_allclose(ladle.table["g"], ladle.table["f"] + ladle.table["phi"])
+    boot = fit.test_dimension("bootstrap", B=60, random_state=0, progress=False)
+    if d == 1:  # Ye-Weiss picks the least variable k; with d = 2 Dir1 alone is stable too
+        assert boot.d == 1
+    assert boot.table["mean_distance"].iloc[d] > boot.table["mean_distance"].iloc[d - 1]
+
+
+def test_default_k_max_follows_luo_and_li():
+    assert [default_k_max(p) for p in (3, 10, 11, 20, 100)] == [1, 8, 4, 6, 21]
+
+
+def test_method_without_eigenvalues():
+    X, y = index_model(150, 4, 1, 3)
+    fit = FixedD(d=1).fit(X, y)
+    for rule in ("permutation", "ladle"):
+        with pytest.raises(
+            ValueError, match=f"'{rule}' dimension test is not available for fixedd"
+        ):
+            fit.test_dimension(rule)
+    boot = fit.test_dimension("bootstrap", B=20, k_max=2, random_state=0, progress=False)
+    assert list(boot.table.index) == [1, 2]
+    assert boot.d == 1  # the E[xy] direction is stable; the 2D span adds a noisy one
+    assert fit.bootstrap(B=10, random_state=0, progress=False).engine == "refit on resampled rows"
+    two = fit.bootstrap(B=10, d=2, random_state=0, progress=False)  # refitted at d = 2
+    assert two.d == 2
+
+
+def test_results_print_plot_and_html():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ais = sdr.datasets.load("ais")
+    fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+    for rule, opts in [
+        ("permutation", {"n_permutations": 19, "numdir": 2}),
+        ("ladle", {"B": 20}),
+        ("bootstrap", {"B": 20}),
+        ("asymptotic", {}),
+    ]:
+        kwargs = {**opts, "progress": False, "random_state": 5} if opts else {}
+        test = fit.test_dimension(rule, **kwargs)
+        assert f"Chosen d = {test.d}" in str(test)
+        assert "<table" in test._repr_html_()
+        assert test.plot() is not None
+        if opts:
+            assert "random_state = 5" in str(test) and test.n_replicates in (19, 20)
+
+
+def test_rule_options_are_checked():
+    X, y = index_model(100, 4, 1, 4)
+    fit = sdr.SIR().fit(X, y)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_perm'"):
+        fit.test_dimension("permutation", n_perm=10)
+    with pytest.raises(ValueError, match="'n_permutations' option of the permutation test"):
+        fit.test_dimension("permutation", n_permutations=0)
+    with pytest.raises(ValueError, match="'numdir' option of the permutation test must be"):
+        fit.test_dimension("permutation", numdir=9)
+    with pytest.raises(ValueError, match="'k_max' option of the ladle rule must be"):
+        fit.test_dimension("ladle", k_max=7)
+    with pytest.raises(ValueError, match="'distance' option of the bootstrap rule"):
+        fit.test_dimension("bootstrap", distance="angles")
+    with pytest.raises(ValueError, match="'level' option of the permutation test must be"):
+        fit.test_dimension("permutation", level=0)
+
+
+def test_generic_rules_hook():
+    X, y = index_model(60, 3, 1, 5)
+    rules = generic_rules(sdr.SIR().fit(X, y))
+    assert sorted(rules) == ["bootstrap", "ladle", "permutation"]
+    assert "Ladle" in rules["ladle"].__doc__

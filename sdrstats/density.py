@@ -201,7 +201,7 @@ class ConditionalDensity:
         w = self._weights(self.features(newdata)[0])
         diff = (self.means[:, None, :] - self.means[None, :, :]) / (np.sqrt(2) * self.sd)
         pair = np.exp(-0.5 * (diff**2).sum(-1)) / np.prod(2 * np.sqrt(np.pi) * self.sd)
-        return np.einsum("ik,kl,il->i", w, pair, w)
+        return ((w @ pair) * w).sum(axis=1)
 
     def squared_loss(self, newdata: Any, y: Any = None) -> float:
         """The seed's Error_CDE: ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.

@@ -159,7 +159,8 @@ def fit_density(
         )
     _reject_unknown(options, {"eps_grid", "bandwidth_grid"}, "eps_kde")
     _check_common(Z, 1, "eps_kde")
-    fit = fit_eps_kde(Z, Ys, **options)
+    with threadpool_limits(1, user_api="blas"):  # n x n products: one thread avoids contention
+        fit = fit_eps_kde(Z, Ys, **options)
     return NeighbourWeights(
         features,
         Z,

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._parallel import parallel_map, spawn_seeds
-from .._validation import check_bool, check_float, check_int, check_positive_grid
+from .._validation import check_bool, check_choice, check_float, check_int, check_positive_grid
 from .._warnings import ConvergenceWarning
 from ..optim.grassmann import grassmann_minimize, random_orthonormal_rows
 from .basis import BasisProblem, choose_centres, make_folds
@@ -130,6 +130,7 @@ class CriterionEstimator(Estimator):
         "n_restarts": 20,
         "max_iter": 100,
         "tol": 1e-6,
+        "select_by": "criterion",
         "n_jobs": 1,
         "progress": True,
         "random_state": None,
@@ -150,6 +151,7 @@ class CriterionEstimator(Estimator):
         check_int(o["max_iter"], "max_iter", name, low=1)
         check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
         check_bool(o["progress"], "progress", name)
+        check_choice(o["select_by"], "select_by", name, ["criterion", "cv"])
 
     def grids(self) -> tuple[np.ndarray, np.ndarray]:
         o = self.options
@@ -243,7 +245,10 @@ class CriterionEstimator(Estimator):
             progress=o["progress"],
             desc=f"{self.method} restarts",
         )
-        best = {d: min((r for r in runs if r["d"] == d), key=lambda r: r["value"]) for d in dims}
+        # The seed keeps the restart with the smallest SCE^ (select_by="criterion"); values
+        # at different (σ, λ) are not on one scale, so "cv" compares held-out scores instead.
+        key = "value" if o["select_by"] == "criterion" else "cv_score"
+        best = {d: min((r for r in runs if r["d"] == d), key=lambda r: r[key]) for d in dims}
         cv_table = [
             {
                 "d": d,

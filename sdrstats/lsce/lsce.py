@@ -44,6 +44,7 @@ def lsce(
     n_restarts: int = 20,
     max_iter: int = 100,
     tol: float = 1e-6,
+    select_by: str = "criterion",
     n_jobs: int = 1,
     progress: bool = True,
     random_state: Any = None,
@@ -79,6 +80,9 @@ def lsce(
         :class:`~sdrstats.ConvergenceWarning`.
     tol : float, default 1e-6
         Relative decrease of SCE^ below which a restart has converged.
+    select_by : {"criterion", "cv"}, default "criterion"
+        Which restart to keep: the smallest final SCE^ (the seed's rule) or the smallest
+        held-out CV score (comparable across restarts that chose different σ, λ).
     n_jobs : int, default 1
         Restarts run on this many workers (results do not depend on it).
     progress : bool, default True
@@ -131,6 +135,7 @@ def lsce(
         n_restarts=n_restarts,
         max_iter=max_iter,
         tol=tol,
+        select_by=select_by,
         n_jobs=n_jobs,
         progress=progress,
         random_state=random_state,

@@ -48,8 +48,9 @@ class MomentResults(Results):
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-        >>> round(fit.coordinate_test("~ . - log(hg)").statistic, 3)
-        2.226
+        >>> test = fit.coordinate_test("~ . - log(hg)")
+        >>> round(test.statistic, 2), test.weights
+        (18.23, 'general')
         """
         from .predictor_tests import coordinate_test
 

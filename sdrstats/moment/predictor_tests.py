@@ -188,6 +188,12 @@ def sir_test(results: Results, gamma: np.ndarray, d: int | None, chi2approx: str
     the covariance of ``vec(Φᵀ ε_i (Hᵀz_i)ᵀ)``. Note that R ``dr`` 3.0.x returns the
     restricted-weights p-value when asked for ``pval="general"`` and the general one for
     ``"restricted"``; here each p-value carries its own name.
+
+    ``d=None`` means R's default ``d = min(h, p)``. When ``p < h − 1`` (always so with the
+    default ``h = max(8, p + 3)``) that keeps only ``p`` of the ``h − 1`` weights per dropped
+    predictor, and in simulation the resulting "marginal" p-values are too small (many
+    more rejections than the level). This follows R for parity; pass ``d`` (the dimension
+    you believe) or use ``nslices <= p + 1`` for a calibrated test.
     """
     std, moments = results._prepared()
     ev = np.asarray(results.output.eigenvalues, dtype=float)
@@ -271,7 +277,8 @@ def coordinate_test(
         ``"~ . - x"`` (R's update syntax), predictor names to drop, or ``γ`` (p × (p − r)).
     d : int, optional
         ``None`` for the marginal test (SIR's default conditions on ``min(h, p)``
-        directions, as R); an integer for the test conditional on dimension ``d``.
+        directions, as R, which is anti-conservative when ``p < h − 1``: see
+        :func:`sir_test`); an integer for the test conditional on dimension ``d``.
     weights : str
         Which p-value is ``p_value``: ``"general"`` (default), ``"restricted"`` (SIR) or
         ``"normal"`` (SAVE); IRE has one χ² p-value.
@@ -350,6 +357,8 @@ def drop1(
         row.update({f"p_value_{k}": v for k, v in test.p_values.items() if k != test.weights})
         rows[term] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
+    if table["df"].isna().all():  # SIR's weighted χ² sums have no single df
+        table = table.drop(columns="df")
     table.index.name = "predictor"
     return table.sort_values("p_value", ascending=False, kind="stable")
 

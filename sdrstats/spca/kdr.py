@@ -133,12 +133,12 @@ class KDR(Estimator):
         Starts: the first is the HSIC (supervised PCA) solution, the others random; the
         smallest final criterion wins.
     random_state : int or Generator, optional
-        Random starts and Nyström landmarks of the response kernel.
+        Random starts and the rows used for the median-heuristic width.
 
     Notes
     -----
     ``G̃_Y`` enters through a factor ``R`` (``G̃_Y = H R Rᵀ H``: one-hot indicators for
-    classes, an eigen- or Nyström factor of the Gaussian Gram matrix otherwise), so its cost
+    classes, a pivoted incomplete Cholesky factor of the Gaussian Gram matrix otherwise), so its cost
     is ``O(n r)``. Each evaluation costs ``O(n²(p + d) + n³)`` (the Cholesky factor of the
     n×n ``G̃_S + nεI``); practical up to a few thousand rows.
 

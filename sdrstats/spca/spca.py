@@ -4,7 +4,7 @@ The directions ``U`` maximise ``tr(Uᵀ Xᵀ H L H X U)`` subject to ``UᵀU = I
 HSIC between the projection ``Uᵀx`` (linear kernel) and the response (kernel ``L``). With the
 response kernel factored as ``L = Δ Δᵀ`` the matrix is ``Ψ Ψᵀ`` with ``Ψ = Xᵀ H Δ`` (p×r),
 so the primal (p×p) or the dual (r×r) eigenproblem is solved, whichever is smaller, and the
-n×n ``L`` is never formed for the linear and delta kernels.
+n×n ``L`` is never formed (rbf: pivoted incomplete Cholesky factor).
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ class SPCA(Estimator):
     kernel_y : {"linear", "delta", "rbf", "identity"}, optional
         Response kernel ``L``. Default: ``"delta"`` for a categorical response (``L_ij =
         1{y_i = y_j}``), ``"linear"`` (``L = YYᵀ``) otherwise. ``"rbf"``: Gaussian kernel with
-        the median-distance width (Nyström-factored past 2000 rows). ``"identity"``: ``L = I``,
+        the median-distance width (factored by pivoted incomplete Cholesky). ``"identity"``: ``L = I``,
         which is ordinary PCA.
     gamma_y : float, optional
         Width ``exp(-gamma_y ‖y − y'‖²)`` of the rbf response kernel; default the median
@@ -131,15 +131,15 @@ class SPCA(Estimator):
         ``Ψᵀ Ψ`` and map back, ``U = Ψ V Σ⁻¹`` (for p ≫ n). ``"auto"`` takes the smaller one,
         so the dual whenever ``p > n``.
     random_state : int or Generator, optional
-        Only used to choose Nyström landmarks (rbf response kernel, n > 2000).
+        Only used to subsample rows for the median-heuristic width (n > 1000).
 
     Notes
     -----
     With ``H = I − 11ᵀ/n`` and ``L = ΔΔᵀ``, ``U`` holds the top eigenvectors of
     ``Ψ Ψᵀ = Xᵀ H L H X``. The reported eigenvalues are divided by ``(n − 1)²`` so that
     ``λ_j`` is the empirical HSIC of ``u_jᵀ x`` and ``y``. Cost: ``O(n p r)`` to form ``Ψ``
-    plus ``O(min(p, r)³)``; the n×n ``L`` is never formed unless ``kernel_y="rbf"`` with
-    n ≤ 2000 (where it is eigen-factored once).
+    plus ``O(min(p, r)³)``; the n×n ``L`` is never formed (the rbf kernel is factored by
+    pivoted incomplete Cholesky, rank ``r`` set by a 1e-9 tolerance).
 
     Examples
     --------

@@ -184,9 +184,7 @@ class ChunkReader:
 
     def _codes(self, labels: Any) -> np.ndarray:
         levels = self.spec.y_levels
-        codes = np.asarray(
-            pd.Categorical(np.asarray(labels), categories=levels).codes, dtype=np.int64
-        )
+        codes = np.asarray(pd.Index(levels).get_indexer(np.asarray(labels)), dtype=np.int64)
         if np.any(codes < 0):
             unseen = sorted({str(v) for v, c in zip(np.asarray(labels), codes) if c < 0})
             raise ValueError(

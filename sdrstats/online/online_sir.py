@@ -9,7 +9,6 @@ the trace, merging and saving/restoring the state.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,63 +22,12 @@ from ..distances import subspace_distance
 from ..summary import Summary
 from . import _updates
 from ._chunks import ChunkReader
-from .lasso_sir import LassoSIRResults
+from ._persist import StreamStateMixin
+from ._results import OnlineSIRResults
 from .trackers import TRACKERS
 
 
-class OnlineSIRResults(LassoSIRResults):
-    """A snapshot of an :class:`OnlineSIR` stream, with the results contract.
-
-    A stream keeps no rows, so ``transform()`` needs ``newdata`` and the bootstrap is not
-    available (it needs the data: fit ``sdr.lasso_sir`` or ``sdr.sir`` on rows in memory).
-    """
-
-    @property
-    def n(self) -> int:
-        return int(self.extras["n_seen"])
-
-    def _penalty_note(self, j: int) -> str:
-        return ""
-
-    def _method_line(self) -> str:
-        o = self.options
-        kind = "online sparse SIR (truncated gradient)" if o["sparse"] else "O-SIR"
-        return (
-            f"{kind} with the {o['eigen']} eigen-tracker, {self.extras['nslices']} slices, "
-            f"n = {self.n} rows seen, p = {self.p}, d = {self.d}."
-        )
-
-    def _eigen_table(self, k: int) -> pd.DataFrame | None:
-        ev = np.asarray(self.output.eigenvalues[:k], dtype=float)
-        return pd.DataFrame({"Eigenvalues": ev}, index=[f"Dir{j + 1}" for j in range(k)]).T
-
-    def _summary_blocks(self) -> list:
-        blocks = super()._summary_blocks()
-        if not self.options["sparse"]:
-            blocks = [b for b in blocks if b.title != "Selected predictors"]
-        cuts = self.extras.get("cut_points")
-        if cuts is not None:
-            from ..summary import Block
-
-            text = " ".join(f"{c:.4g}" for c in cuts) + (
-                "  (values beyond the outer cut points fall in the end slices)"
-            )
-            blocks.insert(3, Block("Cut points", text=text))
-        return blocks
-
-    def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
-        if newdata is None:
-            raise ValueError("An online fit keeps no rows; pass newdata to transform.")
-        return super().transform(newdata, d)
-
-    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
-        raise ValueError(
-            "bootstrap is not available for a stream: it keeps only its sufficient statistics. "
-            "Fit the rows in memory with OnlineSIR(...).fit(X, y), sdr.lasso_sir or sdr.sir."
-        )
-
-
-class OnlineSIR(Estimator):
+class OnlineSIR(StreamStateMixin, Estimator):
     """Online sparse sliced inverse regression (seed 003, Algorithm 1) and online SIR.
 
     Rows arrive in chunks through :meth:`partial_fit` (arrays, or DataFrames with a formula
@@ -362,7 +310,15 @@ class OnlineSIR(Estimator):
             self._trace = self._trace[::2]
 
     def _basis(self) -> np.ndarray:
-        return canonical_basis(self._state["beta"].T.copy())
+        s = self._state
+        beta = s["beta"].copy()
+        if self.options["sparse"] and self.options["gravity"] > 0:
+            # Read the directions as they stand right after a truncation step, so the
+            # coefficients the truncated gradient holds at zero read as exact zeros.
+            t, tau, every = s["steps"], s["decay_after"], self.options["truncate_every"]
+            step = s["learning_rate"] * (1.0 if t <= tau else tau / t)
+            _updates._truncate(beta, step * self.options["gravity"] * every, self._theta)
+        return canonical_basis(beta.T)
 
     # -- results -------------------------------------------------------------------------
     def results(self) -> OnlineSIRResults:
@@ -430,76 +386,6 @@ class OnlineSIR(Estimator):
             index=pd.Index([n for n, _, _ in self._trace], name="n_seen"),
             name=f"{distance}_distance",
         )
-
-    # -- combining and saving ------------------------------------------------------------
-    def merge(self, other: OnlineSIR) -> OnlineSIR:
-        """A new fit combining this stream with a disjoint one (see ``_updates.merge_states``).
-
-        Both need the same options and cut points (give ``cut_points`` explicitly, e.g.
-        ``other.cut_points_``) and the same predictors.
-        """
-        if not isinstance(other, OnlineSIR):
-            raise TypeError(f"merge needs another OnlineSIR; got {type(other).__name__}.")
-        if self._state is None or other._state is None:
-            raise ValueError("merge needs both streams past their initial batch.")
-        mine = {k: v for k, v in self.options.items() if k != "trace_size"}
-        theirs = {k: v for k, v in other.options.items() if k != "trace_size"}
-        if repr(mine) != repr(theirs):
-            raise ValueError(f"merge needs equal options; got {mine} and {theirs}.")
-        same_cuts = (self.cut_points_ is None and other.cut_points_ is None) or (
-            self.cut_points_ is not None
-            and other.cut_points_ is not None
-            and np.array_equal(self.cut_points_, other.cut_points_)
-        )
-        if not same_cuts:
-            raise ValueError(
-                "merge needs the same cut points in both streams; give "
-                "cut_points=... to both OnlineSIR objects."
-            )
-        if self._reader.spec.x_names != other._reader.spec.x_names:
-            raise ValueError("merge needs the same predictors in both streams.")
-        merged = copy.deepcopy(self)
-        merged._state = _updates.merge_states(
-            self._state,
-            other._state,
-            self._H,
-            self.options["d"],
-            eigen=self.options["eigen"],
-            sparse=self.options["sparse"],
-        )
-        merged._trace = []
-        merged._record()
-        return merged
-
-    def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume the stream (plain arrays; picklable)."""
-        return copy.deepcopy(
-            {
-                "version": 1,
-                "options": self.options,
-                "state": self._state,
-                "buffer": self._buffer,
-                "trace": self._trace,
-                "cut_points": self.cut_points_,
-                "H": getattr(self, "_H", None),
-                "reader": self._reader.state(),
-                "call": self.call,
-            }
-        )
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any]) -> OnlineSIR:
-        """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it."""
-        if not isinstance(state, dict) or state.get("version") != 1:
-            raise ValueError("from_state needs a dict made by OnlineSIR.state_dict().")
-        state = copy.deepcopy(state)
-        model = cls(**state["options"])
-        model._state, model._buffer, model._trace = state["state"], state["buffer"], state["trace"]
-        model.cut_points_, model.call = state["cut_points"], state["call"]
-        if state["H"] is not None:
-            model._H = state["H"]
-        model._reader.load(state["reader"])
-        return model
 
     # -- the Estimator path (arrays in memory) ------------------------------------------
     def _fit(

@@ -1,0 +1,89 @@
+"""Combining and saving streams: ``merge``, ``state_dict`` and ``from_state``."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _updates
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .online_sir import OnlineSIR
+
+
+class StreamStateMixin:
+    """Methods of :class:`~sdrstats.online.OnlineSIR` that combine or save its state."""
+
+    def merge(self, other: OnlineSIR) -> OnlineSIR:
+        """A new fit combining this stream with a disjoint one (see ``_updates.merge_states``).
+
+        Both need the same options and cut points (give ``cut_points`` explicitly, e.g.
+        ``other.cut_points_``) and the same predictors.
+        """
+        if not isinstance(other, type(self)):
+            raise TypeError(f"merge needs another OnlineSIR; got {type(other).__name__}.")
+        if self._state is None or other._state is None:
+            raise ValueError("merge needs both streams past their initial batch.")
+        mine = {k: v for k, v in self.options.items() if k not in ("trace_size", "cut_points")}
+        theirs = {k: v for k, v in other.options.items() if k not in ("trace_size", "cut_points")}
+        if repr(mine) != repr(theirs):
+            raise ValueError(f"merge needs equal options; got {mine} and {theirs}.")
+        same_cuts = (self.cut_points_ is None and other.cut_points_ is None) or (
+            self.cut_points_ is not None
+            and other.cut_points_ is not None
+            and np.array_equal(self.cut_points_, other.cut_points_)
+        )
+        if not same_cuts:
+            raise ValueError(
+                "merge needs the same cut points in both streams; give "
+                "cut_points=... to both OnlineSIR objects."
+            )
+        if self._reader.spec.x_names != other._reader.spec.x_names:
+            raise ValueError("merge needs the same predictors in both streams.")
+        merged = copy.deepcopy(self)
+        merged._state = _updates.merge_states(
+            self._state,
+            other._state,
+            self._H,
+            self.options["d"],
+            eigen=self.options["eigen"],
+            sparse=self.options["sparse"],
+        )
+        merged._trace = []
+        merged._record()
+        return merged
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to resume the stream (plain arrays; picklable)."""
+        return copy.deepcopy(
+            {
+                "version": 1,
+                "options": self.options,
+                "state": self._state,
+                "buffer": self._buffer,
+                "trace": self._trace,
+                "cut_points": self.cut_points_,
+                "H": getattr(self, "_H", None),
+                "reader": self._reader.state(),
+                "call": self.call,
+            }
+        )
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> OnlineSIR:
+        """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it."""
+        if not isinstance(state, dict) or state.get("version") != 1:
+            raise ValueError("from_state needs a dict made by OnlineSIR.state_dict().")
+        state = copy.deepcopy(state)
+        model = cls(**state["options"])
+        model._state, model._buffer, model._trace = state["state"], state["buffer"], state["trace"]
+        model.cut_points_, model.call = state["cut_points"], state["call"]
+        if state["H"] is not None:
+            model._H = state["H"]
+        model._reader.load(state["reader"])
+        return model
+
+
+__all__ = ["StreamStateMixin"]

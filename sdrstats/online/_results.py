@@ -1,0 +1,71 @@
+"""Results of the online SIR: a snapshot of the stream with the results contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..summary import Block
+from .lasso_sir import LassoSIRResults
+
+
+class OnlineSIRResults(LassoSIRResults):
+    """A snapshot of an :class:`OnlineSIR` stream, with the results contract.
+
+    A stream keeps no rows, so ``transform()`` needs ``newdata`` and the bootstrap is not
+    available; both work for ``OnlineSIR(...).fit(X, y)``, whose rows are in memory (the
+    bootstrap refits the whole stream on each resample).
+    """
+
+    @property
+    def n(self) -> int:
+        return int(self.extras["n_seen"])
+
+    def _penalty_note(self, j: int) -> str:
+        return ""
+
+    def _method_line(self) -> str:
+        o = self.options
+        kind = "online sparse SIR (truncated gradient)" if o["sparse"] else "O-SIR"
+        return (
+            f"{kind} with the {o['eigen']} eigen-tracker, {self.extras['nslices']} slices, "
+            f"n = {self.n} rows seen, p = {self.p}, d = {self.d}."
+        )
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        ev = np.asarray(self.output.eigenvalues[:k], dtype=float)
+        return pd.DataFrame({"Eigenvalues": ev}, index=[f"Dir{j + 1}" for j in range(k)]).T
+
+    def _summary_blocks(self) -> list:
+        blocks = super()._summary_blocks()
+        if not self.options["sparse"]:
+            blocks = [b for b in blocks if b.title != "Selected predictors"]
+        cuts = self.extras.get("cut_points")
+        if cuts is not None:
+            text = " ".join(f"{c:.4g}" for c in cuts) + (
+                "  (values beyond the outer cut points fall in the end slices)"
+            )
+            blocks.insert(3, Block("Cut points", text=text))
+        return blocks
+
+    @property
+    def _has_rows(self) -> bool:
+        return self.spec.X.shape[0] > 0
+
+    def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
+        if newdata is None and not self._has_rows:
+            raise ValueError("An online fit keeps no rows; pass newdata to transform.")
+        return super().transform(newdata, d)
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
+        if self._has_rows:  # fitted by OnlineSIR(...).fit(X, y): the rows are in memory
+            return super().bootstrap(*args, **kwargs)
+        raise ValueError(
+            "bootstrap is not available for a stream: it keeps only its sufficient statistics. "
+            "Fit the rows in memory with OnlineSIR(...).fit(X, y), sdr.lasso_sir or sdr.sir."
+        )
+
+
+__all__ = ["OnlineSIRResults"]

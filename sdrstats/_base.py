@@ -161,6 +161,10 @@ class Estimator:
     def from_formula(cls, formula: str, data: Any, *, missing: str = "drop",
                      **options: Any) -> Results:
         """Fit ``formula`` on ``data`` with ``options``."""
+        from .scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
+
+        if is_chunked(data):
+            return fit_chunked(cls, formula, data, missing=missing, **options)
         estimator = cls(**options)
         spec = parse(formula, data, missing=missing)
         shown = ", ".join(f"{k}={v!r}" for k, v in options.items()

@@ -1,0 +1,52 @@
+"""Data beyond memory and beyond one machine.
+
+The moment methods (SIR, SAVE, DR, pHd) accept as ``data``, besides a pandas DataFrame:
+
+* a :class:`ChunkSource` — :func:`read_csv_chunks`, :func:`read_parquet_chunks` or
+  :func:`chunks_from` (a list of DataFrames, a function returning an iterator of them, or a
+  one-shot iterator) — read chunk by chunk in this process, memory bounded by one chunk;
+* a Dask DataFrame — per-partition statistics computed on the cluster and merged
+  (:mod:`sdrstats.scale.dask`; install with ``pip install sdrstats[dask]``).
+
+Both keep only per-slice sums (:mod:`sdrstats.scale.stats`), so the fit equals the in-memory
+fit with the same slices. A continuous response is sliced by ``cut_points`` when given; else a
+chunk source makes one extra pass over the response and reproduces R ``dr``'s slicing exactly,
+and a Dask DataFrame uses Dask's approximate quantiles (see :mod:`sdrstats.scale.dask`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .chunks import ChunkSource, chunks_from, read_csv_chunks, read_parquet_chunks
+
+
+def is_dask_frame(data: Any) -> bool:
+    """Whether ``data`` is a Dask DataFrame (checked without importing dask)."""
+    module = type(data).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr") and hasattr(data, "map_partitions")
+
+
+def is_chunked(data: Any) -> bool:
+    """Whether ``data`` is a chunk source or a Dask DataFrame (the formula front routes it)."""
+    return isinstance(data, ChunkSource) or is_dask_frame(data)
+
+
+def fit_chunked(
+    cls: type, formula: str, data: Any, *, missing: str = "drop", **options: Any
+) -> Any:
+    """Fit estimator class ``cls`` on chunked or Dask ``data``; see :mod:`sdrstats.scale.fit`."""
+    from .fit import fit_chunked as _fit
+
+    return _fit(cls, formula, data, missing=missing, **options)
+
+
+__all__ = [
+    "ChunkSource",
+    "read_csv_chunks",
+    "read_parquet_chunks",
+    "chunks_from",
+    "is_chunked",
+    "is_dask_frame",
+    "fit_chunked",
+]

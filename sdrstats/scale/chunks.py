@@ -1,0 +1,327 @@
+"""Chunk sources (CSV, Parquet, any iterable of DataFrames) and the formula applied per chunk.
+
+A :class:`ChunkSource` is what a formula function accepts as ``data`` when the rows do not fit
+in memory: ``sdr.sir("y ~ .", sdr.read_csv_chunks("big.csv", chunksize=100_000))``. It yields
+pandas DataFrames; the fit keeps only per-slice sums, so memory is bounded by one chunk (plus,
+for a continuous response sliced without ``cut_points``, one float per row of the response).
+
+:class:`ChunkPlan` evaluates the formula on every chunk the same way: patsy's design
+information is built once from the first chunk (or the declared categorical dtypes), so factor
+levels and stateful transforms are those of the first chunk; a later chunk with a level the
+first one lacks raises an error naming it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from .._warnings import MissingValueWarning
+from ..formula import (
+    _R_NAMES,
+    _check_finite,
+    _mentioned_columns,
+    _split_top,
+    _user_env,
+    parse,
+)
+
+
+class ChunkSource:
+    """Re-iterable source of pandas DataFrame chunks.
+
+    Parameters
+    ----------
+    factory : callable
+        Called with no argument, returns a fresh iterator of DataFrames (one pass over the
+        data). Fits that need two passes (a continuous response without ``cut_points``, pHd)
+        call it twice.
+    description : str
+        Shown in the fit's call.
+    reiterable : bool
+        False for a one-shot iterator (see :func:`chunks_from`).
+    """
+
+    def __init__(
+        self,
+        factory: Callable[[], Iterable[pd.DataFrame]],
+        description: str = "chunks",
+        reiterable: bool = True,
+    ) -> None:
+        self.factory = factory
+        self.description = description
+        self.reiterable = reiterable
+        self._passes = 0
+
+    def __iter__(self) -> Iterator[pd.DataFrame]:
+        if self._passes and not self.reiterable:
+            raise ValueError(
+                "This fit needs a second pass over the data, but the chunks come from a one-shot "
+                "iterator. Pass a list, a function returning a fresh iterator "
+                "(sdr.chunks_from(make_chunks)), or a file via sdr.read_csv_chunks; or give "
+                "cut_points so that one pass suffices."
+            )
+        self._passes += 1
+        for chunk in self.factory():
+            if not isinstance(chunk, pd.DataFrame):
+                raise TypeError(
+                    f"Chunks must be pandas DataFrames; {self.description} gave "
+                    f"{type(chunk).__name__}."
+                )
+            yield chunk
+
+    def __repr__(self) -> str:
+        return f"ChunkSource({self.description})"
+
+
+def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any) -> ChunkSource:
+    """A CSV file read ``chunksize`` rows at a time, for the formula functions.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    chunksize : int
+        Rows per chunk; peak memory is a small multiple of one chunk.
+    **read_csv_options
+        Passed to :func:`pandas.read_csv` (``usecols``, ``dtype``...). Declare factor
+        columns as ``dtype={"col": pandas.CategoricalDtype([...])}`` so that every chunk
+        codes them with the same levels.
+
+    Returns
+    -------
+    ChunkSource
+
+    Examples
+    --------
+    >>> import sdrstats as sdr, tempfile, os
+    >>> ais = sdr.datasets.load("ais")
+    >>> path = os.path.join(tempfile.mkdtemp(), "ais.csv")
+    >>> ais.to_csv(path, index=False)
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)",
+    ...               sdr.read_csv_chunks(path, chunksize=50), nslices=8)
+    >>> fit.eigenvalues.round(3).tolist()[:2]
+    [0.938, 0.206]
+    """
+    if isinstance(chunksize, bool) or not isinstance(chunksize, (int, np.integer)) or chunksize < 1:
+        raise ValueError(f"The 'chunksize' option must be a positive int; got {chunksize!r}.")
+    path = str(path)
+
+    def factory() -> Iterable[pd.DataFrame]:
+        return pd.read_csv(path, chunksize=int(chunksize), **read_csv_options)
+
+    return ChunkSource(factory, f"read_csv_chunks({path!r}, chunksize={chunksize})")
+
+
+def read_parquet_chunks(
+    path: Any, batch_size: int = 100_000, columns: list[str] | None = None
+) -> ChunkSource:
+    """A Parquet file read ``batch_size`` rows at a time (needs ``pyarrow``).
+
+    Categorical (dictionary) columns keep their declared categories in every batch.
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "read_parquet_chunks needs pyarrow: pip install pyarrow (or use read_csv_chunks)."
+        ) from None
+    if (
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, (int, np.integer))
+        or batch_size < 1
+    ):
+        raise ValueError(f"The 'batch_size' option must be a positive int; got {batch_size!r}.")
+    path = str(path)
+
+    def factory() -> Iterable[pd.DataFrame]:
+        handle = pq.ParquetFile(path)
+        for batch in handle.iter_batches(batch_size=int(batch_size), columns=columns):
+            yield batch.to_pandas()
+
+    return ChunkSource(factory, f"read_parquet_chunks({path!r}, batch_size={batch_size})")
+
+
+def chunks_from(chunks: Any) -> ChunkSource:
+    """A :class:`ChunkSource` from a list of DataFrames, a function returning an iterator of
+    them (re-iterable), or an iterator/generator (one pass only).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> sdr.sir("lbm ~ log(wt) + log(ht) + log(ssf)", parts, nslices=8).n
+    202
+    """
+    if isinstance(chunks, ChunkSource):
+        return chunks
+    if isinstance(chunks, pd.DataFrame):
+        return ChunkSource(lambda: [chunks], "one DataFrame")
+    if callable(chunks):
+        return ChunkSource(chunks, getattr(chunks, "__name__", "chunks"))
+    if isinstance(chunks, (list, tuple)):
+        return ChunkSource(lambda: chunks, f"{len(chunks)} chunks")
+    if isinstance(chunks, Iterator):
+        return ChunkSource(lambda: chunks, "an iterator of chunks", reiterable=False)
+    raise TypeError(
+        "chunks must be a list of DataFrames, a function returning an iterator of them, or an "
+        f"iterator; got {type(chunks).__name__}."
+    )
+
+
+def _na_action() -> patsy.NAAction:
+    return patsy.NAAction(NA_types=["None", "NaN"])
+
+
+class ChunkPlan:
+    """The formula, fixed on the first chunk and applied to every chunk alike.
+
+    Picklable (for Dask workers): patsy's design information is rebuilt from the first
+    chunk's formula columns after unpickling, with R-style names (``log``...) in scope.
+    """
+
+    def __init__(self, formula: str, first: pd.DataFrame, missing: str = "drop") -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingValueWarning)
+            spec = parse(formula, first, missing=missing)
+        self.spec = spec
+        self.missing = missing
+        self.x_names = list(spec.x_names)
+        self.y_names = list(spec.y_names)
+        self.categorical = spec.categorical
+        self.rhs = spec.rhs
+        self.design_columns = spec.design_columns
+        self.formula = spec.formula
+        frame = first.copy(deep=False)
+        frame.columns = [str(c) for c in frame.columns]
+        frame = frame.reset_index(drop=True)
+        self.x_source = spec.source
+        self._x_info = spec.design_info
+        lhs = formula.split("~")[0].strip()
+        self.lhs_terms = _split_top(lhs)
+        self.y_source = frame[_mentioned_columns(lhs, list(frame.columns))]
+        self.label_column = self.y_names[0] if self.categorical else None
+        self.level_order: list[Any] | None = None
+        if self.categorical and isinstance(frame[self.label_column].dtype, pd.CategoricalDtype):
+            self.level_order = list(frame[self.label_column].cat.categories)
+        self._y_info = None if self.categorical else self._build_y_info(_user_env())
+
+    # -- pickling (patsy's DesignInfo cannot be pickled) ---------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_x_info"] = None
+        state["_y_info"] = None
+        state["spec"] = None
+        return state
+
+    def _env(self) -> patsy.EvalEnvironment:
+        return patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
+
+    def _build_y_info(self, env: patsy.EvalEnvironment) -> Any:
+        terms = " + ".join(f"I({t})" for t in self.lhs_terms)
+        return patsy.dmatrix(
+            "0 + " + terms, self.y_source, eval_env=env, NA_action=_na_action()
+        ).design_info
+
+    def _infos(self) -> tuple[Any, Any]:
+        if self._x_info is None:
+            try:
+                self._x_info = patsy.dmatrix(
+                    self.rhs, self.x_source, eval_env=self._env(), NA_action=_na_action()
+                ).design_info
+                if not self.categorical:
+                    self._y_info = self._build_y_info(self._env())
+            except Exception as exc:
+                raise ValueError(
+                    f"The formula could not be rebuilt on a worker ({exc}); Dask fits can use "
+                    "column names, numpy functions (np.*) and log/sqrt/exp/abs, not functions "
+                    "defined in your session."
+                ) from None
+        return self._x_info, self._y_info
+
+    # -- per chunk ----------------------------------------------------------------------
+    def arrays(
+        self, chunk: pd.DataFrame, where: str = "a chunk"
+    ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Predictor matrix, response (floats, or labels) and rows dropped for missing values."""
+        x_info, y_info = self._infos()
+        frame = chunk.copy(deep=False)
+        frame.columns = [str(c) for c in frame.columns]
+        frame = frame.reset_index(drop=True)
+        try:
+            (xm,) = patsy.build_design_matrices(
+                [x_info], frame, NA_action=_na_action(), return_type="dataframe"
+            )
+            ym = None
+            if y_info is not None:
+                (ym,) = patsy.build_design_matrices(
+                    [y_info], frame, NA_action=_na_action(), return_type="dataframe"
+                )
+        except patsy.PatsyError as exc:
+            raise ValueError(_chunk_error(exc, where, self._new_levels(x_info, frame))) from None
+        except KeyError as exc:
+            raise ValueError(
+                f"{where} lacks the column {exc}; every chunk needs the formula's columns."
+            ) from None
+        keep = xm.index
+        if self.categorical:
+            labels = frame[self.label_column]
+            keep = keep.intersection(labels.index[labels.notna()], sort=False)
+        else:
+            keep = keep.intersection(ym.index, sort=False)
+        dropped = frame.shape[0] - len(keep)
+        if dropped and self.missing == "raise":
+            raise ValueError(
+                f"{dropped} row(s) of {where} have missing values; drop or impute them, or pass "
+                "missing='drop'."
+            )
+        X = xm.loc[keep].to_numpy(dtype=float)[:, self.design_columns]
+        _check_finite(X, self.x_names, f"Predictor ({where})")
+        if self.categorical:
+            y = frame[self.label_column].loc[keep].to_numpy()
+        else:
+            y = ym.loc[keep].to_numpy(dtype=float)
+            _check_finite(y, self.y_names, f"Response ({where})")
+        return X, y, dropped
+
+    @staticmethod
+    def _new_levels(x_info: Any, frame: pd.DataFrame) -> str:
+        """The factor column(s) of ``frame`` with levels the design does not know."""
+        found = []
+        for factor, info in x_info.factor_infos.items():
+            if info.type != "categorical":
+                continue
+            for col in _mentioned_columns(factor.name(), list(frame.columns)):
+                new = set(frame[col].dropna().unique().tolist()) - set(info.categories)
+                if new:
+                    found.append(f"column {col!r} has level(s) {sorted(map(str, new))[:5]}")
+        return "; ".join(found)
+
+    def response(self, chunk: pd.DataFrame) -> np.ndarray:
+        """The one-column numeric response of the complete rows of ``chunk``."""
+        _, y, _ = self.arrays(chunk)
+        return y.reshape(-1)
+
+
+def _chunk_error(exc: Exception, where: str, detail: str = "") -> str:
+    text = str(exc)
+    if "does not match any of the expected levels" in text:
+        value = text.split("observation with value", 1)[-1].split("does not match")[0].strip()
+        what = detail or f"a factor has the level {value}"
+        return (
+            f"In {where}, {what} that the first chunk does not have, so the "
+            "chunks would be coded differently. Declare the column's levels with a pandas "
+            "CategoricalDtype (e.g. read_csv_chunks(..., dtype={'col': "
+            "pd.CategoricalDtype([...])}), or astype on a Dask DataFrame)."
+        )
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return f"Could not evaluate the formula on {where}: {first}"
+
+
+__all__ = ["ChunkSource", "ChunkPlan", "read_csv_chunks", "read_parquet_chunks", "chunks_from"]

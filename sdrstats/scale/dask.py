@@ -1,0 +1,124 @@
+"""Dask DataFrames as ``data``, and resampling on a Dask cluster (optional: ``sdrstats[dask]``).
+
+A moment-method formula function given a Dask DataFrame fits without collecting the rows:
+the formula is fixed on the first partition (declare factor levels with a categorical dtype so
+that every partition codes them alike), each partition's per-slice statistics are computed
+where it lives (``to_delayed`` + a pairwise tree of merges) and only those small arrays travel.
+
+Slicing a continuous response: with ``cut_points`` the fit equals the in-memory fit with the
+same cut points (to rounding, ~1e-13). Without them the cut points are Dask's quantiles of the
+response at ``1/h, ..., (h-1)/h`` — approximate, and slices then follow quantiles rather than
+R ``dr``'s tie-walk; for a continuous response the slices differ from ``dr``'s by a few rows
+and the estimated subspace by a small amount (``tests/test_scale_dask.py`` measures it).
+
+:func:`dask_backend` sends the resampling loops (bootstrap, permutation tests, restarts) to the
+cluster through joblib's Dask backend; every replicate draws from its own spawned seed, so the
+results are identical to a local run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .chunks import ChunkPlan
+
+INSTALL = 'pip install "sdrstats[dask]"  (or: pip install "dask[dataframe]" distributed)'
+
+
+def require_dask() -> Any:
+    """Import dask, or raise an ImportError saying what to install."""
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401
+    except ImportError:
+        raise ImportError(f"Dask support needs dask and distributed: {INSTALL}.") from None
+    return dask
+
+
+def _merge(a: Any, b: Any) -> Any:
+    return a.merge(b)
+
+
+def _response_series(frame: pd.DataFrame, plan: ChunkPlan) -> pd.Series:
+    return pd.Series(plan.response(frame), dtype=float)
+
+
+class DaskFrame:
+    """Backend of :func:`sdrstats.scale.fit.fit_chunked` for a Dask DataFrame."""
+
+    def __init__(self, ddf: Any) -> None:
+        self.dask = require_dask()
+        self.ddf = ddf
+        self.description = f"dask DataFrame ({ddf.npartitions} partitions)"
+
+    def first(self) -> pd.DataFrame:
+        first = self.ddf.get_partition(0).compute()
+        if first.shape[0] == 0:
+            first = self.ddf.head(1000, npartitions=-1)
+        if first.shape[0] == 0:
+            raise ValueError("The Dask DataFrame has no rows; a fit needs observations.")
+        return first
+
+    def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+        """``fn(plan, partition, where, *args)`` on every partition, merged pairwise."""
+        delayed = self.dask.delayed
+        shared = delayed(plan, pure=True)
+        tasks = [
+            delayed(fn, pure=True)(shared, part, f"partition {k + 1}", *args)
+            for k, part in enumerate(self.ddf.to_delayed())
+        ]
+        while len(tasks) > 1:
+            paired = [delayed(_merge, pure=True)(a, b) for a, b in zip(tasks[::2], tasks[1::2])]
+            tasks = paired + ([tasks[-1]] if len(tasks) % 2 else [])
+        (total,) = self.dask.compute(tasks[0])
+        return total
+
+    def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
+        """Dask's (approximate) quantiles of the response at ``1/h, ..., (h-1)/h``."""
+        y = self.ddf.map_partitions(_response_series, plan, meta=pd.Series([], dtype=float))
+        levels = np.arange(1, nslices) / nslices
+        cuts = np.unique(np.asarray(y.quantile(list(levels)).compute(), dtype=float))
+        return cuts[np.isfinite(cuts)]
+
+
+@contextmanager
+def dask_backend(client: Any = None) -> Iterator[Any]:
+    """Run sdrstats' parallel loops on a Dask cluster (joblib's ``"dask"`` backend).
+
+    Inside the block, resampling with ``n_jobs`` other than 1 (``fit.bootstrap(...,
+    n_jobs=-1)``, permutation tests, restarts) is scheduled on the cluster of ``client`` (or the
+    active ``dask.distributed.Client``). Results are identical to a local run: replicate ``i``
+    always uses child ``i`` of ``random_state``.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client, LocalCluster          # doctest: +SKIP
+    >>> with Client(LocalCluster(n_workers=2)) as client:           # doctest: +SKIP
+    ...     with dask_backend(client):
+    ...         boot = fit.bootstrap(B=200, random_state=0, n_jobs=-1)
+    """
+    require_dask()
+    try:
+        from distributed import get_client
+    except ImportError:
+        raise ImportError(f"dask_backend needs dask.distributed: {INSTALL}.") from None
+    import joblib
+
+    if client is None:
+        try:
+            client = get_client()
+        except ValueError:
+            raise ValueError(
+                "dask_backend found no active dask.distributed.Client; create one first, e.g. "
+                "client = Client(LocalCluster(n_workers=2)) or Client('scheduler-address')."
+            ) from None
+    with joblib.parallel_config(backend="dask", wait_for_workers_timeout=30):
+        yield client
+
+
+__all__ = ["DaskFrame", "dask_backend", "require_dask"]

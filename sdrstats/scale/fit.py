@@ -1,0 +1,330 @@
+"""Moment-method fits from chunks or Dask partitions: passes over the data, then the kernels.
+
+The driver is shared by both kinds of data; a *backend* only knows how to read the first
+partition, run a function on every partition and merge the results, and find slice cut points
+of a continuous response. Supported: SIR, SAVE and DR (one pass over per-slice sums, plus a
+pass over the response when it has to be sliced), and pHd (two passes: the mean, covariance and
+OLS fit, then the residual-weighted cross-product). CUME needs the rows sorted by the response
+and IRE re-weights the rows at each step; they raise an error saying so.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base import EstimatorOutput
+from .._warnings import MissingValueWarning
+from ..formula import ModelSpec
+from ..moment._core import eigen_directions
+from ..moment.methods import DR, PHD, SAVE, SIR, MomentResults
+from ..slicing import check_cut_points, cut_labels, make_slices
+from ..summary import Block
+from .chunks import ChunkPlan, ChunkSource
+from .stats import ResidualCross, SliceStats, ols_r2_from_moments
+
+SUPPORTED = (SIR, SAVE, DR, PHD)
+
+
+@dataclass
+class SliceRule:
+    """How a partition's rows get their slice keys (picklable, sent to workers)."""
+
+    shift: np.ndarray
+    y_shift: float | None
+    second: bool
+    cuts: np.ndarray | None  # None: class labels (or one slice when ``single``)
+    single: bool = False
+
+    def keys(self, y: np.ndarray) -> np.ndarray:
+        if self.single:
+            return np.zeros(len(y), dtype=np.int64)
+        if self.cuts is None:
+            return np.asarray(y).reshape(-1)
+        return cut_labels(np.asarray(y, dtype=float).reshape(-1), self.cuts)
+
+
+def slice_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, rule: SliceRule) -> SliceStats:
+    """Per-slice statistics of one chunk."""
+    X, y, dropped = plan.arrays(chunk, where)
+    stats = SliceStats(rule.shift, rule.second, rule.y_shift)
+    stats.update(X, rule.keys(y), None if rule.y_shift is None else y)
+    stats.n_dropped = dropped
+    return stats
+
+
+def residual_part(
+    plan: ChunkPlan,
+    chunk: pd.DataFrame,
+    where: str,
+    mean: np.ndarray,
+    ybar: float,
+    coef: np.ndarray | None,
+) -> ResidualCross:
+    """pHd's residual-weighted cross-product over one chunk."""
+    X, y, _ = plan.arrays(chunk, where)
+    return ResidualCross(mean, ybar, coef).update(X, y)
+
+
+def response_part(plan: ChunkPlan, chunk: pd.DataFrame) -> np.ndarray:
+    return plan.response(chunk)
+
+
+class LocalChunks:
+    """Backend for a :class:`ChunkSource`: chunks are read and reduced in this process."""
+
+    def __init__(self, source: ChunkSource) -> None:
+        self.source = source
+        self.description = source.description
+        self._pending = iter(source)
+        try:
+            self._first = next(self._pending)
+        except StopIteration:
+            raise ValueError(f"{source.description} gave no chunks; a fit needs rows.") from None
+
+    def first(self) -> pd.DataFrame:
+        return self._first
+
+    def _chunks(self):
+        if self._pending is not None:
+            chunks, self._pending = itertools.chain([self._first], self._pending), None
+            return chunks
+        return iter(self.source)
+
+    def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+        """``fn(plan, chunk, where, *args)`` of every chunk, merged."""
+        total = None
+        for k, chunk in enumerate(self._chunks()):
+            part = fn(plan, chunk, f"chunk {k + 1}", *args)
+            total = part if total is None else total.merge(part)
+        return total
+
+    def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
+        """Cut points reproducing R ``dr``'s slicing of the whole response exactly."""
+        y = np.concatenate([plan.response(chunk) for chunk in self._chunks()])
+        return dr_cut_points(y, nslices)
+
+
+def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
+    """Cut points that slice ``y`` exactly as ``make_slices(y, nslices)`` does.
+
+    R ``dr``'s slices never split tied values, so each slice is a range of values and its
+    largest value is a cut point.
+    """
+    sizes = make_slices(y, nslices).sizes
+    ordered = np.sort(y)
+    return ordered[np.cumsum(sizes)[:-1] - 1]
+
+
+def fit_chunked(
+    cls: type, formula: str, data: Any, *, missing: str = "drop", **options: Any
+) -> MomentResults:
+    """Fit a moment method on a :class:`ChunkSource` or a Dask DataFrame."""
+    estimator = cls(**options)
+    if type(estimator) not in SUPPORTED:
+        raise ValueError(
+            f"{estimator.method} is not available for chunked or Dask data (it needs the rows "
+            "in memory: cume sorts them, ire re-weights them). Chunked fits support sir, save, "
+            "dr and phd; load the data with pandas for the others."
+        )
+    if isinstance(data, ChunkSource):
+        backend: Any = LocalChunks(data)
+    else:
+        from .dask import DaskFrame
+
+        backend = DaskFrame(data)
+    plan = ChunkPlan(formula, backend.first(), missing)
+    estimator._check_response(plan.spec)
+    X0 = plan.spec.X
+    p = X0.shape[1]
+    numeric = not plan.categorical
+    if numeric and len(plan.y_names) > 1:
+        raise ValueError(
+            f"Chunked and Dask fits take one response column; got {plan.y_names}. Fit each "
+            "response separately or load the data in memory for nested slicing."
+        )
+    y_shift = float(plan.spec.Y.mean()) if numeric else None
+    names = plan.x_names
+    if isinstance(estimator, PHD):
+        rule = SliceRule(X0.mean(axis=0), y_shift, False, None, single=True)
+        stats = backend.map_reduce(slice_part, plan, rule)
+        stats = stats.ordered()
+        _check_rows(estimator, stats.n, p)
+        std = stats.standardized(names)
+        ybar, _, cov_xy = stats.response_moments()
+        _, _, cov = stats.moments()
+        coef = np.linalg.solve(cov, cov_xy) if estimator.options["residuals"] else None
+        cross = backend.map_reduce(residual_part, plan, std.mean, ybar, coef)
+        M = std.whiten_moments(cross.total / std.n)
+        M = (M + M.T) / 2
+        moments = None
+    else:
+        cuts = None
+        if numeric:
+            cuts = _cut_points(estimator, backend, plan, p)
+        rule = SliceRule(X0.mean(axis=0), y_shift, estimator.second_moments, cuts)
+        stats = backend.map_reduce(slice_part, plan, rule)
+        stats = stats.ordered(plan.level_order)
+        _check_rows(estimator, stats.n, p)
+        if stats.counts.size < 2:
+            raise ValueError(
+                f"The response has a single value, so {estimator.method} finds only one slice; "
+                "it needs a response that varies."
+            )
+        std, moments = stats.finish(names)
+        M = estimator.kernel(std, moments, None)
+    values, vectors, basis = eigen_directions(std, M, by_abs=estimator.by_abs)
+    d = estimator.options["d"] or min(estimator.options["numdir"], p)
+    extras: dict[str, Any] = {"M": M, "raw_vectors": vectors, "n_chunks": stats.n_chunks}
+    if moments is not None:
+        extras["slice_sizes"] = moments.slices.sizes
+    output = EstimatorOutput(basis=basis, d=d, eigenvalues=values, center=std.mean, extras=extras)
+    if stats.n_dropped:
+        if missing == "raise":  # pragma: no cover - ChunkPlan raises first
+            raise ValueError(f"{stats.n_dropped} rows have missing values.")
+        warnings.warn(
+            f"Dropped {stats.n_dropped} rows with missing values over {stats.n_chunks} chunks.",
+            MissingValueWarning,
+            stacklevel=4,
+        )
+    spec = ModelSpec(
+        X=np.empty((0, p)),
+        Y=np.empty((0,)),
+        x_names=names,
+        y_names=plan.y_names,
+        index=pd.RangeIndex(0),
+        y_levels=list(stats.keys) if plan.categorical else None,
+        formula=plan.formula,
+        design_info=plan.spec.design_info,
+        design_columns=plan.design_columns,
+        n_dropped=stats.n_dropped,
+        rhs=plan.rhs,
+        source=plan.x_source,
+    )
+    shown = ", ".join(
+        f"{k}={v!r}"
+        for k, v in options.items()
+        if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+    )
+    call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
+    r2 = None
+    if numeric:
+        _, _, cov = stats.moments()
+        r2 = (cov, stats.response_moments()[2])
+    return ChunkedResults(
+        estimator,
+        spec,
+        output,
+        call=call,
+        n_rows=int(round(stats.n)),
+        prepared=(std, moments),
+        r2_moments=r2,
+    )
+
+
+def _check_rows(estimator: Any, n: float, p: int) -> None:
+    if n <= p:
+        raise ValueError(
+            f"{estimator.method} needs more observations than predictors; got n = {int(n)} and "
+            f"p = {p}."
+        )
+    d = estimator.options["d"]
+    if d is not None and d > p:
+        raise ValueError(f"The 'd' option of {estimator.method} must be at most p = {p}; got {d}.")
+
+
+def _cut_points(estimator: Any, backend: Any, plan: ChunkPlan, p: int) -> np.ndarray:
+    given = estimator.options["cut_points"]
+    if given is not None:
+        return check_cut_points(given)
+    if estimator.options["slice_function"] != "dr":
+        raise ValueError(
+            "slice_function='arc' splits tied responses by rank, which chunked and Dask fits "
+            "cannot do; use slice_function='dr' or give cut_points."
+        )
+    return backend.response_cuts(plan, estimator.nslices_for(p))
+
+
+class ChunkedResults(MomentResults):
+    """A moment fit computed from accumulated statistics; the rows are not kept.
+
+    Everything that needs only the statistics works as for an in-memory fit (directions,
+    eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
+    what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
+    SAVE/pHd's tests) raises an error saying to load the data in memory.
+    """
+
+    def __init__(
+        self,
+        estimator: Any,
+        spec: ModelSpec,
+        output: EstimatorOutput,
+        *,
+        call: str,
+        n_rows: int,
+        prepared: Any,
+        r2_moments: Any,
+    ) -> None:
+        super().__init__(estimator, spec, output, call=call)
+        self.n_rows = n_rows
+        self._chunk_prepared = prepared
+        self._r2_moments = r2_moments
+
+    @property
+    def n(self) -> int:
+        return self.n_rows
+
+    def _prepared(self) -> Any:
+        return self._chunk_prepared
+
+    def _rows_needed(self, what: str) -> ValueError:
+        return ValueError(
+            f"{what} needs the rows, which a fit on chunked or Dask data does not keep; load "
+            "the data (or a sample) with pandas and fit in memory for this."
+        )
+
+    def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
+        if newdata is None:
+            raise self._rows_needed("transform() of the training rows")
+        return super().transform(newdata, d)
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._rows_needed("The bootstrap")
+
+    def _dimension_rules(self) -> dict[str, Any]:
+        if isinstance(self.estimator, SIR):
+            return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
+        return {}
+
+    def _method_line(self) -> str:
+        return super()._method_line()[:-1] + f", from {self.output.extras['n_chunks']} chunks."
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        ev = np.asarray(self.output.eigenvalues[:k], dtype=float)
+        rows = {"Eigenvalues": ev}
+        if self._r2_moments is not None:
+            cov, cov_xy = self._r2_moments
+            rows["R^2(OLS|dr)"] = ols_r2_from_moments(cov, cov_xy, self.output.basis[:, :k])
+        return pd.DataFrame(rows, index=self.directions_for(k).columns).T
+
+    def _summary_blocks(self) -> list[Block]:
+        k = self._numdir()
+        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
+        if self.slice_sizes is not None:
+            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
+        blocks.append(
+            Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
+        )
+        blocks.append(Block("", table=self._eigen_table(k)))
+        if "asymptotic" in self._dimension_rules():
+            test = self.test_dimension("asymptotic")
+            blocks.append(Block(test.title, table=test.display_table()))
+        return blocks
+
+
+__all__ = ["fit_chunked", "ChunkedResults", "dr_cut_points", "SliceRule"]

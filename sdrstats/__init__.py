@@ -17,6 +17,7 @@ from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .results import DimensionTest, Results
+from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
 from .sdspcaan import (
     PCA,
     PCAN,
@@ -38,6 +39,9 @@ from .spca import BPCA, KDR, KSPCA, SPCA, bpca, kdr, kspca, spca
 __version__ = "0.1.0"
 
 __all__ = [
+    "read_csv_chunks",
+    "read_parquet_chunks",
+    "chunks_from",
     "datasets",
     "distances",
     "SDRWarning",

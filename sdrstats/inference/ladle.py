@@ -28,6 +28,13 @@ def default_k_max(p: int) -> int:
 
 def _k_max(results: Any, k_max: int | None, columns: int, rule: str) -> int:
     limit = min(results.p - 1, columns)
+    if limit < 1:
+        raise ValueError(
+            f"The {rule!r} dimension test is not available for {results.method}: it compares "
+            "candidate dimensions k >= 1 with the next eigenvalue or direction, and this fit "
+            f"has only {columns + 1} of them (p = {results.p}). Refit with a larger d "
+            "(or numdir)."
+        )
     if k_max is None:
         k_max = min(default_k_max(results.p), limit)
     k_max = check_int(k_max, "k_max", f"the {rule} rule", low=1, high=max(1, limit))
@@ -192,6 +199,7 @@ def bootstrap_dimension(
             desc=f"bootstrap rule {name}",
         )
         per_k = [(np.asarray(basis[:, :k], dtype=float), reps) for k in range(1, k_max + 1)]
+        note = ""
     else:
         if "d" not in results.estimator.params:
             raise ValueError(
@@ -200,16 +208,26 @@ def bootstrap_dimension(
             )
         k_max = _k_max(results, k_max, results.p - 1, "bootstrap")
         per_k = []
+        note = ""
         for k in range(1, k_max + 1):
             # Directions of a fixed-d method are not nested: refit at every other k.
             changes = {} if k == results.d else {"d": k}
-            ref = (
-                basis
-                if not changes
-                else results.refit(
-                    results.spec.X, results.spec.Y, random_state=results.random_state, **changes
-                ).basis
-            )
+            try:
+                ref = (
+                    basis
+                    if not changes
+                    else results.refit(
+                        results.spec.X,
+                        results.spec.Y,
+                        random_state=results.random_state,
+                        **changes,
+                    ).basis
+                )
+            except ValueError as err:
+                if k == 1:
+                    raise
+                note = f" Candidates stop at k = {k - 1}: {name} cannot fit d = {k} ({err})"
+                break
             ref = np.asarray(ref, dtype=float)[:, :k]
             per_k.append(
                 (
@@ -241,7 +259,7 @@ def bootstrap_dimension(
                 "replicates": dist.size,
             }
         )
-    table = pd.DataFrame(rows, index=pd.Index(range(1, k_max + 1), name="k"))
+    table = pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
     return DimensionTest(
         table,
         int(table["mean_distance"].idxmin()),
@@ -252,7 +270,7 @@ def bootstrap_dimension(
         random_state=random_state,
         title=f"Bootstrap (Ye & Weiss) dimension rule for {name}",
         display_names={"mean_distance": f"mean {distance}"},
-        note="d minimises the mean bootstrap distance to the full-sample estimate.",
+        note="d minimises the mean bootstrap distance to the full-sample estimate." + note,
         extras={"distance": distance},
     )
 

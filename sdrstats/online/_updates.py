@@ -73,7 +73,7 @@ def init_state(
     )
     state["learning_rate"] = gamma
     state["decay_after"] = (
-        10.0 * p if decay_after == "auto" else np.inf if decay_after is None else float(decay_after)
+        2.0 * p if decay_after == "auto" else np.inf if decay_after is None else float(decay_after)
     )
     dhat = dhat_of(state)
     if sparse:

@@ -61,8 +61,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
     decay_after : "auto", float or None
         ``τ``: the step is ``γ`` for the first ``τ`` rows and ``γ·τ/t`` after (the seed's
         condition (C6), ``γ_t = C/t``, which lets the least-squares error vanish). ``"auto"``
-        (default) is ``τ = 10·p``, long enough for the constant phase to converge
-        (``γ·λ_min(Σ)·τ ≈ 10·λ_min/λ̄``); ``None`` keeps ``γ`` constant.
+        (default) is ``τ = 2·p``: the constant phase gives ``γ·λ_min(Σ)·τ ≈ 2·λ_min/λ̄``
+        and the decaying phase adds ``log(t/τ)`` times that, while the stationary noise of
+        a constant step (which dominated at ``p = 1000`` with ``τ = 10·p``) dies out.
+        ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on the seed's models.
+        ``None`` keeps ``γ`` constant.
     gravity : float
         ``g`` of the truncated gradient, the online counterpart of the Lasso penalty
         (default 0.05). 0 gives plain least-mean-squares.

@@ -255,12 +255,12 @@ def test_coordinate_test_prints_readably(fits):
 def test_sir_coordinate_p_values_are_calibrated_under_the_null():
     # x4 is independent of (x1, x2, x3, y), so its coordinate hypothesis is true; SIR's
     # subspace is span(e1) (x2 enters symmetrically), so the test conditional on d = 1
-    # applies. 120 seeded replicates: the KS test at 0.001 fails by chance once in a
+    # applies. 100 seeded replicates: the KS test at 0.001 fails by chance once in a
     # thousand seeds, while a wrong weighting (e.g. R's default d = min(h, p) here, see
     # sdrstats.moment.predictor_tests.sir_test) gives KS p-values near 1e-19.
     rng = np.random.default_rng(11)
     general, restricted = [], []
-    for _ in range(120):
+    for _ in range(100):
         X = rng.standard_normal((200, 4))
         y = X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.5 * rng.standard_normal(200)
         test = sdr.SIR(nslices=6).fit(X, y).coordinate_test(["x4"], d=1)

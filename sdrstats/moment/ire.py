@@ -185,6 +185,8 @@ class IRE(MomentEstimator):
         Largest dimension fitted and tested (default 4, capped at ``p − 1`` and ``h − 1``).
     d : int, optional
         Dimension whose solution is reported by ``directions``; default ``numdir``.
+    cut_points : sequence of float, optional
+        Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int
         Re-estimations of ``Γ_ζ`` at the fitted span (default 1, as R).
     tol : float
@@ -222,10 +224,7 @@ class IRE(MomentEstimator):
 
     method = "ire"
     params: ClassVar[dict[str, Any]] = {
-        "nslices": None,
-        "slice_function": "dr",
-        "numdir": 4,
-        "d": None,
+        **MomentEstimator.params,
         "steps": 1,
         "tol": 1e-6,
         "max_iter": 200,
@@ -403,6 +402,7 @@ def ire(
     slice_function: str = "dr",
     numdir: int = 4,
     d: int | None = None,
+    cut_points: Any = None,
     steps: int = 1,
     tol: float = 1e-6,
     max_iter: int = 200,
@@ -426,6 +426,7 @@ def ire(
         slice_function=slice_function,
         numdir=numdir,
         d=d,
+        cut_points=cut_points,
         steps=steps,
         tol=tol,
         max_iter=max_iter,

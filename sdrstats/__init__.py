@@ -11,6 +11,7 @@ A formula and a data frame in, a fitted result out::
 from . import datasets, distances
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
+from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
@@ -54,6 +55,10 @@ __all__ = [
     "subspace_distance",
     "Results",
     "DimensionTest",
+    "BootstrapResult",
+    "permutation_test",
+    "ladle",
+    "bootstrap_dimension",
     "SIR",
     "SAVE",
     "PHD",

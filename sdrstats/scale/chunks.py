@@ -303,9 +303,9 @@ class ChunkPlan:
                     found.append(f"column {col!r} has level(s) {sorted(map(str, new))[:5]}")
         return "; ".join(found)
 
-    def response(self, chunk: pd.DataFrame) -> np.ndarray:
+    def response(self, chunk: pd.DataFrame, where: str = "a chunk") -> np.ndarray:
         """The one-column numeric response of the complete rows of ``chunk``."""
-        _, y, _ = self.arrays(chunk)
+        _, y, _ = self.arrays(chunk, where)
         return y.reshape(-1)
 
 

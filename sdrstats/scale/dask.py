@@ -45,7 +45,7 @@ def _merge(a: Any, b: Any) -> Any:
 
 
 def _response_series(frame: pd.DataFrame, plan: ChunkPlan) -> pd.Series:
-    return pd.Series(plan.response(frame), dtype=float)
+    return pd.Series(plan.response(frame, "a partition"), dtype=float)
 
 
 class DaskFrame:

@@ -71,10 +71,6 @@ def residual_part(
     return ResidualCross(mean, ybar, coef).update(X, y)
 
 
-def response_part(plan: ChunkPlan, chunk: pd.DataFrame) -> np.ndarray:
-    return plan.response(chunk)
-
-
 class LocalChunks:
     """Backend for a :class:`ChunkSource`: chunks are read and reduced in this process."""
 
@@ -106,7 +102,9 @@ class LocalChunks:
 
     def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
         """Cut points reproducing R ``dr``'s slicing of the whole response exactly."""
-        y = np.concatenate([plan.response(chunk) for chunk in self._chunks()])
+        y = np.concatenate(
+            [plan.response(chunk, f"chunk {k + 1}") for k, chunk in enumerate(self._chunks())]
+        )
         return dr_cut_points(y, nslices)
 
 

@@ -13,7 +13,7 @@ from .._validation import check_choice, check_float, check_int
 from .._warnings import ConvergenceWarning, SDRWarning
 from ..results import DimensionTest, Results
 from .algorithms import initial_opg, kernel_sir, refined_mave, refined_opg
-from .cv import choose_dimension, cv_values
+from .cv import CV_RULES, choose_dimension, cv_values
 from .prepare import (
     CENTRAL_SUBSPACE,
     MEAN_SUBSPACE,
@@ -70,6 +70,10 @@ class MAVE(Estimator):
         between iterations at the final bandwidth (default ``1e-3``; the iterations contract
         geometrically, so the remaining error is of the same order, far below the
         statistical error at any practical ``n``).
+    cv_rule : {"1se", "min"}
+        How cross-validation picks ``d`` from its table (:mod:`sdrstats.mave.cv`): the
+        one-standard-error rule (default) or the plain minimiser (R ``mave.dim``'s
+        ``dim.min``).
 
     Notes
     -----
@@ -110,6 +114,7 @@ class MAVE(Estimator):
         "y_points": 10,
         "max_iter": 50,
         "tol": 1e-3,
+        "cv_rule": "1se",
     }
     results_class = MaveResults
 
@@ -128,6 +133,7 @@ class MAVE(Estimator):
         check_int(o["y_points"], "y_points", "mave", low=2)
         check_int(o["max_iter"], "max_iter", "mave", low=1)
         check_float(o["tol"], "tol", "mave", low=0, strict_low=True)
+        check_choice(o["cv_rule"], "cv_rule", "mave", CV_RULES)
 
     @property
     def variant(self) -> str:
@@ -206,7 +212,7 @@ class MAVE(Estimator):
                 z_bases[k], eigen[k] = sol.basis, sol.eigenvalues
         cv_targets = targets.T if variant in CENTRAL_SUBSPACE or categorical else targets.y_std
         cv_table = cv_values(Z, cv_targets, z_bases, o["bandwidth"], w)
-        cv_d = choose_dimension(cv_table)
+        cv_d = choose_dimension(cv_table, o["cv_rule"])
         d = o["d"]
         if d is None:
             d = max(cv_d, 1)
@@ -274,9 +280,14 @@ class MAVE(Estimator):
             f"mave ({self.variant})",
             level=None,
             title=f"Cross-validation dimension choice for mave ({self.variant})",
-            display_names={"cv": "CV", "bandwidth": "Bandwidth"},
+            display_names={"cv": "CV", "se": "SE(diff)", "bandwidth": "Bandwidth"},
             note=f"Leave-one-out local-linear prediction of the {kind} from d reduced "
-            "predictors; chosen d minimises CV (d = 0: leave-one-out mean).",
+            "predictors (d = 0: leave-one-out mean). "
+            + (
+                "Chosen d: smallest d within one SE of the minimum."
+                if self.options["cv_rule"] == "1se"
+                else "Chosen d minimises CV."
+            ),
         )
 
 
@@ -293,6 +304,7 @@ def mave(
     y_points: int = 10,
     max_iter: int = 50,
     tol: float = 1e-3,
+    cv_rule: str = "1se",
     missing: str = "drop",
 ) -> MaveResults:
     """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
@@ -318,6 +330,7 @@ def mave(
         y_points=y_points,
         max_iter=max_iter,
         tol=tol,
+        cv_rule=cv_rule,
     )
 
 

@@ -1,0 +1,233 @@
+"""The MAVE family through its public front: recovery, CV, contract, errors.
+
+Recovery tolerances come from seeded simulations with known truth; each says where its bound
+comes from. Small ``n`` and ``max_dim`` keep the file fast.
+"""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdrstats as sdr
+from sdrstats.mave import MaveResults
+from sdrstats.simulate import mave_classic
+
+
+@pytest.fixture(scope="module")
+def classic():
+    return mave_classic(400, random_state=101)
+
+
+@pytest.fixture(scope="module")
+def single_index():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((200, 4))
+    beta = np.array([1.0, -1.0, 0.0, 0.5])
+    y = np.sin(X @ beta) + 0.5 * (X @ beta) + 0.1 * rng.standard_normal(200)
+    df = pd.DataFrame(X, columns=["a", "b", "c", "e"])
+    df["y"] = y
+    return df, beta[:, None]
+
+
+@pytest.mark.parametrize("method", ["csmave", "csopg", "meanmave", "meanopg", "ksir"])
+def test_every_method_recovers_a_single_index(single_index, method):
+    df, beta = single_index
+    fit = sdr.mave("y ~ a + b + c + e", df, method=method, d=1, max_dim=1)
+    # monotone-ish single index, noise sd 0.1, n = 200: seeds 0..9 give distances below 0.1
+    # for every method (KSIR the largest); 0.2 leaves a factor two for platform noise
+    assert sdr.projection_distance(fit.directions, beta) < 0.2
+
+
+@pytest.mark.parametrize("method,true_d", [("csmave", 2), ("csopg", 2), ("meanopg", 1)])
+def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
+    df, basis = classic
+    fit = sdr.mave("y ~ .", df, method=method, max_dim=3)
+    error = sdr.projection_distance(fit.directions_for(true_d), basis[:, :true_d])
+    # benchmarks/papers/mave_accuracy.md (n = 400, 20 seeds): mean distances 0.11-0.17, every
+    # seed below 0.30 for these methods; this seed gives 0.19-0.21
+    assert error < 0.3
+    # CV picks the true d in most seeds (rates in mave_accuracy.md); this seed is one of them
+    assert fit.d == true_d
+    test = fit.test_dimension("cv")
+    assert test.d == true_d and test.rule == "cv"
+    assert list(test.table.index) == [0, 1, 2, 3]
+    assert list(test.table.columns) == ["cv", "se", "bandwidth"]
+    # one-standard-error rule: the chosen d is within one SE of the minimum, no smaller d is
+    cv, se = test.table["cv"], test.table["se"]
+    assert cv[true_d] - cv.min() <= se[true_d]
+    assert all(cv[k] - cv.min() > se[k] for k in range(true_d))
+
+
+def test_solutions_for_each_dimension_are_kept_and_not_nested(classic):
+    df, _ = classic
+    fit = sdr.mave("y ~ .", df, method="csopg", max_dim=3, d=2)
+    assert isinstance(fit, MaveResults)
+    one, two = fit.directions_for(1), fit.directions_for(2)
+    assert one.shape == (5, 1) and two.shape == (5, 2) and fit.all_directions.shape == (5, 3)
+    bases = fit.extras["bases"]
+    np.testing.assert_array_equal(two.to_numpy(), bases[2])
+    # refined separately: the 1-D solution is not the first column of the 2-D one
+    assert not np.allclose(one.to_numpy()[:, 0], two.to_numpy()[:, 0])
+    np.testing.assert_allclose(np.linalg.norm(two.to_numpy(), axis=0), 1.0)
+    X = df.drop(columns="y").to_numpy()
+    np.testing.assert_allclose(
+        fit.transform(d=1).to_numpy(), (X - X.mean(0)) @ bases[1], rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        fit.transform(df.iloc[:7], d=3).to_numpy(),
+        fit.transform(d=3).to_numpy()[:7],
+        rtol=1e-12,
+        atol=1e-12,
+    )
+    with pytest.raises(ValueError, match="between 1 and max_dim = 3"):
+        fit.directions_for(4)
+    with pytest.raises(ValueError, match="max_dim"):
+        fit.transform(d=4)
+
+
+def test_formula_and_array_fronts_give_identical_numbers(single_index):
+    df, _ = single_index
+    by_formula = sdr.mave("y ~ a + b + c + e", df, method="meanmave", max_dim=2)
+    by_arrays = sdr.MAVE(method="meanmave", max_dim=2).fit(df[["a", "b", "c", "e"]], df["y"])
+    for k in (1, 2):
+        np.testing.assert_array_equal(by_formula.directions_for(k), by_arrays.directions_for(k))
+    pd.testing.assert_frame_equal(by_formula.cv_table, by_arrays.cv_table)
+
+
+def test_method_names_are_case_insensitive_like_r(single_index):
+    df, _ = single_index
+    fit = sdr.mave("y ~ a + b + c + e", df, method="meanOPG", d=1, max_dim=1)
+    assert fit.variant == "meanopg"
+
+
+def test_summary_shows_method_bandwidths_iterations_cv_and_directions(classic):
+    df, _ = classic
+    fit = sdr.mave("y ~ .", df, method="csmave", max_dim=2)
+    text = str(fit.summary())
+    for piece in (
+        "csMAVE",
+        "bandwidth",
+        "Refinement by dimension",
+        "iterations",
+        "Cross-validation dimension choice",
+        "Estimated basis vectors",
+        "x1",
+    ):
+        assert piece in text
+    assert "<table" in fit.summary()._repr_html_()
+    assert "tabular" in fit.summary().as_latex()
+
+
+def test_pickle_round_trip(single_index):
+    df, _ = single_index
+    fit = sdr.mave("y ~ a + b + c + e", df, method="meanopg", max_dim=2)
+    again = pickle.loads(pickle.dumps(fit))
+    pd.testing.assert_frame_equal(again.transform(df), fit.transform(df))
+    assert str(again.summary()) == str(fit.summary())
+
+
+def test_weights_equal_to_duplicated_rows(single_index):
+    df, _ = single_index
+    X = df[["a", "b", "c", "e"]].to_numpy()
+    y = df["y"].to_numpy()
+    est = sdr.MAVE(method="meanopg", d=1, max_dim=1, bandwidth=0.6)
+    weights = np.ones(len(y))
+    weights[:5] = 2.0
+    weighted = est._fit(X, y[:, None], weights=weights)
+    rows = np.r_[np.arange(len(y)), np.arange(5)]
+    duplicated = est._fit(X[rows], y[rows, None])
+    # with a fixed bandwidth every weighted sum equals the duplicated-row sum: rounding only
+    np.testing.assert_allclose(weighted.basis, duplicated.basis, atol=1e-8)
+
+
+def test_categorical_response_uses_class_indicators():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((240, 3))
+    label = np.where(X[:, 0] - X[:, 2] > 0.3, "high", "low")
+    df = pd.DataFrame(X, columns=["u", "v", "w"]).assign(label=label)
+    fit = sdr.mave("label ~ u + v + w", df, method="csopg", d=1, max_dim=1)
+    truth = np.array([[1.0], [0.0], [-1.0]])
+    # a sharp class boundary on x1 - x3 (n = 240): this seed gives about 0.1; bound 0.3
+    assert sdr.projection_distance(fit.directions, truth) < 0.3
+    assert fit.extras["target_kind"] == "classes"
+
+
+def test_screening_keeps_the_active_predictors_and_zeroes_the_rest():
+    rng = np.random.default_rng(9)
+    n, p = 120, 40
+    X = rng.standard_normal((n, p))
+    y = X[:, 0] + X[:, 1] + 0.2 * rng.standard_normal(n)
+    fit = sdr.MAVE(method="meanopg", d=1, max_dim=1).fit(X, y)
+    kept = fit.extras["kept"]
+    assert len(kept) == int(n / np.log(n))  # R's default n / log(n) = 25
+    assert {0, 1} <= set(kept.tolist())
+    assert len(fit.screened_out) == p - len(kept)
+    direction = fit.directions.to_numpy()[:, 0]
+    dropped = np.setdiff1d(np.arange(p), kept)
+    assert np.all(direction[dropped] == 0.0)
+    assert "Screening (SIRS) kept 25 of 40" in str(fit.summary())
+    # the direction on the kept predictors is (1, 1)/sqrt(2) up to noise (sd 0.2, n = 120,
+    # 25 predictors kept): well inside 0.3
+    assert sdr.projection_distance(direction[:, None], np.eye(p)[:, :2].sum(1)[:, None]) < 0.3
+
+
+def test_cv_preferring_no_dependence_warns_and_keeps_d_one():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((150, 3))
+    y = rng.standard_normal(150)
+    with pytest.warns(sdr.SDRWarning, match="prefers d = 0"):
+        fit = sdr.MAVE(method="meanopg", max_dim=2).fit(X, y)
+    assert fit.d == 1 and fit.test_dimension("cv").d == 0
+
+
+def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
+    df, _ = single_index
+    with pytest.warns(sdr.ConvergenceWarning, match="did not converge within max_iter = 1"):
+        fit = sdr.mave("y ~ a + b + c + e", df, method="meanmave", d=1, max_dim=1, max_iter=1)
+    assert fit.extras["converged"] == {1: False}
+
+
+@pytest.mark.parametrize(
+    "options,error,message",
+    [
+        ({"method": "sir"}, ValueError, "'method' option of mave must be one of 'csmave'"),
+        ({"d": 0}, ValueError, "'d' option of mave must be an integer >= 1"),
+        ({"max_dim": 1.5}, TypeError, "'max_dim' option of mave must be an integer"),
+        ({"bandwidth": -1.0}, ValueError, "'bandwidth' option of mave must be > 0"),
+        ({"y_points": 1}, ValueError, "'y_points' option of mave must be an integer >= 2"),
+        ({"tol": 0.0}, ValueError, "'tol' option of mave must be > 0"),
+        ({"nslices": 5}, TypeError, "unknown option"),
+    ],
+)
+def test_bad_options_raise_clear_errors(options, error, message):
+    with pytest.raises(error, match=message):
+        sdr.MAVE(**options)
+
+
+def test_bad_data_raise_clear_errors(single_index):
+    df, _ = single_index
+    with pytest.raises(ValueError, match="'d' option of mave must be at most p = 4"):
+        sdr.mave("y ~ a + b + c + e", df, d=5)
+    collinear = df.assign(f=df["a"] + df["b"])
+    with pytest.raises(ValueError, match="collinear"):
+        sdr.mave("y ~ a + b + f", collinear, method="meanopg", d=1, max_dim=1)
+    two = df.assign(z=df["y"] ** 2)
+    with pytest.raises(ValueError, match="single response column.*meanopg"):
+        sdr.mave("y + z ~ a + b + c", two, method="csopg", d=1)
+    with pytest.raises(ValueError, match="at least 10 observations"):
+        sdr.mave("y ~ a + b", df.iloc[:8], method="meanopg")
+    with pytest.raises(ValueError, match="screening"):
+        sdr.MAVE(method="meanopg", d=3, screen=2).fit(df[["a", "b", "c"]], df["y"])
+
+
+def test_multivariate_response_for_mean_methods(single_index):
+    df, beta = single_index
+    two = df.assign(z=np.cos(df["a"] - df["b"]))
+    fit = sdr.mave("y + z ~ a + b + c + e", two, method="meanopg", d=2, max_dim=2)
+    # both responses depend on a - b; y also on 0.5 e: the 2-D mean subspace contains beta
+    recovered = sdr.projection_distance(
+        fit.directions_for(2), np.column_stack([beta[:, 0], [0.0, 0.0, 0.0, 1.0]])
+    )
+    assert recovered < 0.4  # seeded: about 0.15 here

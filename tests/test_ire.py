@@ -25,7 +25,7 @@ import pytest
 import scipy.linalg
 
 import sdrstats as sdr
-from sdrstats.moment.ire import IRE, _Discrepancy, gamma_factor, helmert_basis
+from sdrstats.moment.ire import IRE, IREResults, _Discrepancy, gamma_factor, helmert_basis
 
 FORMULA = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)+log(wcc)+log(rcc)+log(hc)+log(ferr)"
 # The issue asks for rtol 1e-6. Both sides run the same iterations (same start, same stopping
@@ -445,6 +445,9 @@ def test_summary_and_pickle(fits):
     fit = fits["ire8"]
     text = str(fit.summary())
     assert "Large-sample Marginal Dimension Tests" in text and "0D vs > 0D" in text
+    assert "Solutions for various dimensions" in text and "Dimension = 4" in text
+    assert isinstance(fit, IREResults)
+    assert "<table" in fit._repr_html_() and "tabular" in fit.summary().as_latex()
     again = pickle.loads(pickle.dumps(fit))
     np.testing.assert_array_equal(again.directions.to_numpy(), fit.directions.to_numpy())
     assert again.coordinate_test("~ . - log(hg)").statistic == pytest.approx(

@@ -21,6 +21,7 @@ from .._stats import chi2_sf
 from .._validation import check_float, check_int
 from .._warnings import ConvergenceWarning
 from ..results import DimensionTest, Results, choose_by_pvalues
+from ..summary import Block, dir_labels
 from ._core import Standardized
 from .methods import MomentEstimator, MomentResults
 
@@ -172,6 +173,18 @@ def _importance_order(disc: _Discrepancy, B: np.ndarray, tol: float, max_iter: i
     return np.column_stack(columns)
 
 
+class IREResults(MomentResults):
+    """Results of :class:`IRE`; the summary lists the solution of every dimension as R does."""
+
+    def _summary_blocks(self) -> list[Block]:
+        blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
+        blocks.append(Block("Solutions for various dimensions", text=""))
+        for k, basis in sorted(self.output.extras["solutions"].items()):
+            frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
+            blocks.append(Block(f"Dimension = {k}", table=frame))
+        return blocks
+
+
 class IRE(MomentEstimator):
     """Inverse regression estimation (Cook & Ni 2005), as R ``dr``'s ``method = "ire"``.
 
@@ -223,6 +236,7 @@ class IRE(MomentEstimator):
     """
 
     method = "ire"
+    results_class = IREResults
     params: ClassVar[dict[str, Any]] = {
         **MomentEstimator.params,
         "steps": 1,
@@ -433,4 +447,4 @@ def ire(
     )
 
 
-__all__ = ["IRE", "ire", "helmert_basis", "gamma_factor"]
+__all__ = ["IRE", "IREResults", "ire", "helmert_basis", "gamma_factor"]

@@ -123,3 +123,11 @@ def test_bad_options_raise_clear_errors():
         sdr.LassoSIR(nslices=8).fit(X[:10], y[:10])
     with pytest.raises(ValueError, match="single response column"):
         sdr.LassoSIR().fit(X, np.column_stack([y, y]))
+
+
+def test_bootstrap_refits_lasso_sir():
+    df, _ = sparse_single_index(150, 20, random_state=8)
+    fit = sdr.lasso_sir("y ~ .", df, d=1, random_state=0)
+    boot = fit.bootstrap(B=2, random_state=0, progress=False)
+    # resampling 150 rows of a strong single-index model moves the direction little
+    assert len(boot.distances) == 2 and np.all(np.asarray(boot.distances) < 0.5)

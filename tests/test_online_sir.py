@@ -289,3 +289,10 @@ def test_array_fit_path_keeps_the_rows_for_transform():
     fit = sdr.OnlineSIR(d=1).fit(X, y)
     assert fit.transform().shape == (1500, 1)
     assert fit.n == 1500
+
+
+def test_bootstrap_refits_the_whole_stream_for_rows_in_memory():
+    X, y, _ = _stream(1, 1500, 10, 21)
+    boot = sdr.OnlineSIR(d=1).fit(X, y).bootstrap(B=2, random_state=0, progress=False)
+    # each replicate refits the stream on resampled rows; model 1 is easy: distances < 0.3
+    assert len(boot.distances) == 2 and np.all(np.asarray(boot.distances) < 0.3)

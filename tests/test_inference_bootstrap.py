@@ -5,7 +5,7 @@ import pytest
 
 import sdrstats as sdr
 from sdrstats._parallel import limit_blas_threads, spawn_seeds
-from sdrstats.distances import projection_distance
+from sdrstats.distances import projection_distance, subspace_distance
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
     _MomentPlan,
@@ -14,6 +14,7 @@ from sdrstats.inference._replicates import (
     multinomial_counts,
     procrustes_cosines,
 )
+from sdrstats.inference.bootstrap import batched_measures
 
 
 def single_index(n=300, p=5, seed=0, noise=0.5):
@@ -127,6 +128,20 @@ def test_procrustes_cosines():
     a, b = rng.normal(size=(6, 1)), rng.normal(size=(6, 1))
     expected = abs(a[:, 0] @ b[:, 0]) / np.linalg.norm(a) / np.linalg.norm(b)
     np.testing.assert_allclose(procrustes_cosines(a, b), [expected], rtol=1e-12)
+
+
+@pytest.mark.parametrize("distance", ["projection", "det", "trace_correlation"])
+def test_batched_measures_agree_with_the_pairwise_functions(distance):
+    # Same formulas on a stack; agreement to rounding (1e-12 on O(1) quantities).
+    rng = np.random.default_rng(1)
+    reference = rng.normal(size=(5, 2))
+    bases = rng.normal(size=(7, 5, 2))
+    bases[0] = reference @ np.array([[2.0, 1.0], [0.0, 1.0]])  # the same subspace
+    dist, cos = batched_measures(reference, bases, distance)
+    for b in range(7):
+        assert dist[b] == pytest.approx(subspace_distance(reference, bases[b], distance), abs=1e-12)
+        np.testing.assert_allclose(cos[b], procrustes_cosines(reference, bases[b]), atol=1e-12)
+    assert dist[0] == pytest.approx(0.0, abs=1e-7)
 
 
 def test_result_members_summary_and_plot():

@@ -102,6 +102,12 @@ class _MomentPlan:
             stats = self._whitened_moments(sums)
         except (ValueError, np.linalg.LinAlgError):
             stats = None  # some replicate is degenerate: go one by one
+        if stats is not None:
+            try:
+                bases, values = self._batched_eigen(*stats)
+                return list(zip(bases, values))
+            except np.linalg.LinAlgError:
+                pass
         out: list[tuple[np.ndarray, np.ndarray] | str] = []
         for b in range(len(seeds)):
             try:
@@ -110,10 +116,48 @@ class _MomentPlan:
                     if stats is None
                     else [part[b : b + 1] if part is not None else None for part in stats]
                 )
-                out.append(self._eigen(*one))
+                bases, values = self._batched_eigen(*one)
+                out.append((bases[0], values[0]))
             except (ValueError, np.linalg.LinAlgError) as err:
                 out.append(str(err))
         return out
+
+    def _batched_eigen(self, total, mean, scale, chol, counts, means, second):
+        """The method's kernel per replicate, then one stacked eigen-decomposition.
+
+        Same steps as ``moment._core.eigen_directions`` (symmetrise, order by decreasing
+        value or |value|, back-transform ``U^{-1} V``, unit columns, largest entry positive),
+        on the whole block of replicates at once.
+        """
+        from ..moment._core import SliceMoments, Standardized
+
+        est = self.estimator
+        kernels = []
+        for b in range(total.shape[0]):
+            std = Standardized(
+                float(total[b]),
+                self.center + self.spread * mean[b],
+                self.spread * scale[b],
+                chol[b],
+                None,
+                None,
+            )
+            moments = SliceMoments(
+                counts[b] / total[b], means[b], None if second is None else second[b], self.slices
+            )
+            kernels.append(est.kernel(std, moments, self.Y))
+        M = np.stack(kernels)
+        values, vectors = np.linalg.eigh((M + np.swapaxes(M, 1, 2)) / 2)
+        order = np.argsort(-np.abs(values) if est.by_abs else -values, axis=1, kind="stable")
+        values = np.take_along_axis(values, order, axis=1)
+        vectors = np.take_along_axis(vectors, order[:, None, :], axis=2)
+        raw = np.linalg.solve(np.swapaxes(chol, 1, 2), vectors)
+        raw /= (self.spread * scale)[:, :, None]
+        norms = np.linalg.norm(raw, axis=1, keepdims=True)
+        raw /= np.where(norms == 0, 1.0, norms)
+        peak = np.argmax(np.abs(raw), axis=1)[:, None, :]
+        signs = np.sign(np.take_along_axis(raw, peak, axis=1))
+        return raw * np.where(signs == 0, 1.0, signs), values
 
     def _whitened_moments(self, sums: np.ndarray) -> list[np.ndarray | None]:
         """Weighted mean, scale, whitening factor and whitened slice moments, per replicate."""
@@ -150,24 +194,6 @@ class _MomentPlan:
             left = np.linalg.solve(L, scaled)
             second = np.linalg.solve(L, np.swapaxes(left, -1, -2))
         return [total, mean, scale, chol, counts, means, second]
-
-    def _eigen(self, total, mean, scale, chol, counts, means, second):
-        from ..moment._core import SliceMoments, Standardized, eigen_directions
-
-        std = Standardized(
-            float(total[0]),
-            self.center + self.spread * mean[0],
-            self.spread * scale[0],
-            chol[0],
-            None,
-            None,
-        )
-        moments = SliceMoments(
-            counts[0] / total[0], means[0], None if second is None else second[0], self.slices
-        )
-        M = self.estimator.kernel(std, moments, self.Y)
-        values, _, basis = eigen_directions(std, M, by_abs=self.estimator.by_abs)
-        return basis, values
 
 
 def _refit_one(

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_choice, check_int
-from ..distances import DISTANCES, subspace_distance
+from ..distances import DISTANCES, orthonormal_basis
 from ..summary import Block, Summary, dir_labels
-from ._replicates import bootstrap_replicates, procrustes_cosines
+from ._replicates import bootstrap_replicates
 
 #: Quantiles shown by ``BootstrapResult.summary``.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
@@ -160,6 +160,32 @@ def reference_basis(results: Any, d: int) -> tuple[np.ndarray, dict[str, Any]]:
     return np.asarray(out.basis[:, :d], dtype=float), changes
 
 
+def batched_measures(
+    reference: np.ndarray, bases: np.ndarray, distance: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distances to ``reference`` and Procrustes ``|cos|`` of a stack of bases (G, p, d).
+
+    The stacked form of :func:`sdrstats.distances.subspace_distance` and
+    :func:`~sdrstats.inference._replicates.procrustes_cosines` (tests check they agree).
+    """
+    d = reference.shape[1]
+    q_ref = orthonormal_basis(reference)
+    q, _ = np.linalg.qr(bases)
+    cross = np.einsum("pi,gpj->gij", q_ref, q)  # Q_refᵀ Q_b
+    if distance == "projection":
+        diff = (q_ref @ q_ref.T)[None] - q @ np.swapaxes(q, 1, 2)
+        dist = np.sqrt(np.sum(diff**2, axis=(1, 2)))
+    elif distance == "det":
+        dist = np.maximum(0.0, 1.0 - np.abs(np.linalg.det(cross)))
+    else:  # trace_correlation, as the distance 1 - r
+        dist = 1.0 - np.sum(cross**2, axis=(1, 2)) / d
+    u, _, vt = np.linalg.svd(np.swapaxes(q, 1, 2) @ reference, full_matrices=False)
+    matched = q @ (u @ vt)
+    norms = np.linalg.norm(reference, axis=0)[None] * np.linalg.norm(matched, axis=1)
+    cosines = np.abs(np.sum(matched * reference[None], axis=1)) / norms
+    return dist, cosines
+
+
 def bootstrap(
     results: Any,
     B: int = 200,
@@ -227,17 +253,13 @@ def bootstrap(
     distances = np.full(B, np.nan)
     cosines = np.full((B, d), np.nan)
     directions = np.full((B, p, d), np.nan)
-    for b, basis in enumerate(reps.bases):
-        if basis is None:
-            continue
-        sub = basis[:, :d]
-        directions[b] = sub
-        distances[b] = subspace_distance(reference, sub, distance)
-        cosines[b] = procrustes_cosines(reference, sub)
     if reps.n_failed == B:
         raise ValueError(
             f"Every bootstrap replicate of {name} failed; first error: {reps.errors[0]}"
         )
+    good = np.array([b for b, basis in enumerate(reps.bases) if basis is not None])
+    directions[good] = np.stack([reps.bases[b][:, :d] for b in good])
+    distances[good], cosines[good] = batched_measures(reference, directions[good], distance)
     frame = pd.DataFrame(reference, index=results.x_names, columns=dir_labels(d))
     return BootstrapResult(
         distances=distances,
@@ -252,4 +274,4 @@ def bootstrap(
     )
 
 
-__all__ = ["BootstrapResult", "bootstrap", "reference_basis", "QUANTILES"]
+__all__ = ["BootstrapResult", "bootstrap", "batched_measures", "reference_basis", "QUANTILES"]

@@ -31,7 +31,7 @@ _SOLVER_PARAMS: dict[str, Any] = {
     "lam": 10.0,
     "tol": 1e-3,
     "max_iter": 100,
-    "eigensolver": "eigh",
+    "eigensolver": "auto",
 }
 
 
@@ -71,7 +71,9 @@ class ProjectionFamily(Estimator):
         if "max_iter" in o:
             check_int(o["max_iter"], "max_iter", name, low=1)
         if "eigensolver" in o:
-            check_choice(o["eigensolver"], "eigensolver", name, ["eigh", "lobpcg"])
+            check_choice(
+                o["eigensolver"], "eigensolver", name, ["auto", "eigh", "arpack", "lobpcg"]
+            )
 
     def _check_response(self, spec: ModelSpec) -> None:
         if self.response == "categorical" and not spec.categorical:
@@ -189,9 +191,11 @@ _SHARED_DOC = """
         on Laplacian eigenvalue sums that drives λ.
     max_iter : int, default 100
         Iteration limit (the seed uses 500); reaching it warns with ``ConvergenceWarning``.
-    eigensolver : {"eigh", "lobpcg"}, default "eigh"
-        Q-step solver: partial dense ``scipy.linalg.eigh(subset_by_index=...)`` or LOBPCG
-        warm-started at the previous Q (falls back to ``eigh`` if it does not converge).
+    eigensolver : {"auto", "eigh", "arpack", "lobpcg"}, default "auto"
+        Q-step solver for the k smallest eigenvectors of Z: partial dense
+        ``scipy.linalg.eigh(subset_by_index=...)``, Lanczos (ARPACK) on Z's diagonal plus
+        low-rank form started from the previous Q, or LOBPCG warm-started at the previous Q
+        (falls back to ARPACK). "auto": eigh up to 800 rows, else ARPACK.
 """
 
 

@@ -24,7 +24,7 @@ def sdspcaan(
     lam: float = 10.0,
     tol: float = 1e-3,
     max_iter: int = 100,
-    eigensolver: str = "eigh",
+    eigensolver: str = "auto",
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.
@@ -68,7 +68,7 @@ def sdspca(
     beta: float = 1.0,
     tol: float = 1e-3,
     max_iter: int = 100,
-    eigensolver: str = "eigh",
+    eigensolver: str = "auto",
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.
@@ -105,7 +105,7 @@ def sdspca_lpp(
     lam: float = 10.0,
     tol: float = 1e-3,
     max_iter: int = 100,
-    eigensolver: str = "eigh",
+    eigensolver: str = "auto",
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.
@@ -142,7 +142,7 @@ def spcan(
     lam: float = 10.0,
     tol: float = 1e-3,
     max_iter: int = 100,
-    eigensolver: str = "eigh",
+    eigensolver: str = "auto",
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.
@@ -176,7 +176,7 @@ def pcan(
     lam: float = 10.0,
     tol: float = 1e-3,
     max_iter: int = 100,
-    eigensolver: str = "eigh",
+    eigensolver: str = "auto",
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.

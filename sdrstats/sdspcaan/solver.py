@@ -19,10 +19,12 @@ unsupervised PCAN, the ``c`` smallest eigenvectors of ``L_S``).
 
 * Q-step: ``Q`` = the ``k`` eigenvectors with the smallest eigenvalues of
   ``Z = -K - α'YY^T + β'D + δ' K L_S K`` with ``D_ii = 1 / (2 sqrt(||q_i||² + ε))`` (the
-  reweighting that majorises the l2,1 norm, seed eq. 9). ``Z`` is kept as its fixed part
-  plus ``β'D`` (a diagonal) plus the graph part, which is recomputed only when ``S`` changed,
-  through the p x p matrix ``X^T L_S X``. Eigenvectors come from a partial dense solver
-  (``scipy.linalg.eigh(subset_by_index=...)``) or from LOBPCG warm-started at the previous Q.
+  reweighting that majorises the l2,1 norm, seed eq. 9). ``Z`` is never formed for large n:
+  it is a diagonal plus ``G C G^T`` with ``G = [X, Y]`` (:class:`QStepMatrix`); a new Q
+  changes the diagonal, a new graph only the p x p block ``X^T L_S X`` of ``C``. The
+  eigenvectors come from a partial solver: dense ``scipy.linalg.eigh(subset_by_index=...)``
+  for small problems, else Lanczos (ARPACK) on the operator started from the previous Q, or
+  LOBPCG warm-started at the previous Q.
 * S-step: closed-form adaptive neighbours (Nie et al. 2014) for every row at once: squared
   distances ``d_ij = ||p_i - p_j||² + λ ||f_i - f_j||²``, the ``m + 1`` nearest by
   ``argpartition``, ``s_ij = (d_{i,m+1} - d_ij) / (m d_{i,m+1} - Σ_{h<=m} d_ih)``, then
@@ -48,12 +50,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.sparse.linalg import eigsh, lobpcg
+from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
 from .._warnings import ConvergenceWarning
-
-EPS = np.finfo(float).eps
-LAMBDA_RANGE = 2.0**30
+from .graph import (
+    EPS,
+    Graph,
+    adaptive_neighbours,
+    laplacian,
+    neighbour_weights,
+    one_hot,
+    smallest_laplacian_eigen,
+    squared_distances,
+)
 
 
 @dataclass
@@ -71,7 +80,7 @@ class SolverConfig:
     lam: float = 10.0
     tol: float = 1e-3
     max_iter: int = 100
-    eigensolver: str = "eigh"
+    eigensolver: str = "auto"
 
 
 @dataclass
@@ -91,155 +100,87 @@ class SolverResult:
     rejected_objective: float | None = None
 
 
-def one_hot(codes: np.ndarray, n_classes: int | None = None) -> np.ndarray:
-    """n x c indicator matrix of integer class codes."""
-    codes = np.asarray(codes, dtype=np.int64)
-    c = int(codes.max()) + 1 if n_classes is None else n_classes
-    Y = np.zeros((codes.size, c))
-    Y[np.arange(codes.size), codes] = 1.0
-    return Y
-
-
-def squared_distances(P: np.ndarray) -> np.ndarray:
-    """All pairwise squared Euclidean distances of the rows of ``P`` (clipped at 0)."""
-    sq = np.einsum("ij,ij->i", P, P)
-    dist = sq[:, None] + sq[None, :] - 2.0 * (P @ P.T)
-    np.maximum(dist, 0.0, out=dist)
-    return dist
-
-
-def neighbour_weights(dist: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row-wise closed-form adaptive neighbours (seed eq. 23), all rows at once.
-
-    Returns the ``m`` nearest columns of each row (ascending distance), their weights (each
-    row sums to 1) and ``γ_i = (m d_{i,m+1} - Σ_{h<=m} d_ih) / 2``; the weights minimise
-    ``Σ_j d_ij s_ij + γ_i s_ij²`` over the probability simplex. The diagonal is ignored.
-    """
-    d = dist.copy()
-    np.fill_diagonal(d, np.inf)
-    nearest = np.argpartition(d, m, axis=1)[:, : m + 1]
-    near_d = np.take_along_axis(d, nearest, axis=1)
-    order = np.argsort(near_d, axis=1, kind="stable")
-    nearest = np.take_along_axis(nearest, order, axis=1)
-    near_d = np.take_along_axis(near_d, order, axis=1)
-    d_next = near_d[:, m]  # the (m+1)-th smallest distance
-    denom = m * d_next - near_d[:, :m].sum(axis=1)
-    weights = (d_next[:, None] - near_d[:, :m]) / (denom[:, None] + EPS)
-    # all m + 1 distances equal (e.g. duplicated points): spread the weight evenly
-    weights[denom <= EPS] = 1.0 / m
-    return nearest[:, :m], weights, denom / 2.0
-
-
-def adaptive_neighbours(dist: np.ndarray, m: int) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Adaptive-neighbour graph of a distance matrix, symmetrised: ``(S + S^T) / 2``.
-
-    Also returns the per-row ``γ_i`` (see :func:`neighbour_weights`).
-    """
-    n = dist.shape[0]
-    nearest, weights, gamma = neighbour_weights(dist, m)
-    rows = np.repeat(np.arange(n), m)
-    S = sp.csr_matrix((weights.ravel(), (rows, nearest.ravel())), shape=(n, n))
-    return ((S + S.T) / 2.0).tocsr(), gamma
-
-
-def laplacian(S: sp.csr_matrix) -> sp.csr_matrix:
-    """Graph Laplacian ``diag(S 1) - S`` of a symmetric similarity matrix."""
-    return (sp.diags(np.asarray(S.sum(axis=1)).ravel()) - S).tocsr()
-
-
-def smallest_laplacian_eigen(L: sp.csr_matrix, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``count`` smallest eigenvalues (ascending) and eigenvectors of a Laplacian."""
-    n = L.shape[0]
-    if n <= 400 or count >= n - 1:
-        values, vectors = scipy.linalg.eigh(L.toarray(), subset_by_index=[0, count - 1])
-    else:
-        # shift-invert just below 0 finds the eigenvalues nearest 0 (L is PSD)
-        v0 = np.full(n, 1.0 / np.sqrt(n))
-        values, vectors = eigsh(L, k=count, sigma=-1e-6, which="LM", v0=v0)
-        order = np.argsort(values)
-        values, vectors = values[order], vectors[:, order]
-    return np.maximum(values, 0.0), vectors
-
-
-class _Graph:
-    """The S-step with its λ adaptation and the quantities the objective needs."""
-
-    def __init__(self, config: SolverConfig, Y: np.ndarray) -> None:
-        self.config = config
-        self.Y = Y
-        self.c = Y.shape[1]
-        self.n = Y.shape[0]
-        self.m = min(config.n_neighbors, self.n - 2)
-        self.lam = config.lam
-        self.F = Y if config.supervised_graph else None
-        self.S: sp.csr_matrix | None = None
-        self.L: sp.csr_matrix | None = None
-        self.gamma: np.ndarray | None = None
-        self.n_adjust = 0
-
-    def _label_distances(self) -> np.ndarray:
-        if self.F is None:
-            return np.zeros((self.n, self.n))
-        return squared_distances(self.F)
-
-    def update(self, P: np.ndarray) -> None:
-        """S-step for projected rows ``P``, adapting λ as in PCAN."""
-        tol = self.config.tol
-        lo, hi = self.config.lam / LAMBDA_RANGE, self.config.lam * LAMBDA_RANGE
-        dist_x = squared_distances(P)
-        direction = 0
-        for _ in range(31):
-            if self.F is None and self.S is None:
-                # PCAN's first graph: F is not known yet, so S comes from the data alone
-                S, gamma = adaptive_neighbours(dist_x, self.m)
-            else:
-                S, gamma = adaptive_neighbours(dist_x + self.lam * self._label_distances(), self.m)
-            L = laplacian(S)
-            values, vectors = smallest_laplacian_eigen(L, min(self.c + 1, self.n - 1))
-            self.S, self.L, self.gamma = S, L, gamma
-            if not self.config.supervised_graph:
-                self.F = vectors[:, : self.c]
-            if values[: self.c].sum() > tol and direction >= 0 and self.lam * 2 <= hi:
-                self.lam *= 2.0
-                direction = 1
-            elif (
-                len(values) > self.c
-                and values[: self.c + 1].sum() < tol
-                and direction <= 0
-                and self.lam / 2 >= lo
-            ):
-                self.lam /= 2.0
-                direction = -1
-            else:
-                break
-            self.n_adjust += 1
-
-    def penalty(self, P: np.ndarray) -> float:
-        """tr(PᵀLP) + Σ γ_i ‖s_i‖² + λ tr(FᵀLF): the graph part of the objective."""
-        L, S = self.L, self.S
-        smooth = float(np.sum(P * (L @ P)))
-        ridge = float(self.gamma @ np.asarray(S.multiply(S).sum(axis=1)).ravel())
-        labels = float(np.sum(self.F * (L @ self.F))) if self.F is not None else 0.0
-        return smooth + ridge + self.lam * labels
-
-
 def _row_norms(Q: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", Q, Q) + EPS)
 
 
-def _smallest_eigen(
-    Z: np.ndarray, k: int, start: np.ndarray | None, method: str
+class QStepMatrix:
+    """``Z = diag(d) + G C G^T`` without forming it: ``G`` is tall (dim x r), ``C`` r x r.
+
+    For the members with the global terms ``G = [X, Y]`` and
+    ``C = blockdiag(-I + δ' X^T L X, -α' I)``, so ``Z = -XX^T - α'YY^T + δ' XX^T L XX^T`` plus
+    the diagonal ``β'D``; a new graph only changes the p x p block ``X^T L X`` and a new Q only
+    the diagonal. Matrix products cost O(dim r k) instead of O(dim² k).
+    """
+
+    def __init__(self, G: np.ndarray, C: np.ndarray, diagonal: np.ndarray | None = None):
+        self.G, self.C = G, C
+        self.diagonal = np.zeros(G.shape[0]) if diagonal is None else diagonal
+
+    @property
+    def dim(self) -> int:
+        return self.G.shape[0]
+
+    def matmat(self, V: np.ndarray) -> np.ndarray:
+        V2 = V.reshape(self.dim, -1)
+        out = self.diagonal[:, None] * V2 + self.G @ (self.C @ (self.G.T @ V2))
+        return out if V.ndim == 2 else out.ravel()
+
+    def dense(self) -> np.ndarray:
+        Z = self.G @ self.C @ self.G.T
+        Z[np.diag_indices(self.dim)] += self.diagonal
+        return (Z + Z.T) / 2.0
+
+    def operator(self) -> LinearOperator:
+        return LinearOperator(
+            (self.dim, self.dim),
+            matvec=self.matmat,
+            matmat=self.matmat,
+            rmatvec=self.matmat,
+            dtype=float,
+        )
+
+
+#: Above this dimension "auto" uses ARPACK on the low-rank operator instead of dense eigh.
+DENSE_LIMIT = 800
+
+
+def smallest_eigen(
+    Z: QStepMatrix, k: int, start: np.ndarray | None, method: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    if method == "lobpcg" and start is not None and 5 * k < Z.shape[0]:
+    """The ``k`` smallest eigenvalues (ascending) and eigenvectors of ``Z``.
+
+    ``"eigh"``: dense ``scipy.linalg.eigh(subset_by_index=[0, k-1])``; ``"arpack"``: Lanczos
+    (``eigsh``, which="SA") on the low-rank operator, started from the previous Q's column
+    sum; ``"lobpcg"``: LOBPCG on the operator started from the previous Q (falls back to
+    ARPACK when its residuals stay large); ``"auto"``: eigh up to ``DENSE_LIMIT`` rows or when
+    k is a large fraction of them, else ARPACK.
+    """
+    dim = Z.dim
+    if method == "auto":
+        method = "eigh" if dim <= DENSE_LIMIT or 3 * k >= dim else "arpack"
+    if method in ("arpack", "lobpcg") and 3 * k >= dim:
+        method = "eigh"  # the iterative solvers need k well below the dimension
+    if method == "lobpcg" and start is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            values, vectors = lobpcg(Z, start, largest=False, tol=1e-6, maxiter=40)
+            values, vectors = lobpcg(Z.operator(), start, largest=False, tol=1e-7, maxiter=60)
         order = np.argsort(values)
         values, vectors = values[order], vectors[:, order]
-        residual = np.linalg.norm(Z @ vectors - vectors * values, axis=0)
-        if np.all(residual <= 1e-4 * max(1.0, np.abs(values).max())):
+        residual = np.linalg.norm(Z.matmat(vectors) - vectors * values, axis=0)
+        if np.all(residual <= 1e-5 * max(1.0, np.abs(values).max())):
             return values, vectors
-    return scipy.linalg.eigh(Z, subset_by_index=[0, k - 1], driver="evr")
+        method = "arpack"
+    if method in ("arpack", "lobpcg"):
+        v0 = None if start is None else start.sum(axis=1)
+        if v0 is not None and not np.any(v0):
+            v0 = None
+        values, vectors = eigsh(
+            Z.operator(), k=k, which="SA", v0=v0, tol=1e-10, ncv=min(dim, 2 * k + 20)
+        )
+        order = np.argsort(values)
+        return values[order], vectors[:, order]
+    return scipy.linalg.eigh(Z.dense(), subset_by_index=[0, k - 1], driver="evr")
 
 
 def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
@@ -266,64 +207,69 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
     k = config.k
     timings = {"setup": 0.0, "q_step": 0.0, "s_step": 0.0}
     t0 = time.perf_counter()
+    U0, sv, Rt = scipy.linalg.svd(X, full_matrices=False)
     if config.global_terms:
         basis = None  # Q ranges over all of R^n
         A = X.T  # W = A V
     else:
         # Only the graph terms: minimising over all of R^n would put Q in the null space of
         # X^T whenever n > p (W = 0), so Q is kept in the column space of X.
-        U, sv, Rt = np.linalg.svd(X, full_matrices=False)
         rank = int(np.sum(sv > sv[0] * max(n, p) * EPS))
-        basis = U[:, :rank]
+        basis = U0[:, :rank]
         A = Rt[:rank].T * sv[:rank]
     dim = A.shape[1]
     if k > dim:
         raise ValueError(f"k = {k} exceeds the {dim} dimensions available for Q.")
     # Q0: the top-k left singular vectors of X, in the coordinates of the search space
-    U0, _, _ = scipy.linalg.svd(X, full_matrices=False)
-    V = U0[:, :k] if basis is None else basis.T @ U0[:, :k]
-    gram = A.T @ A  # = K in the search space
-    tr_k = float(np.trace(gram))
-    YB = Y if basis is None else basis.T @ Y
+    V = U0[:, :k] if basis is None else np.eye(dim)[:, :k]
+    tr_k = float(np.sum(sv**2))  # tr(XX^T)
     scales = {"alpha": 0.0, "beta": 0.0, "delta": 0.0}
-    fixed = np.zeros((dim, dim))
     if config.global_terms:
         scales["alpha"] = config.alpha * tr_k / float(np.sum(Y * Y))
         scales["beta"] = config.beta * tr_k / float(np.sum(1.0 / (2.0 * _row_norms(V))))
-        fixed = -gram - scales["alpha"] * (YB @ YB.T)
+        G = np.hstack([X, Y])
+        C = scipy.linalg.block_diag(-np.eye(p), -scales["alpha"] * np.eye(Y.shape[1]))
+    else:
+        G, C = A.T, np.zeros((p, p))  # Z = δ' A^T (X^T L X) A in the column space of X
+    Z = QStepMatrix(G, C)
     timings["setup"] += time.perf_counter() - t0
 
-    graph = _Graph(config, Y) if config.graph != "none" else None
-    graph_part = np.zeros((dim, dim))
+    graph = Graph(config, Y) if config.graph != "none" else None
+    middle = np.zeros((p, p))  # X^T L X, the only part of Z a new graph changes
 
-    def rebuild_graph_part(V: np.ndarray) -> None:
-        nonlocal graph_part
+    def update_graph(V: np.ndarray) -> None:
+        nonlocal middle
         t = time.perf_counter()
         graph.update(X @ (A @ V))
-        middle = X.T @ (graph.L @ X)  # p x p: K L K = X (XᵀLX) Xᵀ
-        graph_part = A.T @ middle @ A
+        middle = X.T @ (graph.L @ X)
         timings["s_step"] += time.perf_counter() - t
 
+    def set_graph_block() -> None:
+        if config.global_terms:
+            Z.C[:p, :p] = -np.eye(p) + scales["delta"] * middle
+        else:
+            Z.C = scales["delta"] * middle
+
     if graph is not None:
-        rebuild_graph_part(V)
-        scale = tr_k / max(float(np.trace(graph_part)), EPS)
-        scales["delta"] = config.delta * scale if config.global_terms else 1.0
+        update_graph(V)
+        if config.global_terms:  # δ' = δ tr(XX^T) / tr(XX^T L XX^T)
+            tr_klk = float(np.sum((X @ middle) * X))
+            scales["delta"] = config.delta * tr_k / max(tr_klk, EPS)
+        else:
+            scales["delta"] = 1.0
+        set_graph_block()
 
     def objective(V: np.ndarray) -> float:
         value = 0.0
         if config.global_terms:
-            Q = V if basis is None else basis @ V
-            value -= float(np.sum(V * (gram @ V))) + scales["alpha"] * float(
-                np.sum((YB.T @ V) ** 2)
-            )
-            value += scales["beta"] * float(_row_norms(Q).sum())
+            value -= float(np.sum((X.T @ V) ** 2)) + scales["alpha"] * float(np.sum((Y.T @ V) ** 2))
+            value += scales["beta"] * float(_row_norms(V).sum())
         if graph is not None:
             value += scales["delta"] * graph.penalty(X @ (A @ V))
         return value
 
     trace = [objective(V)]
-    best_V = V
-    best_state = _snapshot(graph)
+    best_V, best_state = V, _snapshot(graph)
     converged = False
     rejected = None
     values = best_values = np.zeros(k)
@@ -331,20 +277,19 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
     for iteration in range(1, config.max_iter + 1):
         n_iter = iteration
         t = time.perf_counter()
-        Z = fixed + scales["delta"] * graph_part
-        if config.global_terms and scales["beta"] > 0:
-            Q = V if basis is None else basis @ V
-            Z[np.diag_indices(dim)] += scales["beta"] / (2.0 * _row_norms(Q))
-        values, V = _smallest_eigen(Z, k, V, config.eigensolver)
+        if config.global_terms:
+            Z.diagonal = scales["beta"] / (2.0 * _row_norms(V))  # β'D from the current Q
+        values, V = smallest_eigen(Z, k, V, config.eigensolver)
         timings["q_step"] += time.perf_counter() - t
         if graph is not None and config.graph == "adaptive":
-            rebuild_graph_part(V)
+            update_graph(V)
+            set_graph_block()
         current = objective(V)
         previous = trace[-1]
         if current > previous + config.tol * abs(previous):
             rejected = current  # the S-subproblem changed under us: keep the best iterate
             if iteration == 1:  # the start is the best: report its Rayleigh quotients
-                best_values = np.einsum("ij,ij->j", best_V, Z @ best_V)
+                best_values = np.einsum("ij,ij->j", best_V, Z.matmat(best_V))
             _restore(graph, best_state)
             converged = True
             break
@@ -354,19 +299,18 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
             converged = True
             break
     if not converged:
+        change = abs(trace[-2] - trace[-1]) / abs(trace[-2])
         warnings.warn(
             f"The alternating solver did not converge in max_iter = {config.max_iter} "
-            f"iterations (last relative decrease {abs(trace[-2] - trace[-1]) / abs(trace[-2]):.3g}"
-            f" > tol = {config.tol}); increase max_iter or tol.",
+            f"iterations (last relative decrease {change:.3g} > tol = {config.tol}); "
+            "increase max_iter or tol.",
             ConvergenceWarning,
             stacklevel=3,
         )
     V, values = best_V, best_values
-    Q = V if basis is None else basis @ V
-    W = A @ V
     return SolverResult(
-        W=W,
-        Q=Q,
+        W=A @ V,
+        Q=V if basis is None else basis @ V,
         eigenvalues=np.asarray(values, dtype=float),
         similarity=None if graph is None else graph.S,
         objective_trace=np.asarray(trace),
@@ -379,13 +323,13 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
     )
 
 
-def _snapshot(graph: _Graph | None) -> tuple | None:
+def _snapshot(graph: Graph | None) -> tuple | None:
     if graph is None:
         return None
     return graph.S, graph.L, graph.gamma, graph.F, graph.lam
 
 
-def _restore(graph: _Graph | None, state: tuple | None) -> None:
+def _restore(graph: Graph | None, state: tuple | None) -> None:
     if graph is not None and state is not None:
         graph.S, graph.L, graph.gamma, graph.F, graph.lam = state
 
@@ -393,9 +337,12 @@ def _restore(graph: _Graph | None, state: tuple | None) -> None:
 __all__ = [
     "SolverConfig",
     "SolverResult",
+    "QStepMatrix",
     "solve",
+    "smallest_eigen",
     "one_hot",
     "adaptive_neighbours",
+    "neighbour_weights",
     "squared_distances",
     "laplacian",
     "smallest_laplacian_eigen",

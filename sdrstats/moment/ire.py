@@ -26,6 +26,20 @@ from ._core import Standardized
 from .methods import MomentEstimator, MomentResults
 
 
+def chi2_upper(stat: float, df: float) -> float:
+    """``P(χ²(df) > stat)`` with R's ``pchisq(stat, df, lower.tail=FALSE)`` at ``df <= 0``.
+
+    IRE's "dD vs > dD" has ``df = (p − d)(h − 1 − d)``, zero or negative once ``d >= h − 1``
+    (an exact fit). R reports 0 for ``df = 0`` and a positive statistic and NaN for negative
+    ``df``; so does this, for parity. Such rows carry no information.
+    """
+    if df > 0:
+        return chi2_sf(stat, df)
+    if df == 0:
+        return 0.0 if stat > 0 else 1.0
+    return float("nan")
+
+
 def helmert_basis(h: int) -> np.ndarray:
     """Orthonormal ``h × (h−1)`` basis of the contrasts (R's ``qr.Q(qr(contr.helmert(h)))``).
 
@@ -147,6 +161,9 @@ class _Discrepancy:
             if old == 0 or abs(err - old) / old < tol:
                 break
             if iterations > max_iter:
+                # an exact fit (d >= h - 1): F is rounding noise next to F at B = 0
+                if err <= 1e-12 * self.n * float(self.target @ self.target):
+                    break
                 warnings.warn(
                     f"IRE's alternating least squares for d = {d} stopped after {iterations} "
                     f"sweeps with relative change {abs(err - old) / old:.1e} > tol = {tol:g}; "
@@ -195,7 +212,8 @@ class IRE(MomentEstimator):
     slice_function : {"dr", "arc"}
         Slicing rule.
     numdir : int
-        Largest dimension fitted and tested (default 4, capped at ``p − 1`` and ``h − 1``).
+        Largest dimension fitted and tested (default 4, capped at ``p − 1`` as R). Dimensions
+        ``d >= h − 1`` fit the slice means exactly; R reports them anyway (df <= 0).
     d : int, optional
         Dimension whose solution is reported by ``directions``; default ``numdir``.
     cut_points : sequence of float, optional
@@ -271,13 +289,8 @@ class IRE(MomentEstimator):
         f, xi = moments.fractions, moments.means.T  # xi: p × h
         p, h = xi.shape
         labels = moments.slices.labels
-        numdir = min(self.options["numdir"], p - 1, h - 1)
+        numdir = min(self.options["numdir"], p - 1)  # as R; d >= h - 1 gives exact fits
         d_report = self.options["d"]
-        if d_report is not None and d_report > h - 1:
-            raise ValueError(
-                f"The 'd' option of ire must be at most h - 1 = {h - 1} (slices minus one); "
-                f"got {d_report}. Use more slices or a smaller d."
-            )
         top = max(numdir, d_report or 0)
         tol, max_iter = self.options["tol"], self.options["max_iter"]
         contrasts = helmert_basis(h)
@@ -348,7 +361,7 @@ class IRE(MomentEstimator):
         rows = range(top + 1)
         stat = np.array([ex["criteria"][k] for k in rows])
         df = np.array([ex["dfs"][k] for k in rows])
-        pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
+        pv = np.array([chi2_upper(s, k) for s, k in zip(stat, df)])
         table = pd.DataFrame(
             {
                 "stat": stat,
@@ -402,8 +415,8 @@ class IRE(MomentEstimator):
         return {
             "statistic": stat,
             "df": df,
-            "p_value": chi2_sf(stat, df),
-            "p_values": {"chi2": chi2_sf(stat, df)},
+            "p_value": chi2_upper(stat, df),
+            "p_values": {"chi2": chi2_upper(stat, df)},
             "weights": "chi2",
         }
 

@@ -149,3 +149,20 @@ def test_poly_kernel_runs_and_rbf_response_kernel_gives_several_components(ais):
     assert fit.transform().shape == (len(ais), 3)
     ev = fit.eigenvalues.to_numpy()
     assert np.all(np.diff(ev) <= 0) and ev[-1] > 0
+
+
+@pytest.mark.parametrize("approximation", ["exact", "nystroem"])
+def test_pickle_round_trip_keeps_the_kernel_map(ais, approximation):
+    import pickle
+
+    fit = sdr.kspca(
+        "sex ~ ht + wt + lbm",
+        ais,
+        d=1,
+        approximation=approximation,
+        n_components=50,
+        random_state=0,
+    )
+    again = pickle.loads(pickle.dumps(fit))
+    np.testing.assert_array_equal(again.transform(ais), fit.transform(ais))
+    assert str(again.summary()) == str(fit.summary())

@@ -58,3 +58,21 @@ def test_bad_n_jobs_message():
         effective_n_jobs(0)
     assert effective_n_jobs(None) == 1
     assert effective_n_jobs(-1) >= 1
+
+
+def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
+    import time
+
+    import sdrstats._parallel as par
+
+    def slow(x):
+        time.sleep(0.02)
+        return x
+
+    parallel_map(slow, range(5), progress=True, desc="quick")  # under the 2 s delay
+    assert "quick" not in capsys.readouterr().err
+    monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+    parallel_map(slow, range(5), progress=True, desc="long loop")
+    assert "long loop" in capsys.readouterr().err
+    parallel_map(slow, range(5), progress=False, desc="silenced")
+    assert "silenced" not in capsys.readouterr().err

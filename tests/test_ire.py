@@ -574,3 +574,19 @@ def test_directions_have_unit_columns(fits):
     B = fits["ire8"].directions.to_numpy()
     np.testing.assert_allclose(np.linalg.norm(B, axis=0), 1.0, atol=1e-12)
     assert scipy.linalg.subspace_angles(B, fits["ire8"].extras["solutions"][4]).max() < 1e-10
+
+
+def test_drop1_and_step_match_r(fits):
+    # R: drop1(m, update=FALSE) orders by decreasing p-value; dr.step(m) keeps these two
+    table = fits["ire8"].drop1()
+    assert list(table.index) == [
+        "log(wcc)",
+        "log(hg)",
+        "log(ht)",
+        "log(rcc)",
+        "log(ferr)",
+        "log(hc)",
+        "log(ssf)",
+        "log(wt)",
+    ]
+    assert fits["ire8"].step().kept == ["log(ssf)", "log(wt)"]

@@ -271,6 +271,46 @@ def test_sir_coordinate_p_values_are_calibrated_under_the_null():
 
 
 # -- drop1 and step -------------------------------------------------------------------------
+# R dr's drop1.dr(m, update=FALSE) and dr.step(m) on the full ais model (same R run as above):
+# statistic and the p-value drop1 sorts by (SIR: R's "P.value", i.e. restricted weights;
+# SAVE: "p.val(Gen)"), in R's printed order, and the predictors dr.step keeps.
+R_DROP1 = {
+    "sir": [
+        ("log(wcc)", 2.377317, 8.688429e-01),
+        ("log(hg)", 5.201626, 4.815036e-01),
+        ("log(ht)", 8.072443, 1.997703e-01),
+        ("log(rcc)", 9.770252, 1.097230e-01),
+        ("log(hc)", 10.038293, 9.942288e-02),
+        ("log(ferr)", 10.862910, 7.298553e-02),
+        ("log(ssf)", 25.313750, 1.441972e-04),
+        ("log(wt)", 42.309244, 4.221274e-08),
+    ],
+    "save": [
+        ("log(wcc)", 3.639187, 0.85030538),
+        ("log(hg)", 9.690891, 0.42292022),
+        ("log(wt)", 10.864206, 0.32401102),
+        ("log(hc)", 22.821315, 0.25207206),
+        ("log(ssf)", 8.791932, 0.15424408),
+        ("log(rcc)", 13.190390, 0.09841001),
+        ("log(ferr)", 12.369788, 0.09271545),
+        ("log(ht)", 11.657826, 0.07829509),
+    ],
+}
+R_STEP_KEPT = {"sir": ["log(ssf)", "log(wt)"], "save": ["log(ht)", "log(rcc)"]}
+
+
+@pytest.mark.parametrize("method", ["sir", "save"])
+def test_drop1_and_step_match_r(fits, method):
+    weights = "restricted" if method == "sir" else "general"  # R's ranking column
+    table = fits[method].drop1(weights=weights)
+    names, statistic, pvalue = zip(*R_DROP1[method])
+    assert list(table.index) == list(names)
+    # R printed 7 significant digits
+    np.testing.assert_allclose(table["statistic"], statistic, rtol=1e-6)
+    np.testing.assert_allclose(table["p_value"], pvalue, rtol=1e-5)
+    assert fits[method].step(weights=weights).kept == R_STEP_KEPT[method]
+
+
 def test_drop1_is_one_coordinate_test_per_predictor(fits):
     fit = fits["save"]
     table = fit.drop1()

@@ -341,6 +341,10 @@ def drop1(
     (plus every other p-value as ``p_value_<name>``), sorted as R sorts it: by decreasing
     ``p_value``, so the first row is the predictor ``step`` would remove next. ``scope``
     lists predictors that are never candidates.
+
+    For SIR, R's ``drop1.dr`` (and so ``dr.step``) ranks by the column its coordinate test
+    labels "general", which holds the restricted-weights p-value (the labels are swapped in
+    R dr's source); ``weights="restricted"`` reproduces R's table and ranking.
     """
     keep = _scope_terms(results, scope)
     candidates = [t for t in predictor_terms(results) if t not in keep]
@@ -423,6 +427,8 @@ def step(
 
     Stops when ``minsize`` predictors (default 2, as R) remain, when every candidate's
     p-value is below ``stop`` (default 0: never), or when only ``scope`` terms are left.
+    Each step refits the method with the same options on the same rows. For SIR,
+    ``weights="restricted"`` follows R's ``dr.step`` (see :func:`drop1`).
     """
     check_int(minsize, "minsize", "step", low=1)
     check_float(stop, "stop", "step", low=0.0, high=1.0)

@@ -40,7 +40,28 @@ def require_dask() -> Any:
     return dask
 
 
+class _Failure:
+    """An input error raised on a worker, carried back as data (patsy objects in a traceback
+    do not pickle, which would turn the error into a bare ``Exception``)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.kind = type(error)
+        self.message = str(error)
+
+    def merge(self, other: Any) -> _Failure:
+        return self
+
+
+def _guarded(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except (ValueError, TypeError) as error:
+        return _Failure(error)
+
+
 def _merge(a: Any, b: Any) -> Any:
+    if isinstance(b, _Failure) and not isinstance(a, _Failure):
+        return b
     return a.merge(b)
 
 
@@ -69,20 +90,30 @@ class DaskFrame:
         delayed = self.dask.delayed
         shared = delayed(plan, pure=True)
         tasks = [
-            delayed(fn, pure=True)(shared, part, f"partition {k + 1}", *args)
+            delayed(_guarded, pure=True)(fn, shared, part, f"partition {k + 1}", *args)
             for k, part in enumerate(self.ddf.to_delayed())
         ]
         while len(tasks) > 1:
             paired = [delayed(_merge, pure=True)(a, b) for a, b in zip(tasks[::2], tasks[1::2])]
             tasks = paired + ([tasks[-1]] if len(tasks) % 2 else [])
         (total,) = self.dask.compute(tasks[0])
+        if isinstance(total, _Failure):
+            raise total.kind(total.message)
         return total
 
     def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
         """Dask's (approximate) quantiles of the response at ``1/h, ..., (h-1)/h``."""
         y = self.ddf.map_partitions(_response_series, plan, meta=pd.Series([], dtype=float))
         levels = np.arange(1, nslices) / nslices
-        cuts = np.unique(np.asarray(y.quantile(list(levels)).compute(), dtype=float))
+        try:
+            values = y.quantile(list(levels)).compute()
+        except Exception as error:  # a worker's input error arrives wrapped; unwrap its text
+            text = str(error)
+            if "In partition" not in text:
+                raise
+            start = text.index("In partition")
+            raise ValueError(text[start:].rstrip("\")'")) from None
+        cuts = np.unique(np.asarray(values, dtype=float))
         return cuts[np.isfinite(cuts)]
 
 

@@ -1,0 +1,112 @@
+"""Dask DataFrames as data, and resampling on a Dask cluster (2 worker processes)."""
+
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdrstats as sdr
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("dask.distributed")
+
+from sdrstats.scale.dask import dask_backend, require_dask  # noqa: E402
+
+# The Dask fit sums the same numbers per partition and merges them, so it agrees with the
+# in-memory fit to rounding (~1e-13); 1e-10 is the issue's bar.
+TOL = 1e-10
+FORMULA = "y ~ a + b + c + d + g + log(abs(e))"
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def frame():
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame(rng.standard_normal((n, 5)), columns=list("abcde"))
+    df["g"] = pd.Categorical(rng.choice(["u", "v", "w"], n), categories=["u", "v", "w"])
+    df["y"] = df.a + 0.5 * df.b**2 + 0.5 * rng.standard_normal(n)
+    return df
+
+
+@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.dr])
+def test_dask_fit_equals_in_memory_fit_with_cut_points(client, frame, fn):
+    ddf = dd.from_pandas(frame, npartitions=5)
+    cuts = np.quantile(frame["y"], np.linspace(0, 1, 9)[1:-1])
+    memory = fn(FORMULA, frame, cut_points=cuts)
+    fit = fn(FORMULA, ddf, cut_points=cuts)
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)
+    np.testing.assert_array_equal(fit.slice_sizes, memory.slice_sizes)
+    assert fit.n == memory.n == 3000
+    assert "dask DataFrame (5 partitions)" in fit.call
+
+
+def test_dask_phd_two_passes_equal_in_memory(client, frame):
+    ddf = dd.from_pandas(frame, npartitions=3)
+    memory, fit = sdr.phd(FORMULA, frame), sdr.phd(FORMULA, ddf)
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+
+
+def test_quantile_slices_are_close_to_dr_slices(client, frame):
+    # Without cut points Dask's approximate quantiles set the slices: the slice sizes differ
+    # from dr's equal-count slices and so does the estimate, but only by sampling-level noise.
+    ddf = dd.from_pandas(frame, npartitions=4)
+    memory = sdr.sir("y ~ a + b + c + d", frame, nslices=8)
+    fit = sdr.sir("y ~ a + b + c + d", ddf, nslices=8)
+    assert fit.slice_sizes.sum() == 3000 and len(fit.slice_sizes) == 8
+    # Quantile slices hold 375 +- a few percent of the rows each (dr's hold exactly 375).
+    assert np.all(np.abs(fit.slice_sizes - 375) < 0.15 * 375)
+    distance = sdr.projection_distance(
+        memory.directions_for(1).to_numpy(), fit.directions_for(1).to_numpy()
+    )
+    # The SIR direction's own sampling error at n = 3000 is ~0.05 in this distance; slices
+    # moved by a few percent change it by far less.
+    assert distance < 0.05
+
+
+def test_unseen_level_in_a_later_partition_is_an_error(client, frame):
+    plain = frame.assign(g=frame["g"].astype(str)).sort_values("g")  # first partition: 'u' only
+    ddf = dd.from_pandas(plain, npartitions=3, sort=False)
+    with pytest.raises(ValueError, match=r"In partition \d, column 'g' has level"):
+        sdr.sir("y ~ a + b + g", ddf, cut_points=[0.0, 1.0])
+
+
+def test_bootstrap_on_the_cluster_equals_the_local_bootstrap(client, frame):
+    # 150 replicates: three tasks of 50 (the fast path groups them), so joblib dispatches.
+    fit = sdr.sir("y ~ a + b + c + d", frame, nslices=6, d=1)
+    local = fit.bootstrap(B=150, random_state=1, n_jobs=1, progress=False)
+    with distributed.get_task_stream(client) as stream, dask_backend(client):
+        remote = fit.bootstrap(B=150, random_state=1, n_jobs=2, progress=False)
+    assert len(stream.data) > 0  # the replicates ran on the workers
+    np.testing.assert_array_equal(np.asarray(local.distances), np.asarray(remote.distances))
+
+
+def test_missing_dask_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(ImportError, match=r"pip install \"sdrstats\[dask\]\""):
+        require_dask()
+
+
+def test_dask_backend_without_a_client_explains(monkeypatch):
+    def no_client():
+        raise ValueError("No clients found")
+
+    import distributed as distributed_package  # dask_backend imports get_client from here
+
+    monkeypatch.setattr(distributed_package, "get_client", no_client)
+    with pytest.raises(ValueError, match="no active dask.distributed.Client"):
+        with dask_backend():
+            pass

@@ -247,6 +247,12 @@ def test_array_fits_use_column_names(data):
     assert a.statistic == pytest.approx(b.statistic, rel=1e-12)
 
 
+def test_save_ignores_d_as_r_does(fits):
+    a = fits["save"].coordinate_test("~ . - log(hg)")
+    b = fits["save"].coordinate_test("~ . - log(hg)", d=2)
+    assert a.statistic == b.statistic and b.d is None and "marginal" in str(b)
+
+
 def test_coordinate_test_prints_readably(fits):
     text = str(fits["sir"].coordinate_test("~ . - log(hg)", d=2))
     assert "conditional on d = 2" in text and "drop log(hg)" in text and "restricted" in text

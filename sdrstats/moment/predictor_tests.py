@@ -308,7 +308,7 @@ def coordinate_test(
         p_value=out["p_values"][weights],
         p_values=out["p_values"],
         dropped=dropped,
-        d=d,
+        d=None if method == "save" else d,  # SAVE's test is marginal whatever d (as R)
         method=method,
         weights=weights,
         chi2approx=chi2approx,

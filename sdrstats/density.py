@@ -116,9 +116,10 @@ class ConditionalDensity:
 
     def _component_pdf(self, y: np.ndarray) -> np.ndarray:
         """``N(y_j; m_k, diag(s²))`` as an array (len(y), K)."""
-        std = (y[:, None, :] - self.means[None, :, :]) / self.sd
-        log = -0.5 * (std**2).sum(-1) - np.log(np.sqrt(2 * np.pi) * self.sd).sum()
-        return np.exp(log)
+        from .lsce.basis import squared_distances
+
+        d2 = squared_distances(y / self.sd, self.means / self.sd)
+        return np.exp(-0.5 * d2 - np.log(np.sqrt(2 * np.pi) * self.sd).sum())
 
     def pdf(self, y: Any, newdata: Any = None) -> np.ndarray:
         """Density of each value of ``y`` for each row of ``newdata``: array rows x len(y).

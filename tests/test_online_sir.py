@@ -296,3 +296,15 @@ def test_bootstrap_refits_the_whole_stream_for_rows_in_memory():
     boot = sdr.OnlineSIR(d=1).fit(X, y).bootstrap(B=2, random_state=0, progress=False)
     # each replicate refits the stream on resampled rows; model 1 is easy: distances < 0.3
     assert len(boot.distances) == 2 and np.all(np.asarray(boot.distances) < 0.3)
+
+
+def test_merge_of_osir_streams_pools_the_covariance_exactly():
+    X, y, basis = _stream(2, 4000, 12, 22)
+    cuts = np.quantile(y[:500], np.arange(1, 10) / 10)
+    options = {"d": 2, "sparse": False, "eigen": "sgd", "cut_points": cuts, "init_size": 300}
+    a = sdr.OnlineSIR(**options).partial_fit(X[:2000], y[:2000])
+    b = sdr.OnlineSIR(**options).partial_fit(X[2000:], y[2000:])
+    merged = a.merge(b)
+    np.testing.assert_allclose(merged._state["sigma"], np.cov(X.T, bias=True), atol=1e-12)
+    # the merged generalised eigenvectors are the batch ones of the pooled statistics
+    assert det_distance(basis, merged.directions.to_numpy()) < 0.05  # ~0.01 on this draw

@@ -58,7 +58,7 @@ def run(seeds: int) -> str:
         "KSIR). Goal: mean <= 0.2; R MAVE 1.3.11 gives 0.10-0.15 on one draw.",
         "",
         "| method | target | mean distance | sd | max | CV picks d=0 | d=1 | d=2 | d>=3 "
-        "| rate of the true d | same, cv_rule='min' | mean seconds per fit |",
+        "| rate of the true d | same, cv_rule='min' | mean wall seconds per fit |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for method, true_d in METHODS.items():
@@ -85,8 +85,8 @@ def run(seeds: int) -> str:
         "dim.min). ",
         "KSIR targets the central subspace but, like SIR, misses the symmetric "
         "heteroscedastic direction b2, so it is scored against span(b1). Times include the "
-        "CV table and every dimension 1..4 (5 is the whole space); the machine is shared by "
-        "other jobs, so they are noisy upper bounds.",
+        "CV table and every dimension 1..4 (5 is the whole space); wall times on a machine shared by "
+        "other jobs are noisy upper bounds (bench_mave.py reports CPU time).",
     ]
     return "\n".join(lines)
 

@@ -78,6 +78,9 @@ def plot_dimension_test(test: Any, ax: Any = None) -> Any:
         ax.set_xlabel(str(table.index.name or "k"))
         ax.set_ylabel(str(column))
     if test.rule in ("ladle", "bootstrap"):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.axvline(test.d, color="C3", linestyle=":", label=f"chosen d = {test.d}")
     ax.set_title(f"{test.rule} rule for {test.method}: d = {test.d}")
     ax.legend(fontsize="small")

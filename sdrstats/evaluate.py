@@ -180,7 +180,8 @@ def classification(
     n_jobs: int = 1,
     progress: bool = True,
     verbose: bool = True,
-) -> pd.DataFrame:
+    return_grid: bool = False,
+) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
     """Seed 001's classification protocol: tune on validation, report test BCA.
 
     Parameters
@@ -200,8 +201,9 @@ def classification(
     n_repeats : int, default 10
         Random splits.
     k_grid : sequence of int, default 10, 20, ..., 100
-        Candidate dimensions, kept if ``c <= k <= min(n_train - 1, p)``; if none is, the
-        single ``k = min(n_train - 1, p)``.
+        Candidate dimensions, kept if ``c <= k <= r`` with ``r`` the rank of the centred
+        training predictors (at most ``min(n_train - 1, p)``); if none is, the single
+        ``k = r``.
     weight_grid : sequence of float, default (0.01, 0.1, 1, 10, 100)
         Candidates for ``alpha``, ``beta`` (SDSPCA and up) and ``delta``; each multiplies the
         method's trace scale.
@@ -219,14 +221,16 @@ def classification(
         Show a progress bar on long loops.
     verbose : bool, default True
         Print the mean ± sd table.
+    return_grid : bool, default False
+        Also return every candidate's validation and test BCA.
 
     Returns
     -------
     pandas.DataFrame
         One row per repeat and method: ``repeat``, ``method``, the chosen ``k``, ``alpha``,
         ``beta``, ``delta``, ``validation_bca``, ``test_bca``, ``n_candidates``, ``n_train``,
-        ``n_validation``, ``n_test``, ``converged`` (of the chosen fit). ``attrs["grid"]``
-        holds every candidate's scores.
+        ``n_validation``, ``n_test``, ``converged`` (of the chosen fit). With
+        ``return_grid=True`` also a second frame with every candidate's scores.
 
     Examples
     --------
@@ -259,7 +263,9 @@ def classification(
     for repeat, seed in enumerate(seeds):
         parts = _split(y, fractions, seed)
         n_train, p, c = parts[0].size, X.shape[1], classes.size
-        cap = min(n_train - 1, p)
+        # directions beyond the rank of the centred training predictors carry nothing
+        rank = np.linalg.matrix_rank(X[parts[0]] - X[parts[0]].mean(axis=0))
+        cap = max(1, min(n_train - 1, p, int(rank)))
         ks = [int(k) for k in k_grid if c <= k <= cap] or [cap]
         for name in names:
             own = {
@@ -310,10 +316,9 @@ def classification(
                 }
             )
     result = pd.DataFrame(rows)
-    result.attrs["grid"] = pd.DataFrame(grid_rows)
     if verbose:
         print(summarise(result).to_string())
-    return result
+    return (result, pd.DataFrame(grid_rows)) if return_grid else result
 
 
 def _run(name, cands, own, X, y, parts, threads, n_jobs, progress, repeat):

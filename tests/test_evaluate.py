@@ -70,7 +70,7 @@ def test_split_is_stratified_and_disjoint():
 
 def test_protocol_returns_tidy_frame_and_picks_best_validation():
     frame = classes_frame()
-    res = classification(
+    res, grid = classification(
         ["baseline", "pca", "sdspcaan"],
         frame,
         formula=FORMULA,
@@ -81,6 +81,7 @@ def test_protocol_returns_tidy_frame_and_picks_best_validation():
         search="grid",
         progress=False,
         verbose=False,
+        return_grid=True,
     )
     assert list(res["method"]) == ["baseline", "pca", "sdspcaan"] * 2
     assert set(res.columns) >= {
@@ -95,7 +96,6 @@ def test_protocol_returns_tidy_frame_and_picks_best_validation():
         "n_validation",
         "n_test",
     }
-    grid = res.attrs["grid"]
     # 2 ks x 2^3 weights for sdspcaan, 2 ks for the others
     assert res.set_index(["repeat", "method"])["n_candidates"].loc[0].tolist() == [2, 2, 16]
     for _, row in res.iterrows():

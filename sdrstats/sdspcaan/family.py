@@ -299,9 +299,10 @@ class SPCAN(_Alternating):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.SPCAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> small = ais.iloc[::3]  # 68 rows keep the example quick
+    >>> fit = sdr.SPCAN(k=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
     >>> fit.transform().shape
-    (202, 2)
+    (68, 2)
     """
     method = "spcan"
     params: ClassVar[dict[str, Any]] = _pick(
@@ -325,7 +326,8 @@ class PCAN(_Alternating):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.PCAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> small = ais.iloc[::3]  # 68 rows keep the example quick
+    >>> fit = sdr.PCAN(k=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
     >>> fit.directions.shape
     (4, 2)
     """

@@ -150,7 +150,7 @@ def spcan(
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
     >>> fit.directions.shape
     (3, 2)
     """
@@ -184,7 +184,7 @@ def pcan(
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
     >>> fit.directions.shape
     (3, 2)
     """

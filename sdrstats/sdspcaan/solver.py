@@ -219,7 +219,10 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
         A = Rt[:rank].T * sv[:rank]
     dim = A.shape[1]
     if k > dim:
-        raise ValueError(f"k = {k} exceeds the {dim} dimensions available for Q.")
+        raise ValueError(
+            f"k = {k} exceeds the rank {dim} of the centred predictors; this member keeps Q "
+            f"in the column space of X, so choose k <= {dim}."
+        )
     # Q0: the top-k left singular vectors of X, in the coordinates of the search space
     V = U0[:, :k] if basis is None else np.eye(dim)[:, :k]
     tr_k = float(np.sum(sv**2))  # tr(XX^T)

@@ -246,6 +246,41 @@ def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
             f"(first at row position {rows[0]}); remove those rows or transform the column "
             "(e.g. log of a non-positive value gives -inf)."
         )
+    _check_magnitude(values, names, what)
+
+
+#: Values beyond this magnitude (or non-zero columns entirely below its reciprocal) are refused:
+#: sums of squares over many rows would overflow (or underflow to zero) in double precision.
+MAX_MAGNITUDE = 1e100
+
+
+def _check_magnitude(values: np.ndarray, names: list[str], what: str) -> None:
+    if values.size == 0 or values.dtype.kind not in "fc":
+        return
+    peak = np.max(np.abs(values), axis=0)
+    bad = np.flatnonzero((peak > MAX_MAGNITUDE) | ((peak > 0) & (peak < 1 / MAX_MAGNITUDE)))
+    if bad.size:
+        col = int(bad[0])
+        raise ValueError(
+            f"{what} column {names[col]!r} has values of magnitude {peak[col]:.1e}, beyond what "
+            f"sums of squares can hold in double precision (1e-100 to 1e100); rescale it, e.g. "
+            f"divide by {peak[col]:.0e} or take logs (SDR directions only change scale)."
+        )
+
+
+def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
+    """Refuse object columns that mix value types (numbers and strings, say)."""
+    for col in columns:
+        series = frame[col]
+        if series.dtype != object:
+            continue
+        kinds = {type(v).__name__ for v in series.dropna()}
+        if len(kinds) > 1 and not kinds <= {"int", "float", "bool"}:
+            raise ValueError(
+                f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
+                f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
+                "numbers."
+            )
 
 
 def _is_label_column(series: pd.Series) -> bool:
@@ -323,6 +358,7 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
             raise ValueError("'.' in the formula found no predictor columns besides the response.")
         rhs = re.sub(r"(?<![\w.])\.(?![\w.])", "(" + " + ".join(map(_quote, others)) + ")", rhs)
 
+    _check_object_columns(frame, _mentioned_columns(lhs + " " + rhs, columns))
     env = _user_env()
     na_action = patsy.NAAction(NA_types=["None", "NaN"])
     try:

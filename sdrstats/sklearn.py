@@ -1,0 +1,138 @@
+"""scikit-learn adapter: any sdrstats method as a transformer in a ``Pipeline``.
+
+``SDRTransformer(method="sir", d=2, nslices=8)`` fits the method named ``method`` on arrays
+(``fit(X, y)``) and maps rows to the ``d`` reduced predictors (``transform(X)``). Its
+parameters are ``method``, ``d`` and the method's own options, so ``GridSearchCV`` can tune any
+of them (``{"sdr__d": [1, 2], "sdr__nslices": [5, 10]}``). The fitted sdrstats result is kept
+as ``results_`` (summary, tests, bootstrap).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+def estimator_classes() -> dict[str, type]:
+    """The sdrstats estimator classes by method name (``"sir"``, ``"save"``...)."""
+    import sdrstats
+    from sdrstats._base import Estimator
+
+    classes = {}
+    for name in sdrstats.__all__:
+        obj = getattr(sdrstats, name)
+        if inspect.isclass(obj) and issubclass(obj, Estimator) and obj.method:
+            classes.setdefault(obj.method, obj)
+    return classes
+
+
+class SDRTransformer(TransformerMixin, BaseEstimator):
+    """A sufficient dimension reduction method as a scikit-learn transformer.
+
+    Parameters
+    ----------
+    method : str, default "sir"
+        The sdrstats method: ``"sir"``, ``"save"``, ``"phd"``, ``"dr"``, ``"cume"``, ``"ire"``,
+        ``"mave"``, ``"lsce"``, ``"lsmi"``, ``"spca"``, ``"kspca"``, ``"kdr"``... (see
+        :func:`estimator_classes`).
+    d : int, default 2
+        Number of reduced predictors returned by ``transform`` (passed to the method as its
+        ``d``, or as ``k`` for the methods whose dimension option is ``k``).
+    **options
+        The method's own options (``nslices=8``, ``random_state=0``...); unknown ones raise
+        ``TypeError`` at ``fit`` naming the valid ones. An option called ``method`` (MAVE's)
+        cannot be set through the adapter.
+
+    Attributes
+    ----------
+    results_ : sdrstats.Results
+        The fitted result.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> ais = sdr.datasets.load("ais")
+    >>> X, y = np.log(ais[["ssf", "wt", "hg", "ht"]]).to_numpy(), ais["lbm"].to_numpy()
+    >>> model = make_pipeline(SDRTransformer("sir", d=1, nslices=8), LinearRegression())
+    >>> round(model.fit(X, y).score(X, y), 3)
+    0.967
+    """
+
+    def __init__(self, method: str = "sir", d: int = 2, **options: Any) -> None:
+        self.method = method
+        self.d = d
+        for name, value in options.items():
+            setattr(self, name, value)
+        self._option_names = sorted(options)
+
+    # scikit-learn finds parameters in the __init__ signature; the method's options are
+    # keyword arguments too, so they are listed here.
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        params = {"method": self.method, "d": self.d}
+        params.update({name: getattr(self, name) for name in self._option_names})
+        return params
+
+    def set_params(self, **params: Any) -> SDRTransformer:
+        for name, value in params.items():
+            setattr(self, name, value)
+            if name not in ("method", "d") and name not in self._option_names:
+                self._option_names = sorted([*self._option_names, name])
+        return self
+
+    def __sklearn_clone__(self) -> SDRTransformer:
+        return type(self)(**self.get_params(deep=False))
+
+    def _estimator(self, n_features: int) -> Any:
+        classes = estimator_classes()
+        if self.method not in classes:
+            raise ValueError(
+                f"The 'method' parameter of SDRTransformer must be one of {sorted(classes)}; "
+                f"got {self.method!r}."
+            )
+        cls = classes[self.method]
+        d = self.d
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+            raise ValueError(f"The 'd' parameter of SDRTransformer must be an int >= 1; got {d!r}.")
+        if d > n_features:
+            raise ValueError(
+                f"The 'd' parameter of SDRTransformer must be at most the number of features "
+                f"({n_features}); got {d}."
+            )
+        options = {name: getattr(self, name) for name in self._option_names}
+        key = "d" if "d" in cls.params else ("k" if "k" in cls.params else None)
+        if key is not None:
+            options[key] = int(d)
+        return cls(**options)
+
+    def fit(self, X: Any, y: Any) -> SDRTransformer:
+        """Fit the method on ``X`` (n, p) and the response ``y`` (numbers or class labels)."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=False, multi_output=True)
+        if X.shape[0] < 2:
+            raise ValueError(
+                f"SDRTransformer needs at least two observations; got n_samples = {X.shape[0]}."
+            )
+        estimator = self._estimator(X.shape[1])
+        self.results_ = estimator.fit(X, y, missing="raise")
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        """The ``d`` reduced predictors of the rows of ``X``."""
+        check_is_fitted(self, "results_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        results = self.results_
+        return results.estimator.transform_arrays(results.output, X, min(self.d, results.d))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+__all__ = ["SDRTransformer", "estimator_classes"]

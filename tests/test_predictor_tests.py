@@ -421,3 +421,17 @@ def test_nothing_to_drop(fits):
 
 def test_drop1_returns_a_dataframe(fits):
     assert isinstance(fits["sir"].drop1(), pd.DataFrame)
+
+
+@pytest.mark.parametrize("method", ["sir", "save"])
+def test_coordinate_tests_ignore_predictor_scales_and_row_order(fits, method):
+    fit = fits[method]
+    X, y = fit.spec.X, fit.spec.Y[:, 0]
+    estimator = sdr.SIR if method == "sir" else sdr.SAVE
+    order = np.random.default_rng(3).permutation(fit.n)
+    other = estimator(nslices=8).fit(X[order] * np.arange(1.0, 9.0), y[order])
+    a = fit.coordinate_test(["log(hg)"], d=2)
+    b = other.coordinate_test(["x3"], d=2)
+    assert b.statistic == pytest.approx(a.statistic, rel=1e-9)
+    for name, value in a.p_values.items():
+        assert b.p_values[name] == pytest.approx(value, rel=1e-8)

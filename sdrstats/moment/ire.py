@@ -72,6 +72,12 @@ class IRE(MomentEstimator):
     to zero), exactly as R ``dr`` computes it. The columns of each solution are ordered by
     importance through sequential one-dimensional fits.
 
+    The stopping rule is R's (relative change of ``F`` below ``tol`` between sweeps). ALS
+    converges linearly, so at the default ``tol = 1e-6`` a minimum can still be about 1e-4
+    (relative) above the exact one, and the restricted fits of conditional coordinate tests
+    then depend slightly on the predictors' scales; R's numbers carry the same error. Pass a
+    smaller ``tol`` (and larger ``max_iter``) for the exact minimum.
+
     References
     ----------
     Cook, R. D. and Ni, L. (2005). Sufficient dimension reduction via inverse regression: a

@@ -16,6 +16,7 @@ defaults) and ``response``, implement ``_fit`` and, if it needs data-dependent c
 from __future__ import annotations
 
 import copy
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -23,6 +24,16 @@ import numpy as np
 
 from .formula import ModelSpec, from_arrays, parse
 from .results import Results
+
+#: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
+#: the offending column without every ``_fit`` passing names down.
+PREDICTOR_NAMES: ContextVar[list[str] | None] = ContextVar("PREDICTOR_NAMES", default=None)
+
+
+def predictor_names(p: int) -> list[str]:
+    """Names of the ``p`` predictors being fitted, or ``x1..xp`` outside a named fit."""
+    names = PREDICTOR_NAMES.get()
+    return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
 
 
 @dataclass
@@ -140,7 +151,11 @@ class Estimator:
         """Fit to a prepared spec and wrap the result."""
         self._check_response(spec)
         self._check_data(spec.X, spec.Y, spec.categorical)
-        output = self._fit(spec.X, spec.Y, random_state=self.random_state)
+        token = PREDICTOR_NAMES.set(list(spec.x_names))
+        try:
+            output = self._fit(spec.X, spec.Y, random_state=self.random_state)
+        finally:
+            PREDICTOR_NAMES.reset(token)
         return self.results_class(self, spec, output, call=call)
 
     def fit(self, X: Any, y: Any, *, missing: str = "drop") -> Results:
@@ -177,4 +192,4 @@ class Estimator:
         return f"{type(self).__name__}({args})"
 
 
-__all__ = ["Estimator", "EstimatorOutput"]
+__all__ = ["Estimator", "EstimatorOutput", "PREDICTOR_NAMES", "predictor_names"]

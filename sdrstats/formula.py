@@ -233,7 +233,10 @@ def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
             "can only use the levels of the training data."
         )
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return f"Could not evaluate the formula on {what}: {first}"
+    return (
+        f"Could not evaluate the formula on {what}: {first}. Check the formula's syntax, e.g. "
+        "'y ~ x1 + x2', 'y ~ log(x1) + C(g)' or 'y ~ . - x3'."
+    )
 
 
 def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:

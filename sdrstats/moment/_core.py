@@ -19,6 +19,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
+from .._base import predictor_names
 from .._linalg import canonical_basis, sym_eigh_desc
 from .._warnings import CollinearityWarning
 from ..slicing import Slices
@@ -154,7 +155,7 @@ def standardize(
 ) -> Standardized:
     """Centre, scale and whiten ``X`` (weights are frequency weights)."""
     n_rows, p = X.shape
-    names = names or [f"x{j + 1}" for j in range(p)]
+    names = names or predictor_names(p)
     if weights is None:
         total = float(n_rows)
         mean = X.mean(axis=0)
@@ -188,7 +189,7 @@ def standardize_moments(
     for constant and collinear predictors.
     """
     p = mean.shape[0]
-    names = names or [f"x{j + 1}" for j in range(p)]
+    names = names or predictor_names(p)
     var = np.diag(cov).copy()
     if np.any(var <= 0):
         j = int(np.flatnonzero(var <= 0)[0])

@@ -1,0 +1,322 @@
+"""Catalogue of bad input across the methods: each case asserts the exception type and that
+the message names the problem (column or option) and says what to do."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdrstats as sdr
+
+rng = np.random.default_rng(0)
+N = 60
+FRAME = pd.DataFrame(rng.normal(size=(N, 4)), columns=["x1", "x2", "x3", "x4"])
+FRAME["y"] = FRAME.x1 + 0.3 * rng.normal(size=N)
+FRAME["g"] = np.where(FRAME.x1 > 0, "a", "b")
+
+
+def with_(**columns):
+    return FRAME.assign(**columns)
+
+
+def nan_at(column, rows=(3,)):
+    data = FRAME.copy()
+    data.loc[list(rows), column] = np.nan
+    return data
+
+
+def inf_at(column):
+    data = FRAME.copy()
+    data.loc[5, column] = np.inf
+    return data
+
+
+CASES = [
+    # (id, call, exception, regex for the problem, regex for the remedy)
+    (
+        "nan-x-raise",
+        lambda: sdr.sir("y ~ x1 + x2", nan_at("x1"), missing="raise"),
+        ValueError,
+        r"missing values in \['x1'\]",
+        "drop or impute",
+    ),
+    (
+        "nan-y-raise",
+        lambda: sdr.save("y ~ x1 + x2", nan_at("y"), missing="raise"),
+        ValueError,
+        r"missing values in \['y'\]",
+        "missing='drop'",
+    ),
+    (
+        "inf-x",
+        lambda: sdr.phd("y ~ x1 + x2", inf_at("x2")),
+        ValueError,
+        r"'x2' has 1 infinite",
+        "remove those rows or transform",
+    ),
+    (
+        "inf-y",
+        lambda: sdr.lsce("y ~ x1 + x2 + x3", inf_at("y"), d=1),
+        ValueError,
+        r"Response column 'y' has 1 infinite",
+        "remove those rows",
+    ),
+    (
+        "constant-column",
+        lambda: sdr.sir("y ~ .", with_(x3=1.0).drop(columns="g")),
+        ValueError,
+        r"'x3' is constant",
+        "remove it",
+    ),
+    (
+        "identical-columns",
+        lambda: sdr.save("y ~ x1 + x2 + x5", with_(x5=FRAME.x2)),
+        ValueError,
+        r"collinear: \['x2', 'x5'\]|collinear: \['x5'\]",
+        "drop or combine",
+    ),
+    (
+        "n-le-p",
+        lambda: sdr.sir("y ~ x1 + x2 + x3 + x4", FRAME.iloc[:4]),
+        ValueError,
+        r"n = 4 and p = 4",
+        "Remove predictors|lasso_sir",
+    ),
+    (
+        "single-value-response",
+        lambda: sdr.dr("y ~ x1 + x2", with_(y=2.0)),
+        ValueError,
+        "single value",
+        "varies",
+    ),
+    (
+        "zero-variance-response-lsce",
+        lambda: sdr.lsce("y ~ x1 + x2 + x3", with_(y=2.0), d=1),
+        ValueError,
+        "zero variance",
+        "Remove constant responses",
+    ),
+    (
+        "constant-response-spca",
+        lambda: sdr.spca("y ~ x1 + x2 + x3", with_(y=2.0), d=1),
+        ValueError,
+        "response is constant",
+        "varies",
+    ),
+    (
+        "categorical-for-continuous",
+        lambda: sdr.phd("g ~ x1 + x2", FRAME),
+        ValueError,
+        "needs a numeric response but 'g' is categorical",
+        "code it as numbers",
+    ),
+    (
+        "continuous-for-categorical",
+        lambda: sdr.sdspcaan("y ~ x1 + x2 + x3", FRAME, k=1),
+        ValueError,
+        "needs class labels",
+        "use spca",
+    ),
+    (
+        "one-sample-class",
+        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", with_(g=["a"] + ["b"] * (N - 1)), k=1),
+        ValueError,
+        r"\['a'\] of 'g' have a single sample",
+        "Drop or merge",
+    ),
+    (
+        "nslices-too-small",
+        lambda: sdr.sir("y ~ x1 + x2", FRAME, nslices=1),
+        ValueError,
+        "'nslices' option of sir",
+        ">= 2",
+    ),
+    (
+        "nslices-too-large",
+        lambda: sdr.save("y ~ x1 + x2", FRAME, nslices=40),
+        ValueError,
+        "'nslices' option of save",
+        r"at most n/2 = 30",
+    ),
+    (
+        "nslices-ire",
+        lambda: sdr.ire("y ~ x1 + x2 + x3", FRAME, nslices=1),
+        ValueError,
+        "'nslices' option of ire",
+        ">= 2",
+    ),
+    (
+        "d-above-p",
+        lambda: sdr.sir("y ~ x1 + x2", FRAME, d=3),
+        ValueError,
+        "'d' option of sir",
+        "at most p = 2",
+    ),
+    (
+        "d-equals-p-lsce",
+        lambda: sdr.lsce("y ~ x1 + x2", FRAME, d=2),
+        ValueError,
+        "'d' option of lsce",
+        "use lscde",
+    ),
+    (
+        "d-above-rank-spca",
+        lambda: sdr.spca("y ~ x1 + x2", FRAME, d=5),
+        ValueError,
+        "'d' option of spca",
+        "at most p = 2",
+    ),
+    (
+        "k-too-large",
+        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", FRAME, k=10),
+        ValueError,
+        "'k' option of sdspcaan",
+        "Choose a smaller k",
+    ),
+    (
+        "negative-kernel-width",
+        lambda: sdr.kspca("y ~ x1 + x2 + x3", FRAME, d=1, gamma=-1.0),
+        ValueError,
+        "'gamma' option of kspca",
+        r"must be > 0",
+    ),
+    (
+        "negative-penalty",
+        lambda: sdr.lasso_sir("y ~ x1 + x2 + x3", FRAME, penalty=-1.0),
+        ValueError,
+        "'penalty' option of lasso_sir",
+        r"must be > 0",
+    ),
+    (
+        "unknown-mave-method",
+        lambda: sdr.mave("y ~ x1 + x2 + x3", FRAME, method="xx"),
+        ValueError,
+        "'method' option of mave",
+        "must be one of",
+    ),
+    (
+        "unknown-option-class",
+        lambda: sdr.SIR(nslice=8),
+        TypeError,
+        r"unknown option\(s\) \['nslice'\]",
+        "valid options are",
+    ),
+    (
+        "unknown-option-function",
+        lambda: sdr.lsce("y ~ x1 + x2 + x3", FRAME, d=1, foo=1),
+        TypeError,
+        "foo",
+        "unexpected keyword",
+    ),
+    (
+        "data-is-a-list",
+        lambda: sdr.sir("y ~ x1", [[1, 2], [3, 4]]),
+        TypeError,
+        "data must be a pandas DataFrame",
+        "Build one with pandas.DataFrame",
+    ),
+    (
+        "formula-not-string",
+        lambda: sdr.save(["y ~ x1"], FRAME),
+        TypeError,
+        "formula must be a string",
+        "'y ~ x1 \\+ x2'",
+    ),
+    (
+        "formula-syntax-error",
+        lambda: sdr.sir("y ~ x1 +* x2", FRAME),
+        ValueError,
+        "Could not evaluate|formula",
+        "x1",
+    ),
+    (
+        "formula-missing-column",
+        lambda: sdr.sir("y ~ x1 + nope", FRAME),
+        ValueError,
+        "'nope', which is not a column",
+        "available columns",
+    ),
+    (
+        "formula-without-tilde",
+        lambda: sdr.sir("y x1", FRAME),
+        ValueError,
+        "exactly one '~'",
+        "'y ~ x1 \\+ x2'",
+    ),
+    (
+        "empty-frame",
+        lambda: sdr.sir("y ~ x1", FRAME.iloc[:0]),
+        ValueError,
+        "data has no rows",
+        "needs observations",
+    ),
+    (
+        "duplicated-columns",
+        lambda: sdr.sir("y ~ x1", FRAME.rename(columns={"x2": "x1"})),
+        ValueError,
+        r"duplicated column names \['x1'\]",
+        "rename them",
+    ),
+    (
+        "mixed-type-object-column",
+        lambda: sdr.sir("y ~ x1 + m", with_(m=[1, "a", 2.5] * 20)),
+        ValueError,
+        "'m' mixes value types",
+        "astype",
+    ),
+    (
+        "huge-values",
+        lambda: sdr.mave("y ~ x1 + x2 + x3", with_(x1=FRAME.x1 * 1e300)),
+        ValueError,
+        r"'x1' has values of magnitude 2\.\de\+300",
+        "rescale it",
+    ),
+    (
+        "tiny-values",
+        lambda: sdr.save("y ~ x1 + x2 + x3", with_(x2=FRAME.x2 * 1e-300)),
+        ValueError,
+        r"'x2' has values of magnitude",
+        "rescale it",
+    ),
+    (
+        "bad-missing-option",
+        lambda: sdr.spca("y ~ x1 + x2", FRAME, d=1, missing="skip"),
+        ValueError,
+        "'missing' option",
+        "'drop' or 'raise'",
+    ),
+    (
+        "too-few-rows-for-cv",
+        lambda: sdr.lsce("y ~ x1 + x2 + x3", FRAME.iloc[:4], d=1),
+        ValueError,
+        "5-fold cross-validation; got n = 4",
+        "Lower 'n_folds'",
+    ),
+    (
+        "online-chunk-shape",
+        lambda: (
+            sdr.OnlineSIR(nslices=5, d=1)
+            .partial_fit(FRAME[["x1", "x2"]].to_numpy(), FRAME.y.to_numpy())
+            .partial_fit(FRAME[["x1", "x2", "x3"]].to_numpy(), FRAME.y.to_numpy())
+        ),
+        ValueError,
+        r"shape \(60, 3\)",
+        "p = 2",
+    ),
+]
+
+
+def test_catalogue_is_large_enough():
+    assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "problem", "remedy"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_input(call, exc, problem, remedy):
+    with pytest.raises(exc) as info:
+        call()
+    message = str(info.value)
+    assert re.search(problem, message), message
+    assert re.search(remedy, message), message

@@ -43,7 +43,7 @@ def test_every_method_recovers_a_single_index(single_index, method):
 @pytest.mark.parametrize("method,true_d", [("csmave", 2), ("csopg", 2), ("meanopg", 1)])
 def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
     df, basis = classic
-    fit = sdr.mave("y ~ .", df, method=method, max_dim=3)
+    fit = sdr.mave("y ~ .", df, method=method, max_dim=2)
     error = sdr.projection_distance(fit.directions_for(true_d), basis[:, :true_d])
     # benchmarks/papers/mave_accuracy.md (n = 400, 20 seeds): mean distances 0.11-0.17, every
     # seed below 0.30 for these methods; this seed gives 0.19-0.21
@@ -52,7 +52,7 @@ def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
     assert fit.d == true_d
     test = fit.test_dimension("cv")
     assert test.d == true_d and test.rule == "cv"
-    assert list(test.table.index) == [0, 1, 2, 3]
+    assert list(test.table.index) == [0, 1, 2]
     assert list(test.table.columns) == ["cv", "se", "bandwidth"]
     # one-standard-error rule: the chosen d is within one SE of the minimum, no smaller d is
     cv, se = test.table["cv"], test.table["se"]
@@ -104,7 +104,7 @@ def test_method_names_are_case_insensitive_like_r(single_index):
 
 def test_summary_shows_method_bandwidths_iterations_cv_and_directions(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, method="csmave", max_dim=2)
+    fit = sdr.mave("y ~ .", df.iloc[:150], method="csmave", max_dim=2)
     text = str(fit.summary())
     for piece in (
         "csMAVE",

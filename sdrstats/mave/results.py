@@ -26,6 +26,15 @@ class MaveResults(Results):
     nested, so every basis for ``k = 1..max_dim`` is kept: ``directions_for(k)`` returns the
     ``k``-dimensional solution (not the first ``k`` columns of another one), and
     ``transform(d=k)`` uses it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sdrstats.simulate import mave_classic
+    >>> df, truth = mave_classic(150, random_state=0)
+    >>> fit = sdr.mave("y ~ .", df, method="meanopg", max_dim=2)
+    >>> fit.directions_for(1).shape, fit.directions_for(2).shape, fit.cv_table.index.tolist()
+    ((5, 1), (5, 2), [0, 1, 2])
     """
 
     @property

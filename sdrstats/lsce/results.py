@@ -92,7 +92,8 @@ class DensityReductionResults(Results):
             f"-fold CV, re-selected every {self.options['cv_every']} updates)\n"
             f"{self.criterion_name} = {self.criterion:.6g}, held-out CV score = "
             f"{ex['cv_score']:.6g}\n"
-            f"{len(runs)} restarts; best: {ex['n_iter']} iterations, "
+            f"{len(runs)} restarts ({int(runs['n_iter'].sum())} iterations in all); best: "
+            f"{ex['n_iter']} iterations, "
             f"{'converged' if ex['converged'] else 'stopped at max_iter'}; "
             f"{int((~runs['converged'].astype(bool)).sum())} restarts stopped at max_iter"
         )

@@ -132,14 +132,18 @@ def test_formula_and_arrays_agree(ais):
     assert "spca(" in fit.call and fit.directions.index.tolist() == ["ht", "wt", "bmi", "ssf"]
 
 
-def test_integer_weights_equal_repeated_rows(sim):
+@pytest.mark.parametrize("response", ["continuous", "classes"])
+def test_integer_weights_equal_repeated_rows(sim, response):
     X, Y = sim
+    if response == "classes":  # integer codes take the sparse class-indicator path
+        Y = (Y[:, 0] > 0).astype(np.int64) + (Y[:, 1] > 1)
     w = np.random.default_rng(0).integers(0, 3, len(X)).astype(float)
-    est = sdr.SPCA(kernel_y="linear", d=2)
+    est = sdr.SPCA(d=2, add_identity=0.5)
     weighted = est._fit(X, Y, weights=w)
     keep = np.repeat(np.arange(len(X)), w.astype(int))
     repeated = est._fit(X[keep], Y[keep])
     assert projection_distance(weighted.basis[:, :2], repeated.basis[:, :2]) < 1e-8
+    np.testing.assert_allclose(weighted.eigenvalues, repeated.eigenvalues, rtol=1e-9)
 
 
 def test_large_n_never_forms_the_n_by_n_kernel():

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 from scipy.spatial.distance import cdist
 
 from .._validation import check_choice, check_float, check_int
@@ -70,6 +71,19 @@ def one_hot(codes: np.ndarray) -> np.ndarray:
     return out if present.all() else out[:, present]
 
 
+def sparse_one_hot(codes: np.ndarray) -> scipy.sparse.csr_array:
+    """n×c sparse indicator matrix of non-negative integer class codes (empty classes dropped)."""
+    codes = np.asarray(codes)
+    counts = np.bincount(codes)
+    present = np.flatnonzero(counts)
+    relabel = np.full(len(counts), -1)
+    relabel[present] = np.arange(len(present))
+    n = len(codes)
+    return scipy.sparse.csr_array(
+        (np.ones(n), relabel[codes], np.arange(n + 1)), shape=(n, len(present))
+    )
+
+
 def response_factor(
     Y: np.ndarray,
     kernel: str,
@@ -77,13 +91,15 @@ def response_factor(
     *,
     gamma: float | None = None,
     rng: np.random.Generator | None = None,
-) -> np.ndarray | None:
+    sparse: bool = False,
+) -> np.ndarray | scipy.sparse.csr_array | None:
     """Factor ``Δ`` (n×r) with ``L = Δ Δᵀ``; ``None`` stands for ``L = I`` (ordinary PCA).
 
     ``linear``: ``Δ = Y`` (numeric columns; a categorical response is one-hot coded);
     ``delta``: ``Δ`` = class indicators (``L_ij = 1{y_i = y_j}``); ``rbf``: Gaussian kernel on
     ``y`` with the median-heuristic width (median over at most 1000 rows drawn by ``rng``),
-    factored by pivoted incomplete Cholesky to 1e-9 per diagonal entry.
+    factored by pivoted incomplete Cholesky to 1e-9 per diagonal entry. With ``sparse=True``
+    the class indicators of a categorical response come as a scipy sparse array.
     """
     categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
     if kernel == "identity":
@@ -93,6 +109,8 @@ def response_factor(
             raise ValueError(
                 f"The response has a single class; {method} needs a response that varies."
             )
+        if sparse and kernel in ("linear", "delta"):
+            return sparse_one_hot(Y)
         Yn = one_hot(Y)
     else:
         Yn = np.asarray(Y, dtype=float).reshape(len(Y), -1)
@@ -160,4 +178,5 @@ __all__ = [
     "one_hot",
     "response_factor",
     "incomplete_cholesky",
+    "sparse_one_hot",
 ]

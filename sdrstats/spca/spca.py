@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_sign
@@ -36,7 +37,13 @@ def hsic_matrix_factor(
     w = None if weights is None else np.asarray(weights, dtype=float)
     center = X.mean(axis=0) if w is None else w @ X / w.sum()
     blocks = []
-    if factor is not None:
+    if factor is not None and scipy.sparse.issparse(factor):
+        # Class indicators: Ψ = Σ_i w_i (x_i − x̄_w) Δ_iᵀ from per-class sums (one pass over X).
+        wX = X if w is None else X * w[:, None]
+        sums = np.asarray((factor.T @ wX).T)
+        weights_per_class = np.asarray(factor.T @ (np.ones(len(X)) if w is None else w))
+        blocks.append(sums - np.outer(center, weights_per_class))
+    elif factor is not None:
         if w is None:
             blocks.append(((factor - factor.mean(axis=0)).T @ X).T)  # (ΔᵀX)ᵀ: faster BLAS path
         else:
@@ -197,7 +204,7 @@ class SPCA(Estimator):
         o = self.options
         kernel = self.kernel_for(Y)
         rng = np.random.default_rng(random_state)
-        factor = response_factor(Y, kernel, self.method, gamma=o["gamma_y"], rng=rng)
+        factor = response_factor(Y, kernel, self.method, gamma=o["gamma_y"], rng=rng, sparse=True)
         psi, center = hsic_matrix_factor(X, factor, o["add_identity"], weights)
         values, vectors, route = top_eigen(psi, o["solver"])
         why = f"kernel_y = {kernel!r}"

@@ -85,29 +85,23 @@ class SDSPCAANResults(Results):
             blocks.append(Block("Alternating solver", text="\n".join(lines)))
         return blocks
 
-    def plot(self, kind: str = "projection", ax: Any = None, **options: Any) -> Any:
-        """``"projection"``: training rows on Dir1 x Dir2 by class; ``"objective"``: the trace."""
-        if kind not in ("projection", "objective"):
-            return super().plot(kind=kind, **options)
-        import matplotlib.pyplot as plt
+    def plot(self, kind: str = "projection", **options: Any) -> Any:
+        """``"projection"``: the rows on Dir1 x Dir2 coloured by class (see
+        :func:`sdrstats.plotting_projection.plot_projection` for the options);
+        ``"objective"``: the objective trace; other kinds as :meth:`Results.plot`."""
+        if kind == "projection":
+            from ..plotting_projection import plot_projection
 
-        if ax is None:
-            _, ax = plt.subplots()
+            return plot_projection(self, **options)
         if kind == "objective":
+            import matplotlib.pyplot as plt
+
+            ax = options.get("ax") or plt.figure().add_subplot(111)
             ax.plot(np.arange(self.objective_trace.size), self.objective_trace, marker="o")
             ax.set_xlabel("iteration")
             ax.set_ylabel("objective")
             return ax
-        scores = self.transform(d=min(2, self.d)).to_numpy()
-        second = scores[:, 1] if scores.shape[1] > 1 else np.zeros(len(scores))
-        codes = np.asarray(self.spec.Y).reshape(-1)
-        for code, level in enumerate(self.spec.y_levels or []):
-            rows = codes == code
-            ax.scatter(scores[rows, 0], second[rows], s=12, label=str(level), **options)
-        ax.set_xlabel("Dir1")
-        ax.set_ylabel("Dir2")
-        ax.legend(title=self.spec.y_names[0], fontsize="small")
-        return ax
+        return super().plot(kind=kind, **options)
 
 
 __all__ = ["SDSPCAANResults"]

@@ -268,3 +268,18 @@ def test_collinear_predictors_are_rejected():
     df["c"] = df.a + df.b
     with pytest.raises(ValueError, match="collinear"):
         sdr.lsce("y ~ .", df, d=1, **FAST)
+
+
+def test_own_density_uses_the_fitted_projection_of_whitened_predictors():
+    data, _ = lsce_artificial("a", 80, random_state=16)
+    fit = sdr.lsce("y ~ .", data, d=2, **FAST)
+    ex = fit.extras
+    X = data.drop(columns="y").to_numpy()
+    z = (X - X.mean(axis=0)) @ ex["whitener"] @ ex["W"].T
+    dens = fit.conditional_density()
+    # Features map transform() back to z = W x̃ exactly (rounding only).
+    np.testing.assert_allclose(dens.features(data)[0], z, atol=1e-10)
+    # The centres are training rows, so z at those rows is the stored centre.
+    assert np.min(np.abs(z[:, None, :] - ex["centres_z"][None]).sum(-1), axis=0).max() < 1e-10
+    # z has unit variance per coordinate (the seed's normalisation), up to rounding.
+    np.testing.assert_allclose(z.var(axis=0, ddof=1), 1.0, atol=1e-10)

@@ -162,7 +162,10 @@ class ChunkReader:
         ys = pd.Series(np.asarray(y).reshape(-1) if not isinstance(y, pd.Series) else y.to_numpy())
         if len(ys) != Xa.shape[0]:
             raise ValueError(f"This chunk has {Xa.shape[0]} rows of X but {len(ys)} of y.")
-        bad = np.isnan(Xa).any(axis=1) | ys.isna().to_numpy()
+        finite = np.isfinite(Xa).all(axis=1)
+        bad = ys.isna().to_numpy()
+        if not finite.all():  # NaN rows follow the missing policy; inf raises below
+            bad = bad | np.isnan(Xa).any(axis=1)
         if bad.any():
             if missing == "raise":
                 raise ValueError(
@@ -175,7 +178,8 @@ class ChunkReader:
                 stacklevel=4,
             )
             Xa, ys = Xa[~bad], ys[~bad]
-        _check_finite(Xa, self.spec.x_names, "Predictor")
+        if not finite.all():
+            _check_finite(Xa, self.spec.x_names, "Predictor")
         if self.categorical:
             return Xa, self._codes(ys)
         yv = ys.to_numpy(dtype=float)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse
 from scipy.linalg.lapack import dtrtrs
 
 from . import trackers
@@ -34,11 +33,10 @@ def dhat_of(state: dict[str, Any]) -> np.ndarray:
 
 
 def _slice_sums(X: np.ndarray, labels: np.ndarray, H: int) -> np.ndarray:
-    """``S_h = Σ_{i in h} x_i`` as a p x H matrix (one sparse pass over the rows)."""
-    indicator = scipy.sparse.csr_matrix(
-        (np.ones(labels.size), (labels, np.arange(labels.size))), shape=(H, labels.size)
-    )
-    return np.asarray(indicator @ X).T
+    """``S_h = Σ_{i in h} x_i`` as a p x H matrix: one (H x m)(m x p) product."""
+    indicator = np.zeros((H, labels.size))
+    indicator[labels, np.arange(labels.size)] = 1.0
+    return (indicator @ X).T
 
 
 def init_state(
@@ -141,18 +139,18 @@ def lms_truncated(
     the same numbers as the row loop up to rounding at a fraction of the Python overhead.
     """
     n = Xc.shape[0]
+    index = np.arange(steps + 1, steps + n + 1, dtype=float)
+    step_sizes = np.where(index <= decay_after, gamma, gamma * decay_after / index)
     start = 0
     while start < n:
         first = steps + start + 1
         if gravity > 0 and first % every == 0:
-            step = gamma if first <= decay_after else gamma * decay_after / first
-            _truncate(W, step * gravity * every, threshold)
+            _truncate(W, step_sizes[start] * gravity * every, threshold)
         # rows up to (not including) the next truncation step, at most MAX_SEGMENT
         to_next = every - (first % every) if gravity > 0 else MAX_SEGMENT
         stop = min(n, start + max(1, min(to_next, MAX_SEGMENT)))
         rows = Xc[start:stop]
-        index = np.arange(first, first + stop - start, dtype=float)
-        steps_k = np.where(index <= decay_after, gamma, gamma * decay_after / index)
+        steps_k = step_sizes[start:stop]
         resid = Yt[start:stop] - rows @ W.T
         if stop - start == 1:
             coef = steps_k[:, None] * resid

@@ -9,11 +9,12 @@ the trace, merging and saving/restoring the state.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_basis
@@ -25,6 +26,12 @@ from ._chunks import ChunkReader
 from ._persist import StreamStateMixin
 from ._results import OnlineSIRResults
 from .trackers import TRACKERS
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """One controller per process: building it scans the loaded libraries (~10 ms)."""
+    return ThreadpoolController()
 
 
 class OnlineSIR(StreamStateMixin, Estimator):
@@ -235,14 +242,14 @@ class OnlineSIR(StreamStateMixin, Estimator):
             ya = np.concatenate([b[1] for b in self._buffer])
             self._buffer = []
             k = self.options["init_size"]
-            with threadpool_limits(1, user_api="blas"):
+            with _blas_controller().limit(limits=1, user_api="blas"):
                 self._initialize(Xa[:k], ya[:k])
             Xa, ya = Xa[k:], ya[k:]
         o = self.options
         H = self._H
         size = o["block_size"]
         # The recursion multiplies small matrices; BLAS threads only add contention.
-        with threadpool_limits(1, user_api="blas"):
+        with _blas_controller().limit(limits=1, user_api="blas"):
             for start in range(0, Xa.shape[0], size):
                 block = Xa[start : start + size]
                 _updates.update_block(

@@ -213,3 +213,21 @@ def test_in_memory_fit_does_not_warn_about_chunks(ais):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sdr.sir(AIS, ais, nslices=8)
+
+
+def test_plain_numeric_columns_bypass_patsy_with_the_same_numbers():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.standard_normal((600, 3)), columns=["a", "b", "c"])
+    frame["y"] = frame.a - frame.c + rng.standard_normal(600) * 0.3
+    frame.loc[[5, 300], "b"] = np.nan
+    frame.loc[[400], "y"] = np.nan
+    plan_parts = sdr.chunks_from(parts(frame, 150))
+    with pytest.warns(sdr.MissingValueWarning, match="Dropped 3 rows"):
+        fit = sdr.sir("y ~ a + b + c", plan_parts, nslices=6)
+    with pytest.warns(sdr.MissingValueWarning):
+        memory = sdr.sir("y ~ a + b + c", frame, nslices=6)
+    assert_same_fit(memory, fit)
+    from sdrstats.scale.chunks import ChunkPlan
+
+    assert ChunkPlan("y ~ a + b + c", frame).plain_x == ["a", "b", "c"]
+    assert ChunkPlan("y ~ a + log(abs(b))", frame).plain_x is None

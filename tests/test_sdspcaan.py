@@ -300,3 +300,22 @@ def test_non_finite_values_are_refused():
         sdr.SDSPCAAN(k=2).fit(X, y.astype(str))
     with pytest.raises(ValueError, match="predictor column 0 has infinite or missing"):
         sdr.SDSPCAAN(k=2)._check_data(X, y, True)
+
+
+def test_lambda_is_capped_when_c_components_cannot_form():
+    from sdrstats.sdspcaan.graph import LAMBDA_RANGE, Graph
+
+    rng = np.random.default_rng(18)
+    y = np.repeat([0, 1, 2], [3, 30, 30])
+    P = rng.standard_normal((63, 2)) + 3.0 * y[:, None]
+    # the 3-point class needs 5 neighbours, so its rows link to other classes and the
+    # Laplacian's 3 smallest eigenvalues never sum below a tolerance of 1e-300: the authors'
+    # rule would double λ without bound (they saw 1e21); here it stops at λ0 2^30
+    graph = Graph(SolverConfig(k=2, n_neighbors=5, tol=1e-300), one_hot(y))
+    graph.update(P)
+    assert graph.lam == 10.0 * LAMBDA_RANGE
+    assert graph.n_adjust == 30
+    # with the default tolerance the same graph is accepted as (nearly) 3 components
+    relaxed = Graph(SolverConfig(k=2, n_neighbors=5), one_hot(y))
+    relaxed.update(P)
+    assert relaxed.lam < 10.0 * LAMBDA_RANGE

@@ -30,6 +30,7 @@ from sdrstats.distances import det_distance
 from sdrstats.simulate import ossir_model
 
 P, H, D, CHUNK = 1000, 10, 2, 1000
+TRACE = 16  # snapshots kept in the trace (bounded; thinned when full)
 
 
 def chunks(rows: int, p: int, seed: int):
@@ -39,7 +40,7 @@ def chunks(rows: int, p: int, seed: int):
 
 
 def throughput(eigen: str, rows: int) -> tuple[float, float, list[int]]:
-    model = sdr.OnlineSIR(nslices=H, d=D, eigen=eigen, init_size=CHUNK)
+    model = sdr.OnlineSIR(nslices=H, d=D, eigen=eigen, init_size=CHUNK, trace_size=TRACE)
     wall = cpu = 0.0
     sizes = []
     for k, (X, y, _) in enumerate(chunks(rows, P, 1)):
@@ -51,7 +52,9 @@ def throughput(eigen: str, rows: int) -> tuple[float, float, list[int]]:
         wall += time.perf_counter() - start_wall
         cpu += time.process_time() - start_cpu
         if model.n_seen in (10_000, 30_000, 50_000):
-            sizes.append(len(pickle.dumps(model.state_dict())))
+            state = model.state_dict()
+            arrays = sum(v.nbytes for v in state["state"].values() if isinstance(v, np.ndarray))
+            sizes.append((arrays, len(pickle.dumps(state)), len(state["trace"])))
     streamed = rows - CHUNK
     return streamed / wall, streamed / cpu, sizes
 
@@ -95,11 +98,18 @@ def main() -> None:
         f"{args.rows} rows; the first chunk is the initial batch and is not timed. Shared "
         "2-core machine with other jobs running: wall times are noisy, CPU times steadier.\n"
     )
-    print("| tracker | rows/s (wall) | rows/s (CPU) | pickled state after 10k / 30k / 50k rows |")
+    print(
+        f"State after 10k / 30k / 50k rows: bytes of the state arrays, bytes of the whole "
+        f"pickled state_dict (with the trace, capped at trace_size = {TRACE} snapshots of "
+        "p x d), number of trace snapshots.\n"
+    )
+    print("| tracker | rows/s (wall) | rows/s (CPU) | state arrays, pickled, trace length |")
     print("|---|---|---|---|")
     for eigen in ("ccipca", "ipca", "sgd"):
         wall, cpu, sizes = throughput(eigen, args.rows)
-        sizes_text = " / ".join(f"{s / 1024:.0f} KiB" for s in sizes) or "—"
+        sizes_text = (
+            " / ".join(f"{a / 1024:.0f} KiB, {b / 1024:.0f} KiB, {k}" for a, b, k in sizes) or "—"
+        )
         print(f"| {eigen} | {wall:,.0f} | {cpu:,.0f} | {sizes_text} |")
     print(
         f"\nnumpy floor, one `chunk @ B` (p x d) per chunk: {numpy_floor(args.rows):,.0f} "

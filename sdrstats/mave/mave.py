@@ -6,6 +6,7 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_basis
@@ -84,7 +85,7 @@ class MAVE(Estimator):
     the response kernel at ``m`` points (central subspace); see
     :func:`~sdrstats.mave.prepare.make_targets`. The solutions for different ``k`` are refined
     separately and are not nested. Cost: ``O(n² p m)`` per iteration, memory ``O(n)`` per
-    block of centres.
+    block of centres, on one BLAS thread (parallelism belongs to resampling's ``n_jobs``).
 
     References
     ----------
@@ -170,6 +171,14 @@ class MAVE(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
+        # one BLAS thread: the blocked products are too small to gain from threads, and two
+        # OpenBLAS threads on shared cores were 16x slower in bench_mave.py
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit_arrays(X, Y, weights)
+
+    def _fit_arrays(
+        self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None
+    ) -> EstimatorOutput:
         o = self.options
         variant = self.variant
         n, p = X.shape
@@ -221,14 +230,14 @@ class MAVE(Estimator):
                     "Cross-validation prefers d = 0 (no dependence of the response on the "
                     "predictors); the fit reports d = 1. See fit.test_dimension('cv').",
                     SDRWarning,
-                    stacklevel=3,
+                    stacklevel=4,
                 )
         if d in solutions and not solutions[d].converged:
             warnings.warn(
                 f"mave ({variant}) refinement for d = {d} did not converge within max_iter = "
                 f"{o['max_iter']} iterations; raise 'max_iter' or 'tol'.",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         bases = {}
         for k, zb in z_bases.items():

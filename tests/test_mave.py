@@ -142,6 +142,20 @@ def test_weights_equal_to_duplicated_rows(single_index):
     np.testing.assert_allclose(weighted.basis, duplicated.basis, atol=1e-8)
 
 
+def test_weights_equal_to_duplicated_rows_for_the_response_kernel(single_index):
+    df, _ = single_index
+    X = df[["a", "b", "c", "e"]].to_numpy()
+    y = df["y"].to_numpy()
+    est = sdr.MAVE(method="csopg", d=1, max_dim=1, bandwidth=0.6, y_bandwidth=0.4)
+    weights = np.ones(len(y))
+    weights[:5] = 3.0
+    rows = np.r_[np.arange(len(y)), np.arange(5), np.arange(5)]
+    weighted = est._fit(X, y[:, None], weights=weights)
+    duplicated = est._fit(X[rows], y[rows, None])
+    # same response quantiles (frequency-weighted inverse CDF) and the same weighted sums
+    np.testing.assert_allclose(weighted.basis, duplicated.basis, atol=1e-8)
+
+
 def test_categorical_response_uses_class_indicators():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((240, 3))

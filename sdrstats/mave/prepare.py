@@ -84,6 +84,23 @@ def whiten(X: np.ndarray, w: np.ndarray | None, method: str) -> Whitened:
     return Whitened(Xc @ back, mean, back)
 
 
+def weighted_quantiles(values: np.ndarray, w: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Quantiles of the distribution putting mass ``w_i`` on ``values_i`` (inverse CDF).
+
+    With integer weights they are the quantiles of the sample with rows repeated ``w_i``
+    times (numpy's ``inverted_cdf`` rule), so weights act as frequency weights.
+
+    Examples
+    --------
+    >>> weighted_quantiles(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 1.0]), np.array([0.5]))
+    array([2.])
+    """
+    order = np.argsort(values, kind="stable")
+    cumulative = np.cumsum(w[order]) / w.sum()
+    index = np.searchsorted(cumulative, probs - 1e-12, side="left")
+    return values[order][np.minimum(index, len(values) - 1)]
+
+
 @dataclass
 class Targets:
     """Transformed responses ``T`` (n, m) and how they were built."""
@@ -129,7 +146,7 @@ def make_targets(
             )
         ys = Ys[:, 0]
         m = min(n, y_points)
-        grid = np.quantile(ys, (np.arange(m) + 0.5) / m)
+        grid = weighted_quantiles(ys, w, (np.arange(m) + 0.5) / m)
         b = y_bandwidth if y_bandwidth is not None else C0 * n ** (-1 / 5)
         T = np.exp(-0.5 * ((ys[:, None] - grid[None, :]) / b) ** 2)
         return Targets(T, "y-kernel", b, Ys)
@@ -145,6 +162,7 @@ __all__ = [
     "VARIANTS",
     "default_screen",
     "screening_utility",
+    "weighted_quantiles",
     "Whitened",
     "whiten",
     "Targets",

@@ -231,3 +231,24 @@ def test_plain_numeric_columns_bypass_patsy_with_the_same_numbers():
 
     assert ChunkPlan("y ~ a + b + c", frame).plain_x == ["a", "b", "c"]
     assert ChunkPlan("y ~ a + log(abs(b))", frame).plain_x is None
+
+
+@pytest.mark.parametrize(
+    "formula, options",
+    [
+        ("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(rcc)", {}),
+        ("sport ~ log(ssf) + log(wt) + log(hg) + log(ht)", {"d": 3}),
+        ("sex ~ log(ssf) + log(wt) + log(hg)", {"d": 1, "kernel_y": "linear"}),
+    ],
+)
+def test_spca_with_linear_or_class_kernel_equals_in_memory(ais, formula, options):
+    memory = sdr.spca(formula, ais, **options)
+    fit = sdr.spca(formula, sdr.chunks_from(parts(ais)), **options)
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)
+    assert fit.d == memory.d and "from 6 chunks" in str(fit.summary())
+
+
+def test_spca_rbf_kernel_needs_the_rows(ais):
+    with pytest.raises(ValueError, match="rbf kernel needs the rows in memory"):
+        sdr.spca("lbm ~ log(ssf) + log(wt)", sdr.chunks_from(parts(ais)), kernel_y="rbf")

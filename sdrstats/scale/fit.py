@@ -19,16 +19,18 @@ import numpy as np
 import pandas as pd
 
 from .._base import EstimatorOutput
+from .._linalg import canonical_sign
 from .._warnings import MissingValueWarning
 from ..formula import ModelSpec
 from ..moment._core import eigen_directions
 from ..moment.methods import DR, PHD, SAVE, SIR, MomentResults
 from ..slicing import check_cut_points, cut_labels, make_slices
-from ..summary import Block
+from ..spca.spca import SPCA, check_rank, top_eigen
 from .chunks import ChunkPlan, ChunkSource
-from .stats import ResidualCross, SliceStats, ols_r2_from_moments
+from .results import ChunkedResults, ChunkedSPCAResults
+from .stats import ResidualCross, SliceStats
 
-SUPPORTED = (SIR, SAVE, DR, PHD)
+SUPPORTED = (SIR, SAVE, DR, PHD, SPCA)
 
 
 @dataclass
@@ -128,7 +130,8 @@ def fit_chunked(
         raise ValueError(
             f"{estimator.method} is not available for chunked or Dask data (it needs the rows "
             "in memory: cume sorts them, ire re-weights them). Chunked fits support sir, save, "
-            "dr and phd; load the data with pandas for the others."
+            "dr, phd and spca (linear or class response kernel); load the data with pandas for "
+            "the others."
         )
     if isinstance(data, ChunkSource):
         backend: Any = LocalChunks(data)
@@ -148,6 +151,8 @@ def fit_chunked(
         )
     y_shift = float(plan.spec.Y.mean()) if numeric else None
     names = plan.x_names
+    if isinstance(estimator, SPCA):
+        return _fit_spca(estimator, backend, plan, y_shift, formula, options)
     if isinstance(estimator, PHD):
         rule = SliceRule(X0.mean(axis=0), y_shift, False, None, single=True)
         stats = backend.map_reduce(slice_part, plan, rule)
@@ -225,6 +230,114 @@ def fit_chunked(
     )
 
 
+def _call(cls: type, formula: str, backend: Any, options: dict[str, Any]) -> str:
+    shown = ", ".join(
+        f"{k}={v!r}"
+        for k, v in options.items()
+        if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+    )
+    return f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
+
+
+def _spec(plan: ChunkPlan, stats: SliceStats) -> ModelSpec:
+    p = len(plan.x_names)
+    return ModelSpec(
+        X=np.empty((0, p)),
+        Y=np.empty((0,)),
+        x_names=plan.x_names,
+        y_names=plan.y_names,
+        index=pd.RangeIndex(0),
+        y_levels=list(stats.keys) if plan.categorical else None,
+        formula=plan.formula,
+        design_info=plan.spec.design_info,
+        design_columns=plan.design_columns,
+        n_dropped=stats.n_dropped,
+        rhs=plan.rhs,
+        source=plan.x_source,
+    )
+
+
+def _warn_dropped(stats: SliceStats) -> None:
+    if stats.n_dropped:
+        warnings.warn(
+            f"Dropped {stats.n_dropped} rows with missing values over {stats.n_chunks} chunks.",
+            MissingValueWarning,
+            stacklevel=5,
+        )
+
+
+def _fit_spca(
+    estimator: SPCA,
+    backend: Any,
+    plan: ChunkPlan,
+    y_shift: float | None,
+    formula: str,
+    options: dict[str, Any],
+) -> ChunkedSPCAResults:
+    """SPCA with a linear (numeric response) or class (delta/linear) response kernel.
+
+    ``Ψ = Xᵀ H Δ`` is ``n cov(x, y)`` for a numeric response and the centred class sums of
+    ``x`` for a categorical one; ``add_identity = a`` adds ``√a`` times a Cholesky factor of
+    ``Σ (x − x̄)(x − x̄)ᵀ``, which leaves ``Ψ Ψᵀ`` as in memory.
+    """
+    o = estimator.options
+    categorical = plan.categorical
+    kernel = o["kernel_y"] or ("delta" if categorical else "linear")
+    if kernel not in ("linear", "delta") or (kernel == "delta" and not categorical):
+        raise ValueError(
+            f"spca on chunked or Dask data supports kernel_y='linear' (numeric or class "
+            f"response) and 'delta' (class response); got kernel_y={kernel!r}. The rbf kernel "
+            "needs the rows in memory."
+        )
+    X0 = plan.spec.X
+    rule = SliceRule(X0.mean(axis=0), y_shift, False, None, single=not categorical)
+    stats = backend.map_reduce(slice_part, plan, rule).ordered(plan.level_order)
+    n, mean, cov = stats.moments()
+    if n < 3:
+        raise ValueError(f"spca needs at least 3 observations; got {int(n)}.")
+    if categorical:
+        if stats.counts.size < 2:
+            raise ValueError("The response has a single class; spca needs a response that varies.")
+        psi = (stats.sums - np.outer(stats.counts, mean - stats.shift)).T
+    else:
+        _, var_y, cov_xy = stats.response_moments()
+        if var_y <= 0:
+            raise ValueError("The response is constant; spca needs a response that varies.")
+        psi = n * cov_xy[:, None]
+    if o["add_identity"] > 0:
+        psi = np.hstack([psi, np.sqrt(o["add_identity"] * n) * np.linalg.cholesky(cov)])
+    values, vectors, route = top_eigen(psi, o["solver"])
+    why = f"kernel_y = {kernel!r}" + (
+        f" with {psi.shape[1]} classes" if categorical else " with 1 response column(s)"
+    )
+    d = check_rank(o["d"], len(values), estimator.method, why)
+    extras = {
+        "kernel_y": kernel,
+        "solver": route,
+        "rank": len(values),
+        "method_details": f"kernel_y = {kernel}, {route} solver",
+        "n_chunks": stats.n_chunks,
+    }
+    output = EstimatorOutput(
+        basis=canonical_sign(vectors),
+        d=d,
+        eigenvalues=values / (n - 1) ** 2,
+        center=mean,
+        extras=extras,
+    )
+    _warn_dropped(stats)
+    r2 = None if categorical else (cov, stats.response_moments()[2])
+    return ChunkedSPCAResults(
+        estimator,
+        _spec(plan, stats),
+        output,
+        call=_call(type(estimator), formula, backend, options),
+        n_rows=int(round(n)),
+        prepared=None,
+        r2_moments=r2,
+    )
+
+
 def _check_rows(estimator: Any, n: float, p: int) -> None:
     if n <= p:
         raise ValueError(
@@ -248,81 +361,4 @@ def _cut_points(estimator: Any, backend: Any, plan: ChunkPlan, p: int) -> np.nda
     return backend.response_cuts(plan, estimator.nslices_for(p))
 
 
-class ChunkedResults(MomentResults):
-    """A moment fit computed from accumulated statistics; the rows are not kept.
-
-    Everything that needs only the statistics works as for an in-memory fit (directions,
-    eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
-    what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
-    SAVE/pHd's tests) raises an error saying to load the data in memory.
-    """
-
-    def __init__(
-        self,
-        estimator: Any,
-        spec: ModelSpec,
-        output: EstimatorOutput,
-        *,
-        call: str,
-        n_rows: int,
-        prepared: Any,
-        r2_moments: Any,
-    ) -> None:
-        super().__init__(estimator, spec, output, call=call)
-        self.n_rows = n_rows
-        self._chunk_prepared = prepared
-        self._r2_moments = r2_moments
-
-    @property
-    def n(self) -> int:
-        return self.n_rows
-
-    def _prepared(self) -> Any:
-        return self._chunk_prepared
-
-    def _rows_needed(self, what: str) -> ValueError:
-        return ValueError(
-            f"{what} needs the rows, which a fit on chunked or Dask data does not keep; load "
-            "the data (or a sample) with pandas and fit in memory for this."
-        )
-
-    def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
-        if newdata is None:
-            raise self._rows_needed("transform() of the training rows")
-        return super().transform(newdata, d)
-
-    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
-        raise self._rows_needed("The bootstrap")
-
-    def _dimension_rules(self) -> dict[str, Any]:
-        if isinstance(self.estimator, SIR):
-            return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-        return {}
-
-    def _method_line(self) -> str:
-        return super()._method_line()[:-1] + f", from {self.output.extras['n_chunks']} chunks."
-
-    def _eigen_table(self, k: int) -> pd.DataFrame | None:
-        ev = np.asarray(self.output.eigenvalues[:k], dtype=float)
-        rows = {"Eigenvalues": ev}
-        if self._r2_moments is not None:
-            cov, cov_xy = self._r2_moments
-            rows["R^2(OLS|dr)"] = ols_r2_from_moments(cov, cov_xy, self.output.basis[:, :k])
-        return pd.DataFrame(rows, index=self.directions_for(k).columns).T
-
-    def _summary_blocks(self) -> list[Block]:
-        k = self._numdir()
-        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
-        if self.slice_sizes is not None:
-            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
-        blocks.append(
-            Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
-        )
-        blocks.append(Block("", table=self._eigen_table(k)))
-        if "asymptotic" in self._dimension_rules():
-            test = self.test_dimension("asymptotic")
-            blocks.append(Block(test.title, table=test.display_table()))
-        return blocks
-
-
-__all__ = ["fit_chunked", "ChunkedResults", "dr_cut_points", "SliceRule"]
+__all__ = ["fit_chunked", "dr_cut_points", "SliceRule"]

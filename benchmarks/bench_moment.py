@@ -84,7 +84,7 @@ def main() -> None:
     rows = []
     for n in sizes:
         for p in (10, 50, 100):
-            repeats = 7 if n <= 10_000 else (5 if n <= 100_000 else 2)
+            repeats = 7 if n <= 10_000 else (3 if n <= 100_000 else 1)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t = run_case(n, p, repeats)
@@ -96,7 +96,7 @@ def main() -> None:
 
     print("## Moment methods: speed (benchmarks/bench_moment.py)\n")
     print(
-        f"One process, best of 7/5/2 repeats for n = 1e4/1e5/1e6; {NSLICES} slices for both "
+        f"One process, best of 7/3/1 repeats for n = 1e4/1e5/1e6; {NSLICES} slices for both "
         f"packages; pHd as phdy. Python {platform.python_version()}, numpy {np.__version__}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. The 2-core machine was shared "
         "with other jobs while this ran: absolute times are noisy, the ratios (timed back to "

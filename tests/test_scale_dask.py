@@ -11,7 +11,8 @@ import sdrstats as sdr
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
 
-from sdrstats.scale.dask import dask_backend, require_dask  # noqa: E402
+from sdrstats.scale import dask_backend  # noqa: E402
+from sdrstats.scale.dask import require_dask  # noqa: E402
 
 # The Dask fit sums the same numbers per partition and merges them, so it agrees with the
 # in-memory fit to rounding (~1e-13); 1e-10 is the bar.

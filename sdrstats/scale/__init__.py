@@ -41,7 +41,16 @@ def fit_chunked(
     return _fit(cls, formula, data, missing=missing, **options)
 
 
+def dask_backend(client: Any = None) -> Any:
+    """Context manager sending resampling loops to a Dask cluster; see
+    :func:`sdrstats.scale.dask.dask_backend` (imported lazily: dask is optional)."""
+    from .dask import dask_backend as _backend
+
+    return _backend(client)
+
+
 __all__ = [
+    "dask_backend",
     "ChunkSource",
     "read_csv_chunks",
     "read_parquet_chunks",

@@ -18,18 +18,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
-from scipy.spatial.distance import cdist
 from threadpoolctl import threadpool_limits
 
 from .._base import Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._parallel import spawn_generators
-from .._validation import check_float, check_int
+from .._validation import check_choice, check_float, check_int
 from .._warnings import ConvergenceWarning
 from ..optim import grassmann_minimize, random_orthonormal_rows
 from ..summary import Block
 from ._results import ProjectionResults
+from .kdr_objectives import FourierKDRObjective, KDRObjective
 from .kernels import response_factor
 
 #: Up to this many rows the optimisation runs with single-threaded BLAS.
@@ -48,44 +47,6 @@ def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         )
     inv_sqrt = vectors @ np.diag(values**-0.5) @ vectors.T
     return Xc @ inv_sqrt, mean, inv_sqrt
-
-
-class KDRObjective:
-    """``f(W) = Tr[R̃ᵀ (G̃_S + nεI)^{-1} R̃]`` and its gradient, ``R̃ R̃ᵀ = G̃_Y``.
-
-    Parameters
-    ----------
-    Z : ndarray (n, p)
-        Whitened predictors.
-    response_factor : ndarray (n, r)
-        Factor ``R`` of the response Gram matrix (centred here).
-    sigma : float
-        Width of the Gaussian kernel ``exp(−‖s − s'‖² / (2σ²))`` on the projections.
-    eps : float
-        Regularisation ``ε``.
-    """
-
-    def __init__(self, Z: np.ndarray, response_factor: np.ndarray, sigma: float, eps: float):
-        self.Z = Z
-        self.R = response_factor - response_factor.mean(axis=0)
-        self.sigma = sigma
-        self.eps = eps
-
-    def __call__(self, W: np.ndarray) -> tuple[float, np.ndarray]:
-        n = len(self.Z)
-        S = self.Z @ W.T
-        G = np.exp(-cdist(S, S, "sqeuclidean") / (2 * self.sigma**2))
-        Gc = G - G.mean(axis=0)[None, :]
-        Gc = Gc - Gc.mean(axis=1)[:, None]
-        A = Gc + n * self.eps * np.eye(n)
-        factor = scipy.linalg.cho_factor(A, lower=True)
-        Q = scipy.linalg.cho_solve(factor, self.R)
-        value = float(np.sum(self.R * Q))
-        # ∂f/∂G_ij = −(QQᵀ)_ij (Q is centred, so H QQᵀ H = QQᵀ); chain through s_i = W z_i.
-        P = (Q @ Q.T) * G
-        laplacian = np.diag(P.sum(axis=1)) - P
-        grad = (2.0 / self.sigma**2) * (S.T @ laplacian @ self.Z)
-        return value, grad
 
 
 class KDRResults(ProjectionResults):
@@ -133,14 +94,22 @@ class KDR(Estimator):
         Starts: the first is the HSIC (supervised PCA) solution, the others random; the
         smallest final criterion wins.
     random_state : int or Generator, optional
-        Random starts and the rows used for the median-heuristic width.
+        Random starts, random Fourier features and the rows used for the median-heuristic
+        width.
+    approximation : {"auto", "exact", "fourier"}, default "auto"
+        ``"exact"`` forms the n×n Gram matrix of the projections; ``"fourier"`` uses
+        ``n_features`` random Fourier features (``G_S ≈ F Fᵀ``, Woodbury inverse); ``"auto"``
+        takes the Fourier route above 1000 rows.
+    n_features : int, default 300
+        Number of random Fourier features.
 
     Notes
     -----
     ``G̃_Y`` enters through a factor ``R`` (``G̃_Y = H R Rᵀ H``: one-hot indicators for
-    classes, a pivoted incomplete Cholesky factor of the Gaussian Gram matrix otherwise), so its cost
-    is ``O(n r)``. Each evaluation costs ``O(n²(p + d) + n³)`` (the Cholesky factor of the
-    n×n ``G̃_S + nεI``); practical up to a few thousand rows.
+    classes, a pivoted incomplete Cholesky factor of the Gaussian Gram matrix otherwise), so
+    its cost is ``O(n r)``. An exact evaluation costs ``O(n²(p + d) + n³)`` (the Cholesky
+    factor of the n×n ``G̃_S + nεI``); a Fourier one ``O(n m (m + p + r))`` with m features,
+    linear in n. See :mod:`sdrstats.spca.kdr_objectives`.
 
     Examples
     --------
@@ -163,6 +132,8 @@ class KDR(Estimator):
         "gamma_y": None,
         "max_iter": 30,
         "n_restarts": 1,
+        "approximation": "auto",
+        "n_features": 300,
         "random_state": None,
     }
     results_class = KDRResults
@@ -177,6 +148,8 @@ class KDR(Estimator):
         check_float(o["gamma_y"], "gamma_y", m, low=0.0, strict_low=True, allow_none=True)
         check_int(o["max_iter"], "max_iter", m, low=1)
         check_int(o["n_restarts"], "n_restarts", m, low=1)
+        check_choice(o["approximation"], "approximation", m, ["auto", "exact", "fourier"])
+        check_int(o["n_features"], "n_features", m, low=2)
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         if self.options["d"] > X.shape[1]:
@@ -214,13 +187,22 @@ class KDR(Estimator):
         if weights is not None:  # integer case weights (bootstrap) become repeated rows
             reps = np.asarray(np.round(weights), dtype=int)
             X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
-        rng_y, *rngs = spawn_generators(random_state, 1 + o["n_restarts"])
+        rng_y, rng_features, *rngs = spawn_generators(random_state, 2 + o["n_restarts"])
         R = self.response_gram_factor(Y, rng_y)
         Z, mean, inv_sqrt = whiten(X, self.method)
         d, p = o["d"], X.shape[1]
         sigma = o["sigma"] or float(np.sqrt(d))
         sigma_start = o["sigma_start"] or 5.0 * sigma
         sigmas = np.geomspace(sigma_start, sigma, o["n_anneal"])
+        fourier = o["approximation"] == "fourier" or (
+            o["approximation"] == "auto" and len(Z) > SINGLE_THREAD_ROWS
+        )
+        features = None
+        if fourier:
+            features = (
+                rng_features.standard_normal((o["n_features"], d)),
+                rng_features.uniform(0.0, 2 * np.pi, o["n_features"]),
+            )
         starts = []
         Rc = R - R.mean(axis=0)
         U, _, _ = np.linalg.svd(Z.T @ Rc, full_matrices=True)  # HSIC start (SPCA on Z)
@@ -232,7 +214,7 @@ class KDR(Estimator):
         # cost there (15× slower on a busy 2-core machine), so run them on one thread.
         with threadpool_limits(1 if len(Z) <= SINGLE_THREAD_ROWS else None):
             for W0 in starts:
-                run = self._anneal(Z, R, W0, sigmas)
+                run = self._anneal(Z, R, W0, sigmas, features)
                 if best is None or run["value"] < best["value"]:
                     best = run
         if not best["converged"]:
@@ -251,18 +233,22 @@ class KDR(Estimator):
             "converged": best["converged"],
             "n_restarts": o["n_restarts"],
             "whitened_W": best["W"],
-            "method_details": f"Gaussian kernels, {o['n_anneal']} annealing stages",
+            "method_details": f"Gaussian kernels, {o['n_anneal']} annealing stages"
+            + (f", {o['n_features']} random Fourier features" if fourier else ""),
         }
         return EstimatorOutput(
             basis=basis, d=d, criterion=best["value"], center=mean, extras=extras
         )
 
-    def _anneal(self, Z, R, W0, sigmas) -> dict[str, Any]:
+    def _anneal(self, Z, R, W0, sigmas, features) -> dict[str, Any]:
         W = W0
         values, iterations, trace = [], [], []
         result = None
         for sigma in sigmas:
-            objective = KDRObjective(Z, R, float(sigma), self.options["eps"])
+            if features is None:
+                objective = KDRObjective(Z, R, float(sigma), self.options["eps"])
+            else:
+                objective = FourierKDRObjective(Z, R, float(sigma), self.options["eps"], *features)
             result = grassmann_minimize(objective, W, max_iter=self.options["max_iter"])
             W = result.W
             values.append(result.value)
@@ -319,4 +305,4 @@ def kdr(
     )
 
 
-__all__ = ["KDR", "KDRResults", "KDRObjective", "kdr", "whiten"]
+__all__ = ["KDR", "KDRResults", "kdr", "whiten"]

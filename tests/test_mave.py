@@ -253,6 +253,12 @@ def test_cv_rule_min_is_the_minimiser_of_the_table(classic):
     table = fit.cv_table
     assert fit.test_dimension("cv").d == table["cv"].idxmin()
     assert fit.test_dimension().rule == "cv"  # the default rule of a MAVE fit
+    # the same table read with the other rule, without refitting
+    one_se = fit.test_dimension("cv", rule="1se")
+    within = table.index[table["cv"] - table["cv"].min() <= table["se"]]
+    assert one_se.d == min(within) and one_se.extras["cv_rule"] == "1se"
+    with pytest.raises(ValueError, match="'rule' option of the cv dimension test"):
+        fit.test_dimension("cv", rule="aic")
 
 
 def test_refined_bandwidth_reaches_the_rule_of_thumb_of_each_dimension(classic):

@@ -272,8 +272,14 @@ class MAVE(Estimator):
             raise ValueError(f"d must be between 1 and {max(bases)} (max_dim); got {d}.")
         return (X - output.center) @ bases[d]
 
-    def cv_test(self, results: Results) -> DimensionTest:
-        """R ``mave.dim``: the CV table for ``d = 0..max_dim`` and the minimising ``d``."""
+    def cv_test(self, results: Results, rule: str | None = None) -> DimensionTest:
+        """R ``mave.dim``: the CV table for ``d = 0..max_dim`` and the chosen ``d``.
+
+        ``rule`` (``"1se"`` or ``"min"``) re-reads the same table with another choice rule;
+        default the fit's ``cv_rule``.
+        """
+        rule = self.options["cv_rule"] if rule is None else rule
+        check_choice(rule, "rule", "the cv dimension test", CV_RULES)
         table = results.output.extras["cv"]
         kind = (
             "response kernel"
@@ -284,7 +290,7 @@ class MAVE(Estimator):
         )
         return DimensionTest(
             table,
-            results.output.extras["cv_d"],
+            choose_dimension(table, rule),
             "cv",
             f"mave ({self.variant})",
             level=None,
@@ -294,9 +300,10 @@ class MAVE(Estimator):
             "predictors (d = 0: leave-one-out mean). "
             + (
                 "Chosen d: smallest d within one SE of the minimum."
-                if self.options["cv_rule"] == "1se"
+                if rule == "1se"
                 else "Chosen d minimises CV."
             ),
+            extras={"cv_rule": rule},
         )
 
 

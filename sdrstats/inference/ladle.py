@@ -83,6 +83,10 @@ def ladle(
     and a lot beyond it, while eigenvalues are large below it and small beyond: ``g`` has
     its minimum (the ladle's bowl) at the dimension.
 
+    Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR,
+    B = 100, 1000 replications): d = 1 was chosen in 99.8% of the runs of a single-index
+    model, and d = 2 in 63% of the runs of Li's (1991) two-index model (d = 1 in 35%).
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -169,6 +173,16 @@ def bootstrap_dimension(
     DimensionTest
         ``table`` indexed by ``k = 1..k_max`` with the mean, sd and median distance; ``d``
         minimises the mean distance.
+
+    Notes
+    -----
+    Ye & Weiss suggest plotting the variability against ``k`` and taking a ``k`` of small
+    variability; the automatic rule here takes the least variable one. It does not
+    over-estimate, but misses a second direction when the first is stable on its own.
+    Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR,
+    B = 100, 1000 replications): d = 1 was chosen in 100% of the runs of a single-index
+    model, but d = 2 in only 26% of the runs of Li's (1991) two-index model; prefer
+    :func:`ladle` or a test when d >= 2 is plausible.
 
     Examples
     --------

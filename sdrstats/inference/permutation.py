@@ -129,6 +129,10 @@ def permutation_test(
     For normal (more generally, elliptical with independent components after whitening)
     predictors this is exact under the hypothesis; otherwise it is approximate.
 
+    Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR, 99
+    permutations, 1000 replications): under a single-index model "1D vs >= 2D" was rejected
+    at level 0.05 in 4.3% ± 0.6% of the runs, and in 82.5% under Li's (1991) two-index model.
+
     Examples
     --------
     >>> import sdrstats as sdr

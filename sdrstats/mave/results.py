@@ -110,6 +110,7 @@ class MaveResults(Results):
             blocks.append(Block("Refinement by dimension", table=refinement))
         test = self.test_dimension("cv")
         blocks.append(Block(test.title, table=test.display_table()))
+        blocks.append(Block("", text=test._footer()))
         chosen = "chosen by CV" if self.options["d"] is None else "given"
         blocks.append(
             Block(

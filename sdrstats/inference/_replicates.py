@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .._parallel import parallel_map, spawn_seeds
+from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
 
 #: Replicates per task of the fast moment path (fixed, so results never depend on n_jobs).
 CHUNK = 50
@@ -269,8 +269,11 @@ def bootstrap_replicates(
         fn = partial(_chunk_refits, results=results, changes=changes)
         name = "refit on resampled rows"
     if not use_moments and n_jobs not in (None, 1):
-        # refits are the expensive part: one task per replicate balances the workers.
-        chunks = [[s] for s in seeds]
+        # Refits dominate: about four tasks per worker balance the load while the fit
+        # (and its data) is sent to the workers only a few times. Each replicate keeps its
+        # own seed, so the grouping does not change the results.
+        size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
+        chunks = [seeds[i : i + size] for i in range(0, B, size)]
     pieces = parallel_map(fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc)
     bases: list[np.ndarray | None] = []
     values: list[np.ndarray | None] = []

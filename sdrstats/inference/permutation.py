@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import parallel_map, spawn_seeds
+from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
 from .._validation import check_float, check_int
 from ..results import DimensionTest, hypothesis_labels
 
@@ -165,7 +165,7 @@ def permutation_test(
         for m, child in enumerate(spawn_seeds(random_state, numdir))
         for s in spawn_seeds(child, n_permutations)
     ]
-    size = max(1, len(tasks) // (8 * max(1, 1 if n_jobs is None else abs(n_jobs))))
+    size = max(1, -(-len(tasks) // (8 * effective_n_jobs(n_jobs))))  # ~8 tasks per worker
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     fn = partial(_chunk, results=results, whitening=whitening, splits=splits)
     values = np.concatenate(

@@ -153,3 +153,9 @@ def test_fourier_route_recovers_the_subspace():
         )
     assert "random Fourier features" in fit.extras["method_details"]
     assert projection_distance(fit.directions.to_numpy(), np.eye(4)[:, :2]) < 0.4
+
+
+def test_fractional_weights_are_rejected():
+    X = np.random.default_rng(0).standard_normal((20, 2))
+    with pytest.raises(ValueError, match="kdr accepts only non-negative integer case weights"):
+        sdr.KDR(d=1)._fit(X, X[:, :1], weights=np.full(20, 0.5))

@@ -185,7 +185,12 @@ class KDR(Estimator):
     ) -> EstimatorOutput:
         o = self.options
         if weights is not None:  # integer case weights (bootstrap) become repeated rows
-            reps = np.asarray(np.round(weights), dtype=int)
+            weights = np.asarray(weights, dtype=float)
+            if np.any(weights < 0) or np.any(weights != np.round(weights)):
+                raise ValueError(
+                    "kdr accepts only non-negative integer case weights (frequency weights)."
+                )
+            reps = weights.astype(int)
             X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
         rng_y, rng_features, *rngs = spawn_generators(random_state, 2 + o["n_restarts"])
         R = self.response_gram_factor(Y, rng_y)

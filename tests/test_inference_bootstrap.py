@@ -196,3 +196,16 @@ def test_failed_replicates_are_counted_not_fatal():
     assert 0 < boot.n_failed < 30
     assert np.isnan(boot.distances).sum() == boot.n_failed
     assert "failed" in str(boot)
+
+
+def test_random_state_forms_and_larger_d_without_refit():
+    X, y, _ = single_index(seed=10)
+    fit = sdr.SIR(d=1).fit(X, y)
+    a = fit.bootstrap(B=20, d=3, random_state=np.random.default_rng(4), progress=False)
+    b = fit.bootstrap(B=20, d=3, random_state=np.random.default_rng(4), progress=False)
+    np.testing.assert_array_equal(a.distances, b.distances)  # a Generator is a seed too
+    assert a.d == 3 and a.engine == "weighted slice moments"  # SIR keeps all p directions
+    c = fit.bootstrap(
+        B=20, d=1, distance="det", random_state=np.random.SeedSequence(4), progress=False
+    )
+    assert np.all((c.distances >= 0) & (c.distances <= 1))

@@ -177,3 +177,28 @@ def test_generic_rules_hook():
     rules = generic_rules(sdr.SIR().fit(X, y))
     assert sorted(rules) == ["bootstrap", "ladle", "permutation"]
     assert "Ladle" in rules["ladle"].__doc__
+
+
+def test_cook_yin_permutation_keeps_the_first_m_reduced_predictors():
+    # The permuted predictors must leave (y, first m reduced predictors) untouched, and keep
+    # the mean and the covariance of each part (only their cross-covariance is scrambled,
+    # which is what the hypothesis says carries no information).
+    from sdrstats.inference.permutation import _Whitening
+
+    X, y = index_model(120, 4, 2, 6)
+    fit = sdr.SIR().fit(X, y)
+    white = _Whitening(X)
+    basis = fit.output.basis[:, :2]
+    q1, q2 = white.split(basis)
+    perm = np.random.default_rng(0).permutation(len(X))
+    Z = white.Z
+    Xp = white.to_x(Z @ q1 @ q1.T + (Z @ q2)[perm] @ q2.T)
+    np.testing.assert_allclose((Xp - X.mean(0)) @ basis, (X - X.mean(0)) @ basis, atol=1e-10)
+    np.testing.assert_allclose(Xp.mean(axis=0), X.mean(axis=0), atol=1e-10)
+    Zp = np.linalg.solve(white.chol, (Xp - white.mean).T).T
+    np.testing.assert_allclose((Zp @ q2).T @ (Zp @ q2), (Z @ q2).T @ (Z @ q2), atol=1e-8)
+    assert not np.allclose(Xp, X)
+    # and the observed statistic is the sum of the remaining eigenvalues
+    test = fit.test_dimension("permutation", n_permutations=2, random_state=0, progress=False)
+    ev = fit.output.eigenvalues
+    np.testing.assert_allclose(test.table["stat"], [ev[m:].sum() for m in range(4)], rtol=1e-12)

@@ -84,6 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--restarts", type=int, default=None)
     parser.add_argument("--sizes", type=int, nargs="+", default=None)
+    parser.add_argument("--datasets", nargs="+", default=["a", "b"], choices=["a", "b"])
     parser.add_argument("--select-by", default="criterion", choices=["criterion", "cv"])
     parser.add_argument("--out", default=None, help="also write the markdown here")
     args = parser.parse_args(argv)
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     start = time.perf_counter()
     cpu_start = time.process_time()
     rows = []
-    for dataset in ("a", "b"):
+    for dataset in args.datasets:
         for n in sizes:
             for rep in range(reps):
                 rows.append(one_repetition(dataset, n, rep, restarts, args.select_by))

@@ -93,11 +93,13 @@ def plot_bootstrap(result: Any, ax: Any = None) -> Any:
     Parameters
     ----------
     result : BootstrapResult
-    ax : sequence of two matplotlib Axes, optional
+    ax : matplotlib Axes or sequence of two, optional
+        Two Axes (or none: a new figure) get the histogram and the box plots; a single
+        Axes gets the histogram only.
 
     Returns
     -------
-    ndarray of two matplotlib Axes
+    ndarray of two matplotlib Axes, or the single Axes given
 
     Examples
     --------
@@ -110,7 +112,8 @@ def plot_bootstrap(result: Any, ax: Any = None) -> Any:
     >>> len(axes)
     2
     """
-    axes = _axes(ax, ncols=2)
+    single = ax is not None and hasattr(ax, "hist")
+    axes = [ax, None] if single else _axes(ax, ncols=2)
     left, right = axes[0], axes[1]
     dist = result.distances[~np.isnan(result.distances)]
     left.hist(dist, bins=min(30, max(5, dist.size // 10)), color="C0", alpha=0.8)
@@ -118,6 +121,9 @@ def plot_bootstrap(result: Any, ax: Any = None) -> Any:
     left.set_xlabel(f"{result.distance} distance to the full-sample subspace")
     left.set_ylabel("replicates")
     left.legend(fontsize="small")
+    if single:  # one Axes given: the distance histogram only
+        left.set_title(f"Bootstrap of {result.method} (B = {result.B}, d = {result.d})")
+        return left
     cos = [c[~np.isnan(c)] for c in result.cosines.T]
     right.boxplot(cos)
     right.set_xticks(np.arange(1, result.d + 1))

@@ -257,6 +257,8 @@ def test_bad_options_name_the_option():
         sdr.LSCE(bandwidth=1.0)
     with pytest.raises(ValueError, match="'n_restarts' option of lsce"):
         sdr.LSCE(n_restarts=0)
+    with pytest.raises(ValueError, match="'select_by' option of lsce must be one of"):
+        sdr.LSCE(select_by="best")
     with pytest.raises(ValueError, match="'sigma_grid' option of lsce"):
         sdr.LSCE(sigma_grid=[1.0, -1.0])
     with pytest.raises(ValueError, match="numeric response"):

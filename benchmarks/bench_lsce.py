@@ -57,7 +57,7 @@ def main() -> None:
         "| function | calls | own s | share |",
         "|---|---|---|---|",
     ]
-    for (file, line, name), (cc, nc, tt, ct, _) in rows:
+    for (file, line, name), (_calls, nc, tt, _cum, _) in rows:
         short = file.split("site-packages/")[-1].split("/work/main/")[-1]
         lines.append(f"| `{short}:{line}({name})` | {nc} | {tt:.2f} | {tt / total:.0%} |")
     lines += [

@@ -82,6 +82,24 @@ def as_seed_sequence(random_state: Any = None) -> np.random.SeedSequence:
     )
 
 
+def resolve_random_state(random_state: Any) -> Any:
+    """``random_state``, or for ``None`` a fresh 128-bit int seed drawn from OS entropy.
+
+    Resampling results record the returned value, so a run with ``random_state=None`` can be
+    repeated exactly by passing the recorded seed.
+
+    Examples
+    --------
+    >>> resolve_random_state(3)
+    3
+    >>> isinstance(resolve_random_state(None), int)
+    True
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy)
+    return random_state
+
+
 def spawn_seeds(random_state: Any, k: int) -> list[np.random.SeedSequence]:
     """``k`` independent child seed sequences of ``random_state``.
 
@@ -241,6 +259,7 @@ __all__ = [
     "effective_n_jobs",
     "limit_blas_threads",
     "parallel_map",
+    "resolve_random_state",
     "spawn_generators",
     "spawn_seeds",
 ]

@@ -215,3 +215,12 @@ def test_random_state_forms_and_larger_d_without_refit():
         B=20, d=1, distance="det", random_state=np.random.SeedSequence(4), progress=False
     )
     assert np.all((c.distances >= 0) & (c.distances <= 1))
+
+
+def test_random_state_none_is_recorded_and_repeatable():
+    X, y, _ = single_index(seed=11)
+    fit = sdr.SIR(d=1).fit(X, y)
+    first = fit.bootstrap(B=10, progress=False)
+    assert isinstance(first.random_state, int)
+    again = fit.bootstrap(B=10, random_state=first.random_state, progress=False)
+    np.testing.assert_array_equal(first.distances, again.distances)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parallel import resolve_random_state
 from .._validation import check_choice, check_int
 from ..distances import DISTANCES, orthonormal_basis
 from ..summary import Block, Summary, dir_labels
@@ -236,6 +237,7 @@ def bootstrap(
     True
     """
     name = results.method
+    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
     d = results.d if d is None else check_int(d, "d", "bootstrap", low=1, high=results.p)

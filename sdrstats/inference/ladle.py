@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parallel import resolve_random_state
 from .._validation import check_choice, check_int
 from ..distances import DISTANCES, orthonormal_basis, subspace_distance
 from ..results import DimensionTest
@@ -96,6 +97,7 @@ def ladle(
     1
     """
     name = results.method
+    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     eig = np.sort(
         require_eigenvalues(
             results, "ladle", "the ladle combines eigenvalues with eigenvector variability, and"
@@ -193,6 +195,7 @@ def bootstrap_dimension(
     1
     """
     name = results.method
+    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     B = check_int(B, "B", "the bootstrap rule", low=2)
     check_choice(distance, "distance", "the bootstrap rule", sorted(DISTANCES))
     basis = results.output.basis

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
+from .._parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
 from .._validation import check_float, check_int
 from ..results import DimensionTest, hypothesis_labels
 
@@ -146,6 +146,7 @@ def permutation_test(
     2
     """
     name = results.method
+    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     eig = require_eigenvalues(
         results, "permutation", "the permutation statistic is a sum of remaining eigenvalues, and"
     )

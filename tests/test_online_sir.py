@@ -281,7 +281,9 @@ def test_results_contract_and_pickling():
     with pytest.raises(ValueError, match="keeps no rows; pass newdata"):
         model.results().transform()
     with pytest.raises(ValueError, match="bootstrap is not available for a stream"):
-        model.results().bootstrap(B=2)
+        model.bootstrap(B=2)
+    with pytest.raises(ValueError, match="dimension test is not available for online_sir"):
+        model.test_dimension("permutation")
 
 
 def test_array_fit_path_keeps_the_rows_for_transform():

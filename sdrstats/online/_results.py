@@ -54,6 +54,10 @@ class OnlineSIRResults(LassoSIRResults):
     def _has_rows(self) -> bool:
         return self.spec.X.shape[0] > 0
 
+    def _dimension_rules(self) -> dict:
+        # every rule refits or permutes the rows; a stream keeps none
+        return super()._dimension_rules() if self._has_rows else {}
+
     def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
         if newdata is None and not self._has_rows:
             raise ValueError("An online fit keeps no rows; pass newdata to transform.")

@@ -371,7 +371,16 @@ class OnlineSIR(StreamStateMixin, Estimator):
         return self.results().transform(newdata, d)
 
     def summary(self) -> Summary:
+        """R-style summary of the current estimate (text, HTML, LaTeX)."""
         return self.results().summary()
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`."""
+        return self.results().bootstrap(*args, **kwargs)
+
+    def test_dimension(self, method: str | None = None, **options: Any) -> Any:
+        """Dimension tests need the rows; a stream has none (raises a clear error)."""
+        return self.results().test_dimension(method, **options)
 
     def __str__(self) -> str:
         return str(self.summary()) if self._state is not None else repr(self)

@@ -167,8 +167,10 @@ def test_summary_test_transform_and_pickle_of_a_chunked_fit(ais):
 
 
 def test_what_chunked_fits_cannot_do_is_explained(ais):
-    with pytest.raises(ValueError, match="cume is not available for chunked or Dask data"):
+    with pytest.raises(ValueError, match="cume needs the rows sorted.*Dask DataFrame"):
         sdr.cume(AIS, sdr.chunks_from(parts(ais)))
+    with pytest.raises(ValueError, match="ire is not available for chunked or Dask data"):
+        sdr.ire(AIS, sdr.chunks_from(parts(ais)))
     one_shot = sdr.chunks_from(iter(parts(ais)))
     with pytest.raises(ValueError, match="one-shot iterator.*cut_points"):
         sdr.sir(AIS, one_shot)

@@ -61,6 +61,14 @@ def test_dask_phd_two_passes_equal_in_memory(client, frame):
     np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
 
 
+def test_dask_cume_sorts_on_the_cluster_and_equals_in_memory(client, frame):
+    tied = frame.assign(y=frame["y"].round(1))  # ties across partitions
+    ddf = dd.from_pandas(tied, npartitions=4)
+    memory, fit = sdr.cume("y ~ a + b + c + d", tied), sdr.cume("y ~ a + b + c + d", ddf)
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+
+
 def test_quantile_slices_are_close_to_dr_slices(client, frame):
     # Without cut points Dask's approximate quantiles set the slices: the slice sizes differ
     # from dr's equal-count slices and so does the estimate, but only by sampling-level noise.

@@ -3,9 +3,11 @@
 The driver is shared by both kinds of data; a *backend* only knows how to read the first
 partition, run a function on every partition and merge the results, and find slice cut points
 of a continuous response. Supported: SIR, SAVE and DR (one pass over per-slice sums, plus a
-pass over the response when it has to be sliced), and pHd (two passes: the mean, covariance and
-OLS fit, then the residual-weighted cross-product). CUME needs the rows sorted by the response
-and IRE re-weights the rows at each step; they raise an error saying so.
+pass over the response when it has to be sliced), pHd (two passes: the mean, covariance and
+OLS fit, then the residual-weighted cross-product), SPCA with a linear or class response
+kernel (one pass), and on Dask only CUME (the rows sorted by the response across the cluster,
+then two passes over the sorted partitions). IRE re-weights the rows at each step and is not
+available; neither is CUME on a chunk source (sorting needs memory for all rows).
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ from .._linalg import canonical_sign
 from .._warnings import MissingValueWarning
 from ..formula import ModelSpec
 from ..moment._core import eigen_directions
-from ..moment.methods import DR, PHD, SAVE, SIR, MomentResults
+from ..moment.methods import CUME, DR, PHD, SAVE, SIR, MomentResults
 from ..slicing import check_cut_points, cut_labels, make_slices
 from ..spca.spca import SPCA, check_rank, top_eigen
 from .chunks import ChunkPlan, ChunkSource
 from .results import ChunkedResults, ChunkedSPCAResults
 from .stats import ResidualCross, SliceStats
 
-SUPPORTED = (SIR, SAVE, DR, PHD, SPCA)
+SUPPORTED = (SIR, SAVE, DR, PHD, CUME, SPCA)
 
 
 @dataclass
@@ -129,9 +131,9 @@ def fit_chunked(
     if type(estimator) not in SUPPORTED:
         raise ValueError(
             f"{estimator.method} is not available for chunked or Dask data (it needs the rows "
-            "in memory: cume sorts them, ire re-weights them). Chunked fits support sir, save, "
-            "dr, phd and spca (linear or class response kernel); load the data with pandas for "
-            "the others."
+            "in memory). Chunked fits support sir, save, "
+            "dr, phd, spca (linear or class response kernel) and, on Dask, cume; load the data "
+            "with pandas for the others."
         )
     if isinstance(data, ChunkSource):
         backend: Any = LocalChunks(data)
@@ -153,17 +155,30 @@ def fit_chunked(
     names = plan.x_names
     if isinstance(estimator, SPCA):
         return _fit_spca(estimator, backend, plan, y_shift, formula, options)
-    if isinstance(estimator, PHD):
+    if isinstance(estimator, CUME) and not hasattr(backend, "cume_cross"):
+        raise ValueError(
+            "cume needs the rows sorted by the response, which a chunk source cannot do in "
+            "bounded memory; use a Dask DataFrame (sorted across the cluster) or load the data "
+            "in memory."
+        )
+    if isinstance(estimator, (PHD, CUME)):
         rule = SliceRule(X0.mean(axis=0), y_shift, False, None, single=True)
         stats = backend.map_reduce(slice_part, plan, rule)
         stats = stats.ordered()
         _check_rows(estimator, stats.n, p)
         std = stats.standardized(names)
-        ybar, _, cov_xy = stats.response_moments()
-        _, _, cov = stats.moments()
-        coef = np.linalg.solve(cov, cov_xy) if estimator.options["residuals"] else None
-        cross = backend.map_reduce(residual_part, plan, std.mean, ybar, coef)
-        M = std.whiten_moments(cross.total / std.n)
+        ybar, var_y, cov_xy = stats.response_moments()
+        if isinstance(estimator, CUME):
+            if var_y <= 0:
+                raise ValueError(
+                    "The response has a single value; cume needs a response that varies."
+                )
+            M = std.whiten_moments(backend.cume_cross(plan, std.mean) / std.n**3)
+        else:
+            _, _, cov = stats.moments()
+            coef = np.linalg.solve(cov, cov_xy) if estimator.options["residuals"] else None
+            cross = backend.map_reduce(residual_part, plan, std.mean, ybar, coef)
+            M = std.whiten_moments(cross.total / std.n)
         M = (M + M.T) / 2
         moments = None
     else:

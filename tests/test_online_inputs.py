@@ -170,3 +170,13 @@ def test_formula_stream_resumes_from_a_pickled_state(frame):
     np.testing.assert_array_equal(resumed.directions.to_numpy(), whole.directions.to_numpy())
     # the unpickled design rebuilds log(x1) and the factor coding for new rows
     np.testing.assert_allclose(resumed.transform(frame.iloc[:4]), whole.transform(frame.iloc[:4]))
+
+
+def test_categorical_response_through_a_formula(frame):
+    data = frame.assign(cls=np.where(frame["y"] > 0, "up", "down"))
+    model = sdr.online_sir("cls ~ x1 + x2 + x3 + x4 + x5", data, chunksize=600)
+    assert model._H == 2 and model.cut_points_ is None
+    assert list(model.results().extras["slice_sizes"]) == [
+        int((data["cls"] == "down").sum()),
+        int((data["cls"] == "up").sum()),
+    ]

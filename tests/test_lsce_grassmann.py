@@ -86,3 +86,20 @@ def test_callback_can_change_the_objective():
     )
     # After the switch the optimum is the third axis.
     assert abs(res.W[0, 2]) > 0.999
+
+
+def test_lsce_objective_descends_monotonically_at_fixed_tuning():
+    from sdrstats.lsce.basis import BasisProblem
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((80, 4))
+    Y = (X[:, 1] + 0.3 * rng.standard_normal(80)).reshape(-1, 1)
+    problem = BasisProblem(X, Y, np.arange(0, 80, 2), "sce")
+    res = grassmann_minimize(
+        problem.objective(0.5, 0.01), random_orthonormal_rows(1, 4, rng), max_iter=200, tol=1e-10
+    )
+    # Armijo steps never increase the objective (1e-15: rounding of the value).
+    assert all(b <= a + 1e-15 for a, b in zip(res.trace, res.trace[1:]))
+    assert res.converged
+    # The single relevant direction is x2: |cos| > 0.95 fails for any other axis.
+    assert abs(res.W[0, 1]) > 0.95

@@ -57,6 +57,9 @@ class Standardized:
         self._Xs = Xs
         self.weights = weights
         self.source = source
+        #: True when ``chol`` came from the QR of the rows (nearly collinear predictors):
+        #: second moments are then whitened row by row, not through the cross-product.
+        self.ill_conditioned = False
 
     @property
     def has_rows(self) -> bool:
@@ -201,7 +204,13 @@ def standardize_moments(
     corr = (corr + corr.T) / 2
     evals = np.linalg.eigvalsh(corr)
     rcond = evals[0] / evals[-1] if evals[-1] > 0 else 0.0
-    if rcond < COLLINEAR_RCOND:
+    chol = None
+    if rcond < COLLINEAR_RCOND and source is not None:
+        # The cross-product squares the condition number; the QR factor of the scaled rows
+        # does not, so predictors with cond(X) up to ~1e12 remain usable (with a warning).
+        chol, x_rcond = _qr_factor(source, mean, scale, weights, total)
+        rcond = x_rcond**2
+    if rcond < COLLINEAR_RCOND and (chol is None or rcond < QR_RCOND**2):
         bad = _collinear_columns(corr)
         listed = [names[j] for j in bad] or names[-1:]
         raise ValueError(
@@ -216,8 +225,30 @@ def standardize_moments(
             CollinearityWarning,
             stacklevel=5,
         )
-    chol = np.linalg.cholesky(corr)
-    return Standardized(total, mean, scale, chol, None, weights, source)
+    std = Standardized(total, mean, scale,
+                       np.linalg.cholesky(corr) if chol is None else chol, None, weights, source)
+    std.ill_conditioned = chol is not None
+    return std
+
+
+#: Reciprocal condition number of the scaled predictor matrix below which even the QR route
+#: stops: directions would carry fewer than ~4 correct digits.
+QR_RCOND = 1e-12
+
+
+def _qr_factor(source: np.ndarray, mean: np.ndarray, scale: np.ndarray,
+               weights: np.ndarray | None, total: float) -> tuple[np.ndarray, float]:
+    """Lower factor ``L`` with ``L Lᵀ`` the correlation matrix, from the QR of the rows."""
+    Xs = (source - mean) / scale
+    if weights is not None:
+        Xs = Xs * np.sqrt(weights)[:, None]
+    r = scipy.linalg.qr(Xs, mode="r")[0][: Xs.shape[1]]
+    signs = np.sign(np.diag(r))
+    signs[signs == 0] = 1.0
+    lower = (r * signs[:, None]).T / np.sqrt(total)
+    singular = np.linalg.svd(r, compute_uv=False)
+    x_rcond = float(singular[-1] / singular[0]) if singular[0] > 0 else 0.0
+    return lower, x_rcond
 
 
 @dataclass
@@ -280,6 +311,8 @@ def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> Sl
         else:  # centre first: raw sums would lose digits to a large mean
             sums = np.asarray(indicator @ (X - std.mean))
         return slice_moments_from_sums(std, counts, sums, None, slices)
+    if std.ill_conditioned:
+        return _slice_moments_from_rows(std, slices, counts, order, bounds)
     sums = np.zeros((h, p))
     cross = np.zeros((h, p, p))
     for s in range(h):
@@ -290,6 +323,21 @@ def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> Sl
             sums[s] += uw.sum(axis=0)
             cross[s] += u.T @ uw
     return slice_moments_from_sums(std, counts, sums, cross, slices)
+
+
+def _slice_moments_from_rows(std: Standardized, slices: Slices, counts: np.ndarray,
+                             order: np.ndarray, bounds: np.ndarray) -> SliceMoments:
+    """Slice moments from the whitened rows (accurate when the predictors are ill-conditioned:
+    whitening a cross-product would square their condition number)."""
+    Z, w = std.Z, std.weights
+    h, p = slices.nslices, Z.shape[1]
+    means, second = np.zeros((h, p)), np.zeros((h, p, p))
+    for s in range(h):
+        block = Z[order[bounds[s] : bounds[s + 1]]]
+        weighted = block if w is None else block * w[order[bounds[s] : bounds[s + 1]], None]
+        means[s] = weighted.sum(axis=0) / counts[s]
+        second[s] = block.T @ weighted / counts[s]
+    return SliceMoments(counts / std.n, means, second, slices)
 
 
 def eigen_directions(

@@ -9,6 +9,7 @@ the trace, merging and saving/restoring the state.
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import Any, ClassVar
 
@@ -230,7 +231,20 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
         An empty chunk is ignored. A chunk whose columns differ from the first chunk's,
         non-finite values, or a class label unseen in the first chunk raise ``ValueError``.
+
+        The update is all-or-nothing: if anything fails part-way through a chunk (bad rows, an
+        interrupt, a worker dying), the state is restored to the end of the last completed
+        chunk, so feeding the chunk again does not count any row twice.
         """
+        saved = (copy.deepcopy(self._state), list(self._buffer), list(self._trace),
+                 self.cut_points_)
+        try:
+            return self._partial_fit(X, y, formula=formula, missing=missing)
+        except BaseException:
+            self._state, self._buffer, self._trace, self.cut_points_ = saved
+            raise
+
+    def _partial_fit(self, X: Any, y: Any, *, formula: str | None, missing: str) -> OnlineSIR:
         Xa, ya = self._reader.read(X, y, formula=formula, missing=missing)
         if Xa.shape[0] == 0:
             return self

@@ -273,13 +273,17 @@ class Results:
         Parameters
         ----------
         method : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
-            Default "asymptotic" where the method has one, else "cv", else "permutation".
+            Default "asymptotic" where the method has one, else "cv", else "permutation" for
+            methods with eigenvalues and "bootstrap" (Ye & Weiss) for the others.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``random_state``...).
         """
         rules = self._dimension_rules()
         if method is None:
-            method = next((m for m in ("asymptotic", "cv", "permutation") if m in rules), None)
+            # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss
+            order = ("asymptotic", "cv", "permutation" if self.output.eigenvalues is not None
+                     else "bootstrap", "bootstrap")
+            method = next((m for m in order if m in rules), None)
         if method not in rules:
             raise ValueError(
                 f"The {method!r} dimension test is not available for {self.method}; "

@@ -25,7 +25,10 @@ if TYPE_CHECKING:  # pragma: no cover
 class DimensionTest:
     """Result of a rule for choosing the dimension.
 
-    Attributes
+    Rules build it; users read it (``print`` shows the R-style table and the chosen ``d``).
+    Every parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     table : pandas.DataFrame
         One row per hypothesis or candidate dimension; columns depend on the rule (asymptotic
@@ -37,9 +40,31 @@ class DimensionTest:
         ``"asymptotic"``, ``"permutation"``, ``"ladle"``, ``"bootstrap"`` or ``"cv"``.
     method : str
         The SDR method tested.
-    level : float or None
-    n_replicates : int or None
-    random_state : object
+    level : float or None, default 0.05
+        Significance level of a test rule; None for criteria.
+    n_replicates : int or None, default None
+        Permutations or bootstrap replicates used, if the rule resamples.
+    random_state : object, default None
+        The seed the rule used, recorded so the run can be repeated.
+    title : str, optional
+        Heading of the printout; default "<Rule> dimension test for <method>".
+    display_names : dict of str to str, optional
+        Printed names of the table's columns (e.g. ``{"p_value": "p.value"}``).
+    note : str, optional
+        A line printed under the table.
+    extras : dict, optional
+        Rule-specific details (curves, replicate values) for plots.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> test = fit.test_dimension("asymptotic")
+    >>> test.rule, test.d
+    ('asymptotic', 2)
+    >>> test.table["p_value"].round(3).tolist()
+    [0.0, 0.0, 0.113, 0.942]
     """
 
     def __init__(self, table: pd.DataFrame, d: int, rule: str, method: str, *,
@@ -127,6 +152,9 @@ def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray) -> np.ndarray:
 class Results:
     """A fitted SDR model.
 
+    Every method's formula function (``sdr.sir``, ``sdr.mave``, ...) returns one; families
+    subclass it only for what differs. ``print(fit)`` shows the R-style summary.
+
     Parameters
     ----------
     estimator : Estimator
@@ -137,6 +165,22 @@ class Results:
         What the estimator computed.
     call : str, optional
         How the fit was requested, shown in the summary.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+    >>> fit
+    <MomentResults: sir, n = 202, p = 4, d = 2>
+    >>> fit.directions.round(2)
+              Dir1  Dir2
+    log(ssf) -0.16 -0.10
+    log(wt)   0.98 -0.15
+    log(hg)   0.08  0.76
+    log(ht)   0.03 -0.62
+    >>> fit.eigenvalues.round(3).tolist()
+    [0.939, 0.179, 0.073, 0.004]
     """
 
     def __init__(self, estimator: Estimator, spec: ModelSpec, output: EstimatorOutput,
@@ -189,7 +233,30 @@ class Results:
         return self.directions_for(self.d)
 
     def directions_for(self, k: int) -> pd.DataFrame:
-        """The first ``k`` directions as a DataFrame."""
+        """The first ``k`` directions as a DataFrame.
+
+        Parameters
+        ----------
+        k : int
+            How many directions, from 1 to the number the method computed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Predictors x Dir1..Dirk, unit columns.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.directions_for(1).round(3)
+                   Dir1
+        log(ssf) -0.157
+        log(wt)   0.984
+        log(hg)   0.082
+        log(ht)   0.027
+        """
         basis = self._require_basis()
         if not 1 <= k <= basis.shape[1]:
             raise ValueError(f"k must be between 1 and {basis.shape[1]}; got {k}.")
@@ -229,6 +296,30 @@ class Results:
 
         ``newdata`` goes through the same formula transforms and factor levels as the
         training data. The index of the rows is kept.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows to reduce; default the training rows. A DataFrame needs the columns the
+            formula uses (the response may be absent).
+        d : int, optional
+            Number of directions; default the fit's ``d``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows x Dir1..Dird.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> fit.transform(ais.head(3)).round(3)
+            Dir1   Dir2
+        0 -0.032 -0.247
+        1 -0.079 -0.188
+        2 -0.163 -0.207
         """
         d = self.d if d is None else int(d)
         if d < 1:
@@ -277,6 +368,25 @@ class Results:
             methods with eigenvalues and "bootstrap" (Ye & Weiss) for the others.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``random_state``...).
+
+        Returns
+        -------
+        DimensionTest
+            The table of the rule and the chosen dimension ``d``.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> print(fit.test_dimension())
+        Large-sample Marginal Dimension Tests:
+                        Stat df   p.value
+        0D vs >= 1D 241.3277 28 8.159e-36
+        1D vs >= 2D  51.7011 18 4.158e-05
+        2D vs >= 3D  15.5655 10 1.128e-01
+        3D vs >= 4D   0.7754  4 9.417e-01
+        Chosen d = 2: smallest m whose test is not rejected at level 0.05.
         """
         rules = self._dimension_rules()
         if method is None:
@@ -293,7 +403,38 @@ class Results:
 
     def bootstrap(self, B: int = 200, d: int | None = None, distance: str = "projection",
                   random_state: Any = None, n_jobs: int = 1, progress: bool = True) -> Any:
-        """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`."""
+        """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`.
+
+        Parameters
+        ----------
+        B : int, default 200
+            Number of bootstrap replicates.
+        d : int, optional
+            Dimension of the subspace compared; default the fit's ``d``.
+        distance : {"projection", "det", "trace_correlation"}, default "projection"
+            How a replicate's subspace is compared with the full-sample one.
+        random_state : int, Generator or None, default None
+            Seed of the resampling (None draws one and records it).
+        n_jobs : int, default 1
+            Parallel workers; the result does not depend on it.
+        progress : bool, default True
+            Show a progress bar.
+
+        Returns
+        -------
+        BootstrapResult
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
+        >>> boot.B, boot.d
+        (20, 2)
+        >>> bool(boot.stability["Dir1"] > 0.9)
+        True
+        """
         from .inference.bootstrap import bootstrap
 
         return bootstrap(self, B=B, d=d, distance=distance, random_state=random_state,
@@ -303,13 +444,55 @@ class Results:
         """Conditional density of the response given the reduced predictors.
 
         ``estimator="lscde"`` (default) or ``"eps_kde"``, fitted on ``transform()``.
+
+        Parameters
+        ----------
+        estimator : {"lscde", "eps_kde"}, default "lscde"
+            Least-squares conditional density estimation or ε-neighbourhood KDE.
+        **options
+            ``d`` (default the fit's), ``random_state`` and the estimator's tuning options;
+            see :func:`sdrstats.density.conditional_density_for`.
+
+        Returns
+        -------
+        ConditionalDensity
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.mean(ais.head(2)).round(0).tolist()
+        [63.0, 58.0]
         """
         from .density import conditional_density_for
 
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
-        """Plots: ``"summary"`` (sufficient summary plot), ``"scree"``, ``"bootstrap"``."""
+        """Plots: ``"summary"`` (sufficient summary plot), ``"scree"``, ``"bootstrap"``.
+
+        Parameters
+        ----------
+        kind : str, default "summary"
+            Which plot; see :func:`sdrstats.plotting.plot_results` for every kind.
+        **options
+            Passed to the plot (``ax``, ``d``, bootstrap options...).
+
+        Returns
+        -------
+        matplotlib Axes or array of Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> ax = fit.plot("scree")
+        """
         from .plotting import plot_results
 
         return plot_results(self, kind=kind, **options)
@@ -359,7 +542,22 @@ class Results:
         return blocks
 
     def summary(self) -> Summary:
-        """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX)."""
+        """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> print(fit.summary())  # doctest: +ELLIPSIS
+        Call:
+        sir('lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)', data, nslices=8)
+        <BLANKLINE>
+        Method:
+        sir with 8 slices, n = 202.
+        ...
+        """
+
         return Summary(self._summary_blocks())
 
     def __str__(self) -> str:

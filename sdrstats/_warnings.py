@@ -2,19 +2,81 @@
 
 
 class SDRWarning(UserWarning):
-    """Base class of every warning sdrstats emits."""
+    """Base class of every warning sdrstats emits.
+
+    Filter it to silence (or turn into errors) all of the package's warnings at once.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import sdrstats as sdr
+    >>> issubclass(sdr.ConvergenceWarning, sdr.SDRWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", sdr.SDRWarning)
+    ...     warnings.warn("quiet", sdr.MissingValueWarning)
+    """
 
 
 class ConvergenceWarning(SDRWarning):
-    """An iterative fit stopped at its iteration limit before meeting its tolerance."""
+    """An iterative fit stopped at its iteration limit before meeting its tolerance.
+
+    The message names the option to raise (usually ``max_iter``) or loosen (``tol``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit = sdr.mave("lbm ~ ht + wt", ais, d=1, max_iter=1)
+    >>> any(issubclass(w.category, sdr.ConvergenceWarning) for w in caught)
+    True
+    """
 
 
 class MissingValueWarning(SDRWarning):
-    """Rows with missing values were dropped before fitting (the message says how many)."""
+    """Rows with missing values were dropped before fitting (the message says how many).
+
+    Raised by formula functions with ``missing="drop"`` (the default).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> ais.loc[0, "ht"] = np.nan
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit = sdr.sir("lbm ~ ht + wt", ais, nslices=4)
+    >>> print(caught[0].category.__name__, caught[0].message)
+    MissingValueWarning Dropped 1 of 202 rows with missing values in ['ht'].
+    >>> fit.n
+    201
+    """
 
 
 class CollinearityWarning(SDRWarning):
-    """The predictors are nearly collinear; directions may be poorly determined."""
+    """The predictors are nearly collinear; directions may be poorly determined.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.normal(size=(50, 2)), columns=["a", "b"])
+    >>> df["c"] = df["a"] + 1e-9 * rng.normal(size=50)
+    >>> df["y"] = df["a"] + rng.normal(size=50)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit = sdr.sir("y ~ a + b + c", df, nslices=4)
+    >>> any(issubclass(w.category, sdr.CollinearityWarning) for w in caught)
+    True
+    """
 
 
 __all__ = ["SDRWarning", "ConvergenceWarning", "MissingValueWarning", "CollinearityWarning"]

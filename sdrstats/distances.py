@@ -35,6 +35,16 @@ def projection_distance(a: Any, b: Any) -> float:
 
     Zero for equal subspaces; ``sqrt(d_a + d_b)`` for orthogonal ones. Seed 000's Error_DR.
 
+    Parameters
+    ----------
+    a, b : array-like of shape (p, d_a) and (p, d_b)
+        Bases whose columns span the two subspaces (need not be orthonormal; a 1-D array is
+        one direction).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> projection_distance(np.eye(3)[:, :1], np.eye(3)[:, 1:2])
@@ -46,6 +56,16 @@ def projection_distance(a: Any, b: Any) -> float:
 
 def det_distance(a: Any, b: Any) -> float:
     """``1 - |det(Q_A' Q_B)|`` for subspaces of equal dimension (seed 003's measure).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (p, d)
+        Bases of two subspaces of the same dimension ``d`` (orthonormalised here).
+
+    Returns
+    -------
+    float
+        0 for equal subspaces, 1 when some direction of one is orthogonal to the other.
 
     Examples
     --------
@@ -62,6 +82,16 @@ def det_distance(a: Any, b: Any) -> float:
 
 def trace_correlation(a: Any, b: Any) -> float:
     """``tr(P_A P_B) / d`` with ``d`` the larger dimension: 1 for equal subspaces, 0 for orthogonal.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (p, d_a) and (p, d_b)
+        Bases of the two subspaces (orthonormalised here).
+
+    Returns
+    -------
+    float
+        The trace correlation ``r`` in [0, 1].
 
     Examples
     --------
@@ -88,7 +118,31 @@ DISTANCES = {
 
 
 def subspace_distance(a: Any, b: Any, distance: str = "projection") -> float:
-    """Distance by name: ``"projection"``, ``"det"`` or ``"trace_correlation"`` (as ``1 - r``)."""
+    """Distance by name: ``"projection"``, ``"det"`` or ``"trace_correlation"`` (as ``1 - r``).
+
+    Parameters
+    ----------
+    a, b : array-like of shape (p, d_a) and (p, d_b)
+        Bases of the two subspaces.
+    distance : {"projection", "det", "trace_correlation"}, default "projection"
+        Which measure; see :func:`projection_distance`, :func:`det_distance` and
+        :func:`trace_correlation`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.eye(3)[:, :2]
+    >>> b = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    >>> round(subspace_distance(a, b), 4)
+    1.0
+    >>> round(subspace_distance(a, b, "trace_correlation"), 4)
+    0.25
+    """
+
     try:
         fn = DISTANCES[distance]
     except KeyError:

@@ -21,7 +21,24 @@ from ._core import SliceMoments, Standardized, eigen_directions, slice_moments, 
 
 
 class MomentResults(Results):
-    """Results of a moment method; adds R ``dr``'s predictor tests where the method has them."""
+    """Results of a moment method; adds R ``dr``'s predictor tests where the method has them.
+
+    Built by :func:`sir`, :func:`save`, :func:`phd`, :func:`dr` and :func:`cume`; the
+    constructor's parameters are those of :class:`sdrstats.Results`.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> type(fit).__name__, fit.d
+    ('MomentResults', 4)
+    """
 
     def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
         """Standardised data and slice moments of the fit (recomputed, not stored)."""
@@ -43,6 +60,24 @@ class MomentResults(Results):
         See :func:`sdrstats.moment.predictor_tests.coordinate_test`. SIR's p-values are
         labelled by the weights that produced them (R dr 3.0.x swaps these two labels).
 
+        Parameters
+        ----------
+        hypothesis : str, list of str or array-like
+            ``"~ . - log(hg)"`` (R's update syntax), predictor names to drop, or a basis
+            ``γ`` (p x (p - r)) of the directions the hypothesis removes.
+        d : int, optional
+            Test conditional on dimension ``d``; default None, the marginal test.
+        weights : str, default "general"
+            Which p-value is ``p_value``: ``"general"``, ``"restricted"`` (SIR) or
+            ``"normal"`` (SAVE).
+        chi2approx : {"bx", "wood"}, default "bx"
+            Approximation of a weighted sum of χ²₁ (Bentler–Xie or Wood 1989).
+
+        Returns
+        -------
+        CoordinateTest
+            Statistic, degrees of freedom and p-values.
+
         Examples
         --------
         >>> import sdrstats as sdr
@@ -58,14 +93,72 @@ class MomentResults(Results):
 
     def drop1(self, scope: Any = None, d: int | None = None, *, weights: str = "general",
               chi2approx: str = "bx") -> pd.DataFrame:
-        """Coordinate test for dropping each predictor; see :func:`~.predictor_tests.drop1`."""
+        """Coordinate test for dropping each predictor; see :func:`~.predictor_tests.drop1`.
+
+        Parameters
+        ----------
+        scope : str or list of str, optional
+            Predictors that may be dropped (a one-sided formula or names); default all.
+        d : int, optional
+            Conditional test of that dimension; default the marginal test.
+        weights, chi2approx
+            As :meth:`coordinate_test`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per predictor, sorted by the statistic.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.drop1()["statistic"].round(2)
+        predictor
+        log(ht)      9.49
+        log(hg)     18.23
+        log(ssf)    26.86
+        log(wt)     47.42
+        Name: statistic, dtype: float64
+        """
         from .predictor_tests import drop1
 
         return drop1(self, scope=scope, d=d, weights=weights, chi2approx=chi2approx)
 
     def step(self, scope: Any = None, d: int | None = None, *, minsize: int = 2,
              stop: float = 0.0, weights: str = "general", chi2approx: str = "bx") -> Any:
-        """Backward elimination by coordinate tests; see :func:`~.predictor_tests.step`."""
+        """Backward elimination by coordinate tests; see :func:`~.predictor_tests.step`.
+
+        Parameters
+        ----------
+        scope : str or list of str, optional
+            Predictors that may be removed; default all.
+        d : int, optional
+            Conditional tests of that dimension; default marginal tests.
+        minsize : int, default 2
+            Stop when this many predictors remain.
+        stop : float, default 0.0
+            Stop when the smallest p-value of a removal falls below ``stop`` (R ``dr.step``).
+        weights, chi2approx
+            As :meth:`coordinate_test`.
+
+        Returns
+        -------
+        StepResult
+            The removals in order and the predictors kept.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> print(fit.step(minsize=3))
+        Backward elimination (sir):
+          removed statistic  p_value
+        0 log(ht)     9.495 0.02917
+        Kept: ['log(ssf)', 'log(wt)', 'log(hg)']
+        """
         from .predictor_tests import step
 
         return step(self, scope=scope, d=d, minsize=minsize, stop=stop, weights=weights,
@@ -215,8 +308,28 @@ class SIR(MomentEstimator):
 class SAVE(MomentEstimator):
     """Sliced average variance estimation (Cook & Weisberg 1991): ``M = Σ_s f_s (I − V_s)²``.
 
-    ``V_s`` is the within-slice covariance of ``z`` with divisor ``n_s``. Options as
-    :class:`SIR`.
+    ``V_s`` is the within-slice covariance of ``z`` with divisor ``n_s``.
+
+    Parameters
+    ----------
+    nslices : int, optional
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+    slice_function : {"dr", "arc"}, default "dr"
+        Slicing rule, as :class:`SIR`.
+    numdir : int, default 4
+        Directions shown and tested.
+    d : int, optional
+        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+    cut_points : sequence of float, optional
+        Given slice boundaries; overrides ``nslices``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.SAVE(nslices=8).fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> fit.eigenvalues.round(3).tolist()
+    [0.899, 0.207, 0.075]
     """
 
     method = "save"
@@ -276,6 +389,14 @@ class PHD(MomentEstimator):
         ``False`` (``phdy``): ``r = y − ȳ``.
     numdir, d : int
         As :class:`SIR`. Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.PHD().fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> fit.eigenvalues.round(3).tolist()
+    [2.892, -1.347, 0.221]
     """
 
     method = "phd"
@@ -356,7 +477,27 @@ class DR(MomentEstimator):
     """Directional regression (Li & Wang 2007).
 
     ``M = 2 Σ f_s E_s[zzᵀ]² + 2 (Σ f_s z̄_s z̄_sᵀ)² + 2 (Σ f_s z̄_sᵀ z̄_s)(Σ f_s z̄_s z̄_sᵀ) − 2I``.
-    Options as :class:`SIR`.
+
+    Parameters
+    ----------
+    nslices : int, optional
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+    slice_function : {"dr", "arc"}, default "dr"
+        Slicing rule, as :class:`SIR`.
+    numdir : int, default 4
+        Directions shown and tested.
+    d : int, optional
+        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+    cut_points : sequence of float, optional
+        Given slice boundaries; overrides ``nslices``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.DR(nslices=8).fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> fit.eigenvalues.round(3).tolist()
+    [6.756, 1.23, 0.275]
     """
 
     method = "dr"
@@ -375,6 +516,21 @@ class CUME(MomentEstimator):
 
     ``M = (1/n) Σ_i m(y_i) m(y_i)ᵀ`` with ``m(t) = (1/n) Σ_j z_j 1{y_j ≤ t}``; no slices to
     choose. Needs one continuous response.
+
+    Parameters
+    ----------
+    numdir : int, default 4
+        Directions shown.
+    d : int, optional
+        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.CUME().fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> fit.eigenvalues.round(3).tolist()
+    [0.092, 0.002, 0.0]
     """
 
     method = "cume"
@@ -405,6 +561,31 @@ def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: 
         missing: str = "drop") -> MomentResults:
     """Sliced inverse regression from a formula; see :class:`SIR` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + log(x2) + C(group)"``; several responses as
+        ``"y1 + y2 ~ ..."``. A categorical response is sliced by its levels.
+    data : pandas.DataFrame
+        The columns the formula names.
+    nslices : int, optional
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+    slice_function : {"dr", "arc"}, default "dr"
+        Slicing rule (R ``dr.slices`` or Arc's equal-count variant).
+    numdir : int, default 4
+        Directions shown and tested.
+    d : int, optional
+        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+    cut_points : sequence of float, optional
+        Given slice boundaries for a one-column response; overrides ``nslices``.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`
+        saying how many, or raise.
+
+    Returns
+    -------
+    MomentResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -421,7 +602,31 @@ def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: 
 def save(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
          numdir: int = 4, d: int | None = None, cut_points: Any = None,
          missing: str = "drop") -> MomentResults:
-    """Sliced average variance estimation from a formula; see :class:`SAVE`."""
+    """Sliced average variance estimation from a formula; see :class:`SAVE`.
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + log(x2)"``.
+    data : pandas.DataFrame
+        The columns the formula names.
+    nslices, slice_function, numdir, d, cut_points
+        As :func:`sir`.
+    missing : {"drop", "raise"}, default "drop"
+        What to do with rows with missing values.
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> fit.eigenvalues.round(3).tolist()
+    [0.903, 0.224, 0.201, 0.104]
+    """
     return SAVE.from_formula(formula, data, missing=missing, nslices=nslices,
                              slice_function=slice_function, numdir=numdir, d=d,
                              cut_points=cut_points)
@@ -429,7 +634,33 @@ def save(formula: str, data: Any, *, nslices: int | None = None, slice_function:
 
 def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
         d: int | None = None, missing: str = "drop") -> MomentResults:
-    """Principal Hessian directions from a formula (``residuals=True`` is R's phdres)."""
+    """Principal Hessian directions from a formula (``residuals=True`` is R's phdres).
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula with one continuous response.
+    data : pandas.DataFrame
+        The columns the formula names.
+    residuals : bool, default True
+        Use OLS residuals (R's ``phdres``); False uses ``y - ȳ`` (``phdy``).
+    numdir, d
+        As :func:`sir`.
+    missing : {"drop", "raise"}, default "drop"
+        What to do with rows with missing values.
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.phd("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+    >>> fit.eigenvalues.round(3).tolist()
+    [2.842, -1.369, 0.746, 0.192]
+    """
     return PHD.from_formula(formula, data, missing=missing, residuals=residuals,
                             numdir=numdir, d=d)
 
@@ -437,7 +668,31 @@ def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
 def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
        numdir: int = 4, d: int | None = None, cut_points: Any = None,
        missing: str = "drop") -> MomentResults:
-    """Directional regression from a formula; see :class:`DR`."""
+    """Directional regression from a formula; see :class:`DR`.
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + log(x2)"``.
+    data : pandas.DataFrame
+        The columns the formula names.
+    nslices, slice_function, numdir, d, cut_points
+        As :func:`sir`.
+    missing : {"drop", "raise"}, default "drop"
+        What to do with rows with missing values.
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.dr("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> fit.eigenvalues.round(3).tolist()
+    [7.005, 1.302, 0.633, 0.352]
+    """
     return DR.from_formula(formula, data, missing=missing, nslices=nslices,
                            slice_function=slice_function, numdir=numdir, d=d,
                            cut_points=cut_points)
@@ -445,7 +700,36 @@ def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: s
 
 def cume(formula: str, data: Any, *, numdir: int = 4, d: int | None = None,
          missing: str = "drop") -> MomentResults:
-    """Cumulative slicing estimation from a formula; see :class:`CUME`."""
+    """Cumulative slicing estimation from a formula; see :class:`CUME`.
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula with one continuous response.
+    data : pandas.DataFrame
+        The columns the formula names.
+    numdir, d
+        As :func:`sir`.
+    missing : {"drop", "raise"}, default "drop"
+        What to do with rows with missing values.
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.cume("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, d=1)
+    >>> fit.directions.round(3)
+               Dir1
+    log(ssf) -0.173
+    log(wt)   0.963
+    log(hg)   0.208
+    log(ht)  -0.001
+    """
+
     return CUME.from_formula(formula, data, missing=missing, numdir=numdir, d=d)
 
 

@@ -92,7 +92,9 @@ class DensityReductionResults(Results):
             f"-fold CV, re-selected every {self.options['cv_every']} updates)\n"
             f"{self.criterion_name} = {self.criterion:.6g}, held-out CV score = "
             f"{ex['cv_score']:.6g}\n"
-            f"{len(runs)} restarts ({int(runs['n_iter'].sum())} iterations in all); best: "
+            f"{self.options['n_restarts']} restarts"
+            f"{f' for each of {runs.d.nunique()} candidate d' if runs.d.nunique() > 1 else ''}"
+            f" ({int(runs['n_iter'].sum())} iterations in all); best: "
             f"{ex['n_iter']} iterations, "
             f"{'converged' if ex['converged'] else 'stopped at max_iter'}; "
             f"{int((~runs['converged'].astype(bool)).sum())} restarts stopped at max_iter"
@@ -129,7 +131,7 @@ def cv_dimension_test(
         table = est._fit(results.spec.X, results.spec.Y, random_state=results.random_state).extras[
             "cv_table"
         ]
-    frame = pd.DataFrame(table).set_index("d")
+    frame = pd.DataFrame(table).set_index("d").rename(columns={"criterion": results.criterion_name})
     frame.index = [f"d = {k}" for k in frame.index]
     chosen = int(pd.DataFrame(table).sort_values("cv_score")["d"].iloc[0])
     return DimensionTest(

@@ -142,7 +142,6 @@ def subspace_distance(a: Any, b: Any, distance: str = "projection") -> float:
     >>> round(subspace_distance(a, b, "trace_correlation"), 4)
     0.25
     """
-
     try:
         fn = DISTANCES[distance]
     except KeyError:

@@ -557,7 +557,6 @@ class Results:
         sir with 8 slices, n = 202.
         ...
         """
-
         return Summary(self._summary_blocks())
 
     def __str__(self) -> str:

@@ -20,22 +20,48 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 class BootstrapResult:
     """Bootstrap distribution of a fitted subspace.
 
-    Attributes
+    Returned by :meth:`sdrstats.Results.bootstrap`; users do not build it. Every parameter
+    is kept as the attribute of the same name.
+
+    Parameters
     ----------
     distances : ndarray of shape (B,)
         Distance of each replicate's ``d``-dimensional subspace to the full-sample one
         (``NaN`` for a failed replicate).
     cosines : ndarray of shape (B, d)
         ``|cos|`` of each full-sample direction with its Procrustes match in the replicate.
-    stability : pandas.Series
-        Mean of ``cosines`` per direction (Dir1..Dird): near 1 for a stable direction.
     directions : ndarray of shape (B, p, d)
         Replicate bases (unit columns).
     reference : pandas.DataFrame
         The full-sample directions compared with.
-    d, B, distance, method, random_state, engine, n_failed
-        What was resampled and how; ``engine`` says whether the replicates were weighted
-        slice moments or refits on resampled rows.
+    distance : str
+        Name of the distance (see :func:`sdrstats.subspace_distance`).
+    method : str
+        The SDR method resampled.
+    random_state : object
+        The seed used, recorded so the run can be repeated.
+    engine : str
+        Whether the replicates were weighted slice moments or refits on resampled rows.
+    errors : list of str
+        Messages of failed replicates.
+
+    Attributes
+    ----------
+    stability : pandas.Series
+        Mean of ``cosines`` per direction (Dir1..Dird): near 1 for a stable direction.
+    d, B, n_failed : int
+        Dimension compared, number of replicates and how many failed.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+    >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
+    >>> boot  # doctest: +ELLIPSIS
+    <BootstrapResult: sir, d = 2, B = 20, mean projection distance = ...>
+    >>> boot.stability.round(1).tolist()
+    [1.0, 0.8]
     """
 
     def __init__(

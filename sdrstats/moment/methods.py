@@ -729,7 +729,6 @@ def cume(formula: str, data: Any, *, numdir: int = 4, d: int | None = None,
     log(hg)   0.208
     log(ht)  -0.001
     """
-
     return CUME.from_formula(formula, data, missing=missing, numdir=numdir, d=d)
 
 

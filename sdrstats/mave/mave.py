@@ -325,6 +325,26 @@ def mave(
 ) -> MaveResults:
     """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula with one continuous response, ``"y ~ x1 + log(x2)"``.
+    data : pandas.DataFrame
+        The columns the formula names.
+    method : {"csmave", "csopg", "meanmave", "meanopg", "ksir"}, default "csmave"
+        Which estimator (see :class:`MAVE`).
+    d : int, optional
+        Reported dimension; default chosen by cross-validation among ``1..max_dim``.
+    max_dim, screen, bandwidth, y_bandwidth, y_points, max_iter, tol, cv_rule
+        Options of :class:`MAVE`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    MaveResults
+
     Examples
     --------
     >>> import sdrstats as sdr

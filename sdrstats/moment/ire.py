@@ -276,6 +276,23 @@ def ire(
 ) -> MomentResults:
     """Inverse regression estimation from a formula; see :class:`IRE` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + log(x2)"``.
+    data : pandas.DataFrame
+        The columns the formula names.
+    nslices, slice_function, numdir, d, cut_points, steps, tol, max_iter
+        Options of :class:`IRE`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    MomentResults
+        With R ``dr``'s IRE summary (the solution of every dimension).
+
     Examples
     --------
     >>> import sdrstats as sdr

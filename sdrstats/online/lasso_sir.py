@@ -295,6 +295,24 @@ def lasso_sir(
 ) -> LassoSIRResults:
     """Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."``; ``p`` may exceed ``n``.
+    data : pandas.DataFrame
+        The columns the formula names.
+    nslices, d, penalty, n_folds, max_iter
+        Options of :class:`LassoSIR`, with the defaults shown in the signature.
+    random_state : int, Generator or None, default None
+        Shuffles the cross-validation folds.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    LassoSIRResults
+
     Examples
     --------
     >>> import sdrstats as sdr

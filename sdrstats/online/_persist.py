@@ -21,6 +21,31 @@ class StreamStateMixin:
 
         Both need the same options and cut points (give ``cut_points`` explicitly, e.g.
         ``other.cut_points_``) and the same predictors.
+
+        Parameters
+        ----------
+        other : OnlineSIR
+            A stream fitted on other rows, past its initial batch.
+
+        Returns
+        -------
+        OnlineSIR
+            A new model; neither input changes.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((2000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(2000)
+        >>> cuts = [-1.0, 0.0, 1.0]
+        >>> left = sdr.OnlineSIR(d=1, init_size=200, cut_points=cuts).partial_fit(X[:1000], y[:1000])
+        >>> right = sdr.OnlineSIR(d=1, init_size=200, cut_points=cuts).partial_fit(X[1000:], y[1000:])
+        >>> both = left.merge(right)
+        >>> both.n_seen
+        2000
+        >>> both.directions.abs().round(1).iloc[:, 0].tolist()
+        [0.7, 0.7, 0.0, 0.0, 0.0]
         """
         if not isinstance(other, type(self)):
             raise TypeError(f"merge needs another OnlineSIR; got {type(other).__name__}.")
@@ -56,7 +81,25 @@ class StreamStateMixin:
         return merged
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume the stream (plain arrays; picklable)."""
+        """Everything needed to resume the stream (plain arrays; picklable).
+
+        Returns
+        -------
+        dict
+            Options, running state, buffered rows and formula information; a deep copy.
+
+        Examples
+        --------
+        >>> import pickle
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> saved = pickle.dumps(model.state_dict())
+        >>> sdr.OnlineSIR.from_state(pickle.loads(saved)).n_seen
+        1000
+        """
         return copy.deepcopy(
             {
                 "version": 1,
@@ -73,7 +116,30 @@ class StreamStateMixin:
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> OnlineSIR:
-        """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it."""
+        """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it.
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`state_dict` returned (possibly after pickling).
+
+        Returns
+        -------
+        OnlineSIR
+            A model that continues exactly where the saved one stopped.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((2000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(2000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X[:1000], y[:1000])
+        >>> resumed = sdr.OnlineSIR.from_state(model.state_dict()).partial_fit(X[1000:], y[1000:])
+        >>> _ = model.partial_fit(X[1000:], y[1000:])
+        >>> bool(np.allclose(resumed.directions, model.directions))
+        True
+        """
         if not isinstance(state, dict) or state.get("version") != 1:
             raise ValueError("from_state needs a dict made by OnlineSIR.state_dict().")
         state = copy.deepcopy(state)

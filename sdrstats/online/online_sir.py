@@ -235,6 +235,24 @@ class OnlineSIR(StreamStateMixin, Estimator):
         The update is all-or-nothing: if anything fails part-way through a chunk (bad rows, an
         interrupt, a worker dying), the state is restored to the end of the last completed
         chunk, so feeding the chunk again does not count any row twice.
+
+        Returns
+        -------
+        OnlineSIR
+            The model itself, updated.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200)
+        >>> _ = model.partial_fit(X[:500], y[:500]).partial_fit(X[500:], y[500:])
+        >>> model.n_seen
+        1000
+        >>> model.directions.abs().round(1).iloc[:, 0].tolist()
+        [0.7, 0.7, 0.0, 0.0, 0.0]
         """
         saved = (copy.deepcopy(self._state), list(self._buffer), list(self._trace),
                  self.cut_points_)

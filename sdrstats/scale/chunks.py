@@ -124,6 +124,30 @@ def read_parquet_chunks(
     """A Parquet file read ``batch_size`` rows at a time (needs ``pyarrow``).
 
     Categorical (dictionary) columns keep their declared categories in every batch.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The Parquet file.
+    batch_size : int, default 100_000
+        Rows per batch; peak memory is a small multiple of one batch.
+    columns : list of str, optional
+        Read only these columns (default all); they must include every column the formula
+        uses.
+
+    Returns
+    -------
+    ChunkSource
+
+    Examples
+    --------
+    >>> import sdrstats as sdr, tempfile, os
+    >>> ais = sdr.datasets.load("ais")
+    >>> path = os.path.join(tempfile.mkdtemp(), "ais.parquet")
+    >>> ais.to_parquet(path, index=False)
+    >>> source = sdr.read_parquet_chunks(path, batch_size=50, columns=["lbm", "wt", "ht"])
+    >>> sdr.sir("lbm ~ log(wt) + log(ht)", source, nslices=8).n
+    202
     """
     try:
         import pyarrow.parquet as pq
@@ -148,8 +172,17 @@ def read_parquet_chunks(
 
 
 def chunks_from(chunks: Any) -> ChunkSource:
-    """A :class:`ChunkSource` from a list of DataFrames, a function returning an iterator of
-    them (re-iterable), or an iterator/generator (one pass only).
+    """A :class:`ChunkSource` from in-memory chunks, for the formula functions.
+
+    Parameters
+    ----------
+    chunks : list of DataFrame, callable, iterator or DataFrame
+        A list of DataFrames, a function returning an iterator of them (re-iterable), or an
+        iterator/generator (one pass only). A ``ChunkSource`` is returned unchanged.
+
+    Returns
+    -------
+    ChunkSource
 
     Examples
     --------

@@ -16,7 +16,23 @@ class LSCE(CriterionEstimator):
     For a projection ``W`` (d x p, orthonormal rows, acting on whitened predictors) LSCE fits
     the LSCDE model ``b(z, y) = αᵀφ(z, y)`` on ``z = Wx`` with Gaussian basis functions and
     minimises the analytic estimate ``SCE^ = ½ α̂ᵀĜα̂ - ĥᵀα̂`` by natural-gradient descent on
-    the Grassmann manifold. Options are those of :func:`lsce`.
+    the Grassmann manifold.
+
+    Parameters
+    ----------
+    d, d_max, n_basis, sigma_grid, lambda_grid, n_folds, cv_every, n_restarts, max_iter, tol, select_by, n_jobs, progress, random_state
+        As :func:`lsce`, with the same defaults.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 3))
+    >>> y = X[:, 0] + 0.2 * rng.standard_normal(80)
+    >>> fit = sdr.LSCE(d=1, n_restarts=2, random_state=0, progress=False).fit(X, y)
+    >>> fit.directions["Dir1"].abs().round(1).tolist()
+    [1.0, 0.0, 0.0]
     """
 
     method: ClassVar[str] = "lsce"

@@ -16,7 +16,23 @@ class LSMI(CriterionEstimator):
     Same basis module and Grassmann optimiser as :class:`~sdrstats.lsce.LSCE`; the density
     ratio ``p(z, y)/(p(z)p(y))`` is fitted with ``φ_k = K(z, u_k) L(y, v_k)``,
     ``Ĝ = (K_zᵀK_z) ∘ (L_yᵀL_y)/n²``, and ``SMI^ = ½ ĥᵀα̂ - ½`` is maximised. A categorical
-    response uses the delta kernel ``L(y, v) = 1[y = v]``. Options are those of :func:`lsmi`.
+    response uses the delta kernel ``L(y, v) = 1[y = v]``.
+
+    Parameters
+    ----------
+    d, d_max, n_basis, sigma_grid, lambda_grid, n_folds, cv_every, n_restarts, max_iter, tol, select_by, n_jobs, progress, random_state
+        As :func:`lsmi`, with the same defaults.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((80, 3))
+    >>> y = X[:, 0] + 0.2 * rng.standard_normal(80)
+    >>> fit = sdr.LSMI(d=1, n_restarts=2, random_state=0, progress=False).fit(X, y)
+    >>> fit.directions["Dir1"].abs().round(1).tolist()
+    [1.0, 0.0, 0.0]
     """
 
     method: ClassVar[str] = "lsmi"
@@ -52,9 +68,20 @@ def lsmi(
 ) -> DensityReductionResults:
     """Least-squares mutual information (LSMI) dimension reduction.
 
-    Parameters are those of :func:`sdrstats.lsce` except the default ``sigma_grid``,
-    ``logspace(-2, 2, 9)``. The response may be categorical (delta kernel). ``d=None``
-    chooses ``d`` by the held-out LSMI criterion.
+    The response may be categorical (delta kernel). ``d=None`` chooses ``d`` by the
+    held-out LSMI criterion.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ x1 + x2 + ..."``; ``"y ~ ."`` uses every other column; a factor response is
+        categorical.
+    data : pandas.DataFrame
+        The columns the formula names.
+    sigma_grid : array-like, optional
+        Gaussian widths (standardised units), default ``logspace(-2, 2, 9)``.
+    d, d_max, n_basis, lambda_grid, n_folds, cv_every, n_restarts, max_iter, tol, select_by, n_jobs, progress, random_state, missing
+        As :func:`sdrstats.lsce`, with the same defaults.
 
     Returns
     -------

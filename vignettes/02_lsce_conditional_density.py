@@ -1,0 +1,294 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Conditional densities after dimension reduction: LSCE
+#
+# Least-squares conditional entropy (LSCE; Tangkaratt, Xie and Sugiyama 2015) looks for a
+# projection `z = W'x` that makes the *whole conditional distribution* of `y` easy to
+# predict: it minimises a squared-loss version of the conditional entropy of `y` given `z`,
+# and the model it fits along the way (a least-squares conditional density estimate, LSCDE,
+# on `z`) is a conditional density `p(y | z)` we can use directly — means, quantiles and
+# whole density curves at any point.
+#
+# We first run it on the seed's artificial data, where the truth is known, and then on a
+# real regression problem (Auto MPG). Throughout we compare three conditional density
+# estimates on held-out rows by the seed's squared loss (smaller is better):
+#
+# * **LSCE** — reduction and density fitted together;
+# * **LSMI** — the subspace maximising squared-loss mutual information, followed by LSCDE on it;
+# * **LSCDE** — no reduction: the density estimate on all predictors.
+
+# %%
+import os
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import sdrstats as sdr
+from sdrstats.simulate import lsce_artificial, lsce_artificial_pdf
+
+QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
+FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
+FIGURES.mkdir(parents=True, exist_ok=True)
+
+# Full settings follow the seed (n = 400, 20 restarts); QUICK only checks that it all runs.
+N_TRAIN = 100 if QUICK else 400
+N_TEST = 200 if QUICK else 1000
+OPTS = dict(n_restarts=2, max_iter=10) if QUICK else dict(n_restarts=10, max_iter=100)
+OPTS.update(progress=False, random_state=0)
+
+
+def save(ax_or_fig, name):
+    fig = getattr(ax_or_fig, "figure", ax_or_fig)
+    fig.savefig(FIGURES / name, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+
+
+# %% [markdown]
+# ## 1. Artificial data with a known answer
+#
+# The seed's data set (b): five standard normal predictors and
+# `y = x2 + x2² + x2³ + ε`, `ε ~ N(0, 0.25²)`. The central subspace is spanned by `x2`
+# (`d = 1`), and `p(y | x)` is a normal density around a cubic of `x2` — narrow, and with a
+# strongly curved mean, which is hard for a method that only looks at `y`'s dependence
+# on `x` through mutual information.
+
+# %%
+train, truth = lsce_artificial("b", N_TRAIN, random_state=1)
+test, _ = lsce_artificial("b", N_TEST, random_state=2)
+train.head()
+
+# %% [markdown]
+# ### Choosing d by cross-validation
+#
+# With `d=None`, LSCE fits `d = 1, 2, 3` and keeps the one whose conditional density does
+# best on held-out folds.
+
+# %%
+fit = sdr.lsce("y ~ .", train, d=None, d_max=2 if QUICK else 3, **OPTS)
+print(fit.summary())
+cv = fit.test_dimension()
+print(cv)
+save(cv.plot(), "lsce_cv_dimension.png")
+
+# %%
+print(
+    f"chosen d = {fit.d}; distance to the true subspace ||P_hat - P||_F = "
+    f"{sdr.projection_distance(fit.directions, truth):.3f} (0 = exact, "
+    f"{np.sqrt(fit.d + 1):.2f} = orthogonal)"
+)
+
+# %% [markdown]
+# The cross-validation table shows the held-out criterion for each candidate `d`; the
+# smallest wins. With the full settings (n = 400, 10 restarts per `d`) it picks `d = 1`
+# (held-out scores −1.88, −0.94, −0.47 for `d = 1, 2, 3`), and the estimated direction is
+# `x2` to two decimals: its distance to the truth is 0.013.
+
+# %% [markdown]
+# ### The conditional density
+#
+# LSCE's density is a Gaussian mixture in `y` whose weights depend on `z`, so means,
+# quantiles and density curves are exact for the fitted model. The summary plot shows `y`
+# against the reduced predictor with the conditional mean and the 10-90 % quantile band.
+
+# %%
+save(fit.plot("summary"), "lsce_summary_band.png")
+
+# %% [markdown]
+# At three chosen points (`x2 = -1, 0, 1`, other predictors 0) we draw the estimated
+# conditional densities and the true ones.
+
+# %%
+points = pd.DataFrame(np.zeros((3, 5)), columns=[f"x{j}" for j in range(1, 6)])
+points["x2"] = [-1.0, 0.0, 1.0]
+dens = fit.conditional_density()
+grid = np.linspace(-2.5, 4.5, 400)
+ax = dens.plot(points, y_grid=grid)
+for k, (_, row) in enumerate(points.iterrows()):
+    true = lsce_artificial_pdf("b", np.tile(row.to_numpy(), (len(grid), 1)), grid)
+    ax.plot(grid, true, ls=":", color=f"C{k}")
+ax.set_title("LSCE conditional densities (solid) and truth (dotted)")
+save(ax, "lsce_densities_at_points.png")
+print(dens.quantile(points, q=(0.1, 0.5, 0.9)).assign(x2=points["x2"].to_numpy()))
+
+# %% [markdown]
+# ### Comparison on held-out data
+#
+# We refit LSMI with the same `d` and LSCDE without reduction, and score all three on the
+# test rows by the seed's squared loss
+# `Error_CDE = mean(½∫p̂(y|x)²dy) − mean(p̂(y_i|x_i))`. As a reference, the *true* density's
+# loss is also printed (the best any estimator can do on average).
+
+# %%
+fit_lsmi = sdr.lsmi("y ~ .", train, d=fit.d, **OPTS)
+dens_lsmi = fit_lsmi.conditional_density()  # LSCDE on LSMI's reduced predictors
+dens_full = sdr.lscde("y ~ .", train, random_state=0)
+X_test = test[[f"x{j}" for j in range(1, 6)]].to_numpy()
+# For a normal density with sd s, ∫p² = 1/(2 s √π); the mean of p(y_i|x_i) is estimated.
+true_loss = (
+    0.5 / (2 * 0.25 * np.sqrt(np.pi))
+    - lsce_artificial_pdf("b", X_test, test["y"].to_numpy()).mean()
+)
+table_b = pd.DataFrame(
+    {
+        "Error_CDE (test)": [
+            dens.squared_loss(test),
+            dens_lsmi.squared_loss(test),
+            dens_full.squared_loss(test),
+            true_loss,
+        ],
+        "distance to truth": [
+            sdr.projection_distance(fit.directions, truth),
+            sdr.projection_distance(fit_lsmi.directions, truth),
+            np.nan,
+            0.0,
+        ],
+    },
+    index=["LSCE", "LSMI + LSCDE", "LSCDE (no reduction)", "true density"],
+)
+print(table_b.round(3))
+
+# %% [markdown]
+# The reduction pays off. At the full settings the test losses were −0.413 (LSCE),
+# −0.405 (LSMI followed by LSCDE) and −0.050 (LSCDE on all five predictors), against −0.589
+# for the true density. On `z = x2` the density estimate only has to resolve one
+# coordinate, while LSCDE on all five predictors spreads its Gaussian centres over a
+# five-dimensional space and smooths away the narrow, curved ridge.
+#
+# On this sample LSMI found `x2` just as well (distance 0.009), and the two reduced
+# estimates are about equally good. The seed reports LSCE clearly ahead of LSMI on this
+# data set; one sample of 400 does not show that. The density curves above are close to the
+# truth in location but lower and wider: with 400 points the cross-validated Gaussian width
+# smooths the narrow `N(·, 0.25²)` peaks.
+
+# %% [markdown]
+# ## 2. Real data: fuel consumption of cars (Auto MPG)
+#
+# 392 cars with complete records; we model `mpg` from the logs of displacement, horsepower
+# and weight, plus acceleration and model year. A quarter of the cars is held out to compare
+# the density estimates.
+
+# %%
+auto = sdr.datasets.load("auto")
+formula = "mpg ~ log(displacement) + log(horsepower) + log(weight) + acceleration + year"
+rng = np.random.default_rng(3)
+held_out = rng.random(len(auto)) < 0.25
+if QUICK:
+    held_out = rng.random(len(auto)) < 0.6
+auto_train, auto_test = auto[~held_out], auto[held_out]
+print(f"{len(auto_train)} training cars, {len(auto_test)} test cars")
+
+# %%
+fit_auto = sdr.lsce(formula, auto_train, d=None, d_max=2 if QUICK else 3, **OPTS)
+print(fit_auto.summary())
+test_auto = fit_auto.test_dimension()
+save(test_auto.plot(), "auto_cv_dimension.png")
+
+# %% [markdown]
+# Cross-validation keeps one direction (held-out scores −0.59, −0.47, −0.38 for
+# `d = 1, 2, 3` at the full settings). The coefficients above are per unit of each
+# predictor; multiplied by the predictors' standard deviations they become comparable:
+
+# %%
+sd_x = pd.Series(fit_auto.spec.X.std(axis=0, ddof=1), index=fit_auto.directions.index)
+print(fit_auto.directions.mul(sd_x, axis=0).round(3))
+
+# %% [markdown]
+# At the full settings every predictor enters: weight, horsepower and model year most
+# (standardised loadings 0.24, 0.17 and −0.15), then displacement (0.11) and acceleration
+# (0.09). A larger value of the index means a heavier, more powerful, older car — and lower
+# fuel economy, as the summary plot below shows. Note the chosen Gaussian width:
+# `sigma = 0.032`, the smallest value of the grid. The wiggly conditional mean and the
+# ragged 10-90 % band in the plot (drawn from LSCE's own density) are the first sign that
+# this width is too small.
+
+# %%
+save(fit_auto.plot("summary"), "auto_summary.png")
+
+# %% [markdown]
+# ### Conditional densities and quantile bands at chosen cars
+#
+# Three typical cars: a light 1980 four-cylinder, a mid-size 1976 six-cylinder and a heavy
+# 1972 V8 (the medians of those groups in the data). The quantiles give a 10-50-90 %
+# prediction band for their fuel economy.
+
+# %%
+groups = [(4, 80), (6, 76), (8, 72)]
+cars = pd.DataFrame([auto[auto.cylinders == c].median(numeric_only=True) for c, _ in groups])
+cars["year"] = [y for _, y in groups]
+cars.index = ["4 cyl 1980", "6 cyl 1976", "8 cyl 1972"]
+dens_auto = fit_auto.conditional_density()
+dens_refit = fit_auto.conditional_density("lscde", random_state=0)
+print(cars[["displacement", "horsepower", "weight", "acceleration", "year"]].round(1))
+print("LSCE's own density:")
+print(dens_auto.quantile(cars, q=(0.1, 0.5, 0.9)).round(1))
+print("LSCDE refitted on LSCE's direction:", dens_refit)
+print(dens_refit.quantile(cars, q=(0.1, 0.5, 0.9)).round(1))
+fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True)
+grid = np.linspace(5, 50, 300)
+dens_auto.plot(cars, y_grid=grid, ax=axes[0]).set_title("LSCE's own density")
+dens_refit.plot(cars, y_grid=grid, ax=axes[1]).set_title("LSCDE refitted on the LSCE direction")
+fig.tight_layout()
+save(fig, "auto_densities_at_cars.png")
+
+# %% [markdown]
+# LSCE's own density is a by-product of the optimisation: its width was chosen by
+# cross-validation *while* the direction moved, and here it settled at the smallest width
+# of the grid. The curves at the three cars are then spiky, multi-modal mixtures of a few
+# training cars — not a credible description of fuel economy (at the full settings its
+# 10-90 % range for the 1980 four-cylinder car ran from 25.8 to 43.6 mpg with almost no mass
+# at the median). Refitting LSCDE on the final one-dimensional projection, with its own
+# cross-validated width (`sigma = 0.18`), gives smooth unimodal curves and the bands a
+# statistician would report: 10-50-90 % quantiles of 27.5 / 31.1 / 35.8 mpg for the 1980
+# four-cylinder car, 17.4 / 19.7 / 22.3 for the 1976 six-cylinder and 11.9 / 14.0 / 16.3
+# for the 1972 V8 (full settings). The bands are asymmetric — wider above the median for
+# the economical car — which a mean-plus-normal-error model would not show.
+
+# %% [markdown]
+# ### Comparison with LSMI and with no reduction
+
+# %%
+fit_auto_lsmi = sdr.lsmi(formula, auto_train, d=fit_auto.d, **OPTS)
+table_auto = pd.Series(
+    {
+        "LSCE (own density)": dens_auto.squared_loss(auto_test),
+        "LSCE + LSCDE refit": dens_refit.squared_loss(auto_test),
+        "LSMI + LSCDE": fit_auto_lsmi.conditional_density().squared_loss(auto_test),
+        "LSCDE (no reduction)": sdr.lscde(formula, auto_train, random_state=0).squared_loss(
+            auto_test
+        ),
+    },
+    name="Error_CDE (test)",
+)
+print(table_auto.round(4))
+
+# %% [markdown]
+# At the full settings the test losses were +0.129 for LSCE's own density, −0.059 for LSCDE
+# refitted on LSCE's direction, −0.056 for LSMI followed by LSCDE and −0.049 for LSCDE on
+# all five predictors. The spiky own density is worse than no model at all on new cars;
+# with a refitted density, the one-dimensional reduction beats no reduction, and LSCE's and
+# LSMI's directions do about equally well. One split of 392 cars is a small test, so these
+# differences are indicative only.
+#
+# ## What to take away
+#
+# * LSCE estimates a subspace *and* a conditional density on it; the cross-validated `d`
+#   and the held-out squared loss are the numbers to check.
+# * On the artificial data with a known answer it recovers the true direction (distance
+#   0.013), and the reduced density estimates are far better than the five-dimensional one.
+#   LSCE and LSMI were about equally good on this sample, unlike the seed's report.
+# * On Auto MPG the reduction to one index works, but LSCE's own density chose the
+#   narrowest width of the grid and overfitted; refit the density on the final projection
+#   (`fit.conditional_density("lscde")`) before reading off bands, and check the held-out loss.

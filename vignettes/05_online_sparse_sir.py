@@ -1,0 +1,203 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Online sparse SIR on a data stream
+#
+# When observations arrive as a stream — or a file is too large to hold in memory — sliced
+# inverse regression can be updated one chunk at a time. Online sparse SIR (Cheng and Cui;
+# the package's `online_sir`) keeps only running slice means and the current eigenpairs of
+# the SIR kernel matrix `D̂`, tracks its top eigenvectors, and turns them into *sparse*
+# directions by a truncated-gradient Lasso step on pseudo-responses. Memory stays
+# `O(p·H + p·d)` however long the stream.
+#
+# We simulate a stream from the seed's model 2, write it to a CSV file, read it back in
+# chunks, and watch the estimate approach the true central subspace as rows arrive.
+
+# %%
+import os
+import tempfile
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import sdrstats as sdr
+from sdrstats.simulate import ossir_model
+
+QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
+FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
+FIGURES.mkdir(parents=True, exist_ok=True)
+P = 20 if QUICK else 100  # predictors
+N_CHUNKS, CHUNK = (6, 500) if QUICK else (30, 1000)  # the stream: N_CHUNKS x CHUNK rows
+
+# %% [markdown]
+# ## The stream
+#
+# Model 2 of the seed: `x ~ N(0, Σ)` with `Σ_ij = 0.5^|i-j|`,
+# `y = sin(β₁'x)·exp(β₂'x) + 0.5 ε`, where `β₁` puts weight 1/2 on `x1..x4` and `β₂` on
+# `x7..x10`; the other predictors are irrelevant. The true central subspace is
+# `span(β₁, β₂)` (`d = 2`) and is sparse. Each chunk is generated from its own child of one
+# seed and appended to a CSV file in a temporary directory — the stand-in for a log file
+# that keeps growing.
+
+# %%
+workdir = tempfile.TemporaryDirectory()
+path = Path(workdir.name) / "stream.csv"
+seeds = np.random.SeedSequence(2023).spawn(N_CHUNKS)
+for k, seed in enumerate(seeds):
+    chunk, truth = ossir_model(2, CHUNK, P, random_state=seed)
+    chunk.to_csv(path, mode="w" if k == 0 else "a", header=k == 0, index=False, float_format="%.6g")
+print(f"{N_CHUNKS * CHUNK} rows x {P} predictors, {path.stat().st_size / 1e6:.1f} MB on disk")
+print(
+    pd.DataFrame(truth, index=chunk.columns[:-1], columns=["beta1", "beta2"]).T.loc[
+        :, lambda f: (f != 0).any()
+    ]
+)
+
+# %% [markdown]
+# ## Reading it back in chunks
+#
+# `sdr.online_sir(formula, path, chunksize=...)` reads the CSV with pandas in chunks and feeds
+# each to `partial_fit`: the first `init_size` rows fix the slice cut points and start the
+# eigenpairs, every later chunk updates them. We fit the sparse version (the default) and,
+# for comparison, online SIR without sparsity (`sparse=False`, the O-SIR of Cai, Li and Zhu).
+
+# %%
+opts = dict(chunksize=CHUNK, d=2, nslices=10, init_size=CHUNK, trace_size=200)
+stream_sparse = sdr.online_sir("y ~ .", path, **opts)
+stream_plain = sdr.online_sir("y ~ .", path, sparse=False, eigen="perturbation", **opts)
+print(stream_sparse.summary())
+
+# %% [markdown]
+# The summary is the same contract as a batch fit: basis vectors, the eigenvalues of `D̂`
+# and the predictors with a non-zero coefficient. How sparse is the estimate? We compare
+# the coefficients of the ten predictors in the true model with those of the irrelevant
+# ones (the directions have unit length).
+
+# %%
+basis = stream_sparse.directions
+relevant = (truth != 0).any(axis=1)
+norms = pd.Series(
+    {
+        "relevant x1-x4, x7-x10: smallest |coef| in its direction": min(
+            basis.iloc[:4].abs().max(axis=1).min(), basis.iloc[6:10].abs().max(axis=1).min()
+        ),
+        "irrelevant predictors: largest |coef|": basis[~relevant].abs().to_numpy().max(),
+        "irrelevant predictors: share of their squared norm": float(
+            (basis[~relevant] ** 2).to_numpy().sum() / (basis**2).to_numpy().sum()
+        ),
+        "coefficients exactly zero": int((basis == 0).to_numpy().sum()),
+    }
+)
+print(norms.round(4))
+print(f"rows seen: {stream_sparse.n_seen}")
+
+# %% [markdown]
+# The truncated gradient does not zero out many coefficients exactly at the default
+# `gravity = 0.05`: at the full settings only 18 of the 200 coefficients were exactly zero,
+# so the summary's "selected" lists are long. But the irrelevant coefficients are tiny —
+# the largest was 0.012, against at least 0.46 for each relevant predictor in its
+# direction, and together they held 0.04 % of the squared norm — so the picture is clear:
+# `x1..x4` and `x7..x10` carry the two directions. A larger `gravity` or a `threshold` buys exact zeros at the price of
+# more shrinkage.
+
+# %% [markdown]
+# ## Distance to the truth over time
+#
+# Every update records a snapshot of the basis (`trace_size` bounds how many are kept).
+# `trace_distance(truth)` measures each snapshot's distance to the true subspace by the
+# seed's `1 − |det(Q̂'Q)|` (0 when the subspaces coincide, 1 when some true direction is
+# orthogonal to the estimate). As a reference we also fit batch SIR to the whole file at
+# once — something the online method never needs to do.
+
+# %%
+dist_sparse = stream_sparse.trace_distance(truth)
+dist_plain = stream_plain.trace_distance(truth)
+everything = pd.read_csv(path)
+batch = sdr.sir("y ~ .", everything, nslices=10, d=2)
+batch_distance = sdr.det_distance(batch.directions, truth)
+over_time = pd.DataFrame({"online sparse SIR": dist_sparse, "online SIR (O-SIR)": dist_plain})
+print(over_time.iloc[np.unique(np.linspace(0, len(over_time) - 1, 8).astype(int))].round(4))
+print(f"batch SIR on all {len(everything)} rows: {batch_distance:.4f}")
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 4))
+over_time.plot(ax=ax, marker=".", logy=True)
+ax.axhline(batch_distance, color="grey", ls="--", label="batch SIR, all rows")
+ax.set_xlabel("rows seen")
+ax.set_ylabel("1 − |det(Q̂'Q)|  (log scale)")
+ax.set_title(f"Model 2, p = {P}: distance to the true subspace")
+ax.legend()
+fig.savefig(FIGURES / "distance_over_time.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+
+# %% [markdown]
+# Both online estimates get closer to the truth as rows arrive. At the full settings
+# (30 chunks of 1000 rows, p = 100) the sparse estimate's distance fell from 0.17 after the
+# first chunk to 0.019 after 5000 rows and 0.003 at the end; plain O-SIR went from 0.44 to
+# 0.033. Batch SIR on all 30 000 rows reached 0.022: the sparse online estimate beats it
+# because shrinking the 92 irrelevant coefficients removes most of their estimation noise,
+# while O-SIR, which estimates all `p` coefficients with a tracked (lagging) eigenvector,
+# stays a little behind the batch fit it approximates.
+
+# %% [markdown]
+# ## The eigenvalues along the stream
+#
+# `trace` holds the tracked eigenvalues of `D̂` at each snapshot. Two clearly non-zero
+# eigenvalues that settle early are the online hint that `d = 2` directions carry the
+# signal (the stream object itself has no test of the dimension: that needs the rows).
+
+# %%
+ax = stream_sparse.trace.plot(marker=".", figsize=(6.5, 4))
+ax.set_xlabel("rows seen")
+ax.set_ylabel("eigenvalue of D̂")
+ax.set_title("Tracked eigenvalues (online sparse SIR)")
+ax.figure.savefig(FIGURES / "eigenvalues_over_time.png", dpi=100, bbox_inches="tight")
+plt.close(ax.figure)
+print(stream_sparse.trace.tail(3).round(4))
+
+# %% [markdown]
+# ## Continuing the stream
+#
+# The fitted object is still live: new rows go to `partial_fit`, and `transform` projects
+# any rows onto the current directions. Here one more chunk arrives.
+
+# %%
+new_rows, _ = ossir_model(2, CHUNK, P, random_state=np.random.SeedSequence(2024))
+stream_sparse.partial_fit(new_rows, formula="y ~ .")
+print(
+    f"rows seen: {stream_sparse.n_seen}; distance now "
+    f"{sdr.det_distance(stream_sparse.directions, truth):.4f}"
+)
+reduced = stream_sparse.transform(new_rows)
+ax = plt.figure(figsize=(5, 4)).add_subplot(111)
+sc = ax.scatter(reduced.iloc[:, 0], reduced.iloc[:, 1], c=new_rows["y"], s=8, cmap="viridis")
+ax.figure.colorbar(sc, label="y")
+ax.set_xlabel("Dir1")
+ax.set_ylabel("Dir2")
+ax.set_title("New rows on the online directions")
+ax.figure.savefig(FIGURES / "new_rows_projection.png", dpi=100, bbox_inches="tight")
+plt.close(ax.figure)
+workdir.cleanup()
+
+# %% [markdown]
+# ## What to take away
+#
+# * The CSV was never loaded whole by the online fit: chunks of `chunksize` rows went
+#   through `partial_fit`, and the state kept between chunks is a few `p x H` arrays.
+# * The distance to the true subspace falls as the stream grows; the sparse version keeps
+#   the irrelevant predictors small and gets much closer, for the same rows, than the
+#   non-sparse one — and, here, than batch SIR on all rows.
+# * Online SIR without sparsity approaches the batch answer but lags it; with many
+#   predictors and a sparse truth, the sparse version is the one to use.

@@ -172,3 +172,13 @@ def test_protocol_errors():
     small = frame.iloc[np.r_[0:6, 30:60, 60:90]]
     with pytest.raises(ValueError, match="fewer than 2 training rows.*splits=\\(0.6, 0.2, 0.2\\)"):
         classification("pca", small, formula=FORMULA, verbose=False)
+
+
+def test_authors_split_sixty_twenty_twenty():
+    y = np.repeat(np.arange(2), [50, 50])
+    parts = _split(y, (0.6, 0.2, 0.2), np.random.SeedSequence(3))
+    assert [part.size for part in parts] == [60, 20, 20]
+    # a different seed gives a different split; the same seed the same one
+    again = _split(y, (0.6, 0.2, 0.2), np.random.SeedSequence(3))
+    other = _split(y, (0.6, 0.2, 0.2), np.random.SeedSequence(4))
+    assert np.array_equal(parts[0], again[0]) and not np.array_equal(parts[0], other[0])

@@ -71,6 +71,15 @@ class ConditionalDensity:
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
     tuning : dict
         Chosen tuning parameters (σ, λ or ε, bandwidth) and CV scores.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+    >>> dens = fit.conditional_density(random_state=0)
+    >>> isinstance(dens, sdr.ConditionalDensity), dens.y_names
+    (True, ['lbm'])
     """
 
     def __init__(
@@ -125,6 +134,27 @@ class ConditionalDensity:
         """Density of each value of ``y`` for each row of ``newdata``: array rows x len(y).
 
         ``y`` is a 1-D array for one response, an array (m, q) for ``q`` responses.
+
+        Parameters
+        ----------
+        y : array-like of shape (m,) or (m, q)
+            Response values at which to evaluate the density.
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        ndarray of shape (rows, m)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.pdf([55, 65], ais.head(2)).round(3)
+        array([[0.   , 0.019],
+               [0.037, 0.   ]])
         """
         w = self._weights(self.features(newdata)[0])
         return w @ self._component_pdf(self._y_points(y)).T
@@ -140,7 +170,29 @@ class ConditionalDensity:
         return (w * comp).sum(axis=1)
 
     def cdf(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """``P(Y <= y | x)`` (componentwise for several responses): array rows x len(y)."""
+        """``P(Y <= y | x)`` (componentwise for several responses): array rows x len(y).
+
+        Parameters
+        ----------
+        y : array-like of shape (m,) or (m, q)
+            Response values.
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        ndarray of shape (rows, m)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.cdf([55, 65], ais.head(2)).round(2)
+        array([[0.  , 0.99],
+               [0.02, 1.  ]])
+        """
         w = self._weights(self.features(newdata)[0])
         y = self._y_points(y)
         logc = log_ndtr((y[:, None, :] - self.means[None, :, :]) / self.sd).sum(-1)
@@ -152,12 +204,42 @@ class ConditionalDensity:
         return pd.DataFrame(values, index=index, columns=self.y_names)
 
     def mean(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
-        """Conditional mean ``E(y | x)`` (a Series; a DataFrame for several responses)."""
+        """Conditional mean ``E(y | x)`` (a Series; a DataFrame for several responses).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.mean(ais.head(2)).round(1).tolist()
+        [61.3, 57.7]
+        """
         Z, index = self.features(newdata)
         return self._frame(self._weights(Z) @ self.means, index)
 
     def var(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
-        """Conditional variance of each response."""
+        """Conditional variance of each response (a Series; a DataFrame for several).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> bool((dens.var(ais.head(2)) > 0).all())
+        True
+        """
         Z, index = self.features(newdata)
         w = self._weights(Z)
         mean = w @ self.means
@@ -169,6 +251,26 @@ class ConditionalDensity:
         """Conditional quantiles (of one response's marginal): DataFrame rows x probabilities.
 
         Solved by bisection on the exact mixture cdf to machine precision.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+        q : sequence of float, default (0.1, 0.5, 0.9)
+            Probabilities strictly between 0 and 1.
+        response : int or str, default 0
+            Which response (position or name) for a multivariate response.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.quantile(ais.head(2), q=[0.1, 0.5, 0.9]).round(1)
+            0.1   0.5   0.9
+        0  59.2  61.2  63.6
+        1  55.9  57.5  59.9
         """
         probs = np.atleast_1d(np.asarray(q, dtype=float))
         if np.any((probs <= 0) | (probs >= 1)):
@@ -188,7 +290,26 @@ class ConditionalDensity:
         return pd.DataFrame(0.5 * (lo + hi), index=index, columns=list(probs))
 
     def sample(self, newdata: Any = None, size: int = 1, random_state: Any = None) -> np.ndarray:
-        """Draws from ``p(y | x)``: array rows x size (x q for several responses)."""
+        """Draws from ``p(y | x)``: array rows x size (x q for several responses).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+        size : int, default 1
+            Draws per row.
+        random_state : int, Generator or None, default None
+            Seed of the draws.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.sample(ais.head(2), size=3, random_state=0).shape
+        (2, 3)
+        """
         rng = np.random.default_rng(random_state)
         w = self._weights(self.features(newdata)[0])
         cum = np.cumsum(w, axis=1)
@@ -222,7 +343,26 @@ class ConditionalDensity:
         return np.linspace(m.min() - 4 * s, m.max() + 4 * s, num)
 
     def predict(self, newdata: Any = None, y_grid: Any = None) -> pd.DataFrame:
-        """Tidy DataFrame (row, response value(s), density) over ``y_grid``."""
+        """Tidy DataFrame (row, response value(s), density) over ``y_grid``.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+        y_grid : array-like, optional
+            Response values; default 200 points covering every component (± 4 sd).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.predict(ais.head(1), y_grid=[55, 65]).round(3)
+           row   lbm  density
+        0    0  55.0    0.000
+        1    0  65.0    0.019
+        """
         y_grid = self.default_grid() if y_grid is None else y_grid
         points = self._y_points(y_grid)
         _, index = self.features(newdata)
@@ -234,7 +374,31 @@ class ConditionalDensity:
         return out
 
     def plot(self, newdata: Any = None, y_grid: Any = None, ax: Any = None) -> Any:
-        """Density curves of the rows of ``newdata`` (first response's marginal)."""
+        """Density curves of the rows of ``newdata`` (first response's marginal).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+        y_grid : array-like, optional
+            Response values; default 200 points covering every component.
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> ax = dens.plot(ais.head(3))
+        """
         from .plotting_density import plot_conditional_density
 
         return plot_conditional_density(self, newdata, y_grid=y_grid, ax=ax)

@@ -251,6 +251,22 @@ def bpca(
 ) -> BPCAResults:
     """Bair's supervised PCA from a formula; see :class:`BPCA` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    d, threshold, n_folds, n_thresholds, standardize, random_state
+        Options of :class:`BPCA`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    BPCAResults
+
     Examples
     --------
     >>> import sdrstats as sdr

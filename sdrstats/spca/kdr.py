@@ -286,6 +286,22 @@ def kdr(
 ) -> KDRResults:
     """Kernel dimension reduction from a formula; see :class:`KDR` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    d, sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts, random_state
+        Options of :class:`KDR`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    KDRResults
+
     Examples
     --------
     >>> import sdrstats as sdr

@@ -342,6 +342,24 @@ def kspca(
 ) -> KSPCAResults:
     """Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    d, kernel, gamma, degree, coef0, ridge, kernel_y, gamma_y, add_identity, standardize
+        Options of :class:`KSPCA`, with the defaults shown in the signature.
+    approximation, n_components, random_state
+        Options of :class:`KSPCA`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    KSPCAResults
+
     Examples
     --------
     >>> import sdrstats as sdr

@@ -243,6 +243,22 @@ def spca(
 ) -> SPCAResults:
     """Supervised PCA from a formula; see :class:`SPCA` for the options.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    d, kernel_y, gamma_y, add_identity, solver, random_state
+        Options of :class:`SPCA`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SPCAResults
+
     Examples
     --------
     >>> import sdrstats as sdr

@@ -42,6 +42,9 @@ import sdrstats as sdr  # noqa: E402
 
 FIGURES = Path(__file__).resolve().parent / "figures"
 METHODS = ["SPCA", "KSPCA", "BPCA", "KDR", "none"]
+#: Regression also reports KSPCA with its rbf width tuned on the training part.
+REG_METHODS = ["SPCA", "KSPCA", "KSPCA (tuned)", "BPCA", "KDR", "none"]
+KSPCA_GAMMAS = [0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 
 
 # -- data (slide 20 and the toys) ---------------------------------------------------------
@@ -101,7 +104,7 @@ def features(name, fit, frame, x_cols):
     return fit.transform(frame).to_numpy()
 
 
-def regression_rmse(Ztr, ytr, Zte, yte):
+def _ridge_search(Ztr, ytr):
     scaler = StandardScaler().fit(Ztr)
     grid = GridSearchCV(
         KernelRidge(kernel="rbf"),
@@ -110,8 +113,24 @@ def regression_rmse(Ztr, ytr, Zte, yte):
         scoring="neg_mean_squared_error",
     )
     grid.fit(scaler.transform(Ztr), ytr)
+    return scaler, grid
+
+
+def regression_rmse(Ztr, ytr, Zte, yte):
+    scaler, grid = _ridge_search(Ztr, ytr)
     pred = grid.predict(scaler.transform(Zte))
     return float(np.sqrt(np.mean((pred - yte) ** 2)))
+
+
+def tuned_kspca(formula, train):
+    """KSPCA whose rbf width gives the best 3-fold CV score of the ridge on the training part."""
+    best = None
+    for gamma in KSPCA_GAMMAS:
+        fit = sdr.kspca(formula, train, d=2, kernel_y="rbf", gamma=gamma)
+        _, grid = _ridge_search(fit.transform().to_numpy(), train["y"].to_numpy())
+        if best is None or grid.best_score_ > best[0]:
+            best = (grid.best_score_, fit)
+    return best[1]
 
 
 def regression(runs, rng):
@@ -121,13 +140,13 @@ def regression(runs, rng):
         "regression (rbf; alpha, gamma by 3-fold CV) on the standardised projection.\n"
     )
     table = {}
-    timing = {m: 0.0 for m in METHODS}
+    timing = {m: 0.0 for m in REG_METHODS}
     for label, gen in [
         ("(a) x ~ N(0, I4)", model_a),
         ("(b) uniform, cube removed", model_b),
         ("(c) y = x1^2 eps / 2, p = 10", model_c),
     ]:
-        errors = {m: [] for m in METHODS}
+        errors = {m: [] for m in REG_METHODS}
         for run in range(runs):
             X, y = gen(100, rng)
             cols = [f"x{j + 1}" for j in range(X.shape[1])]
@@ -135,9 +154,12 @@ def regression(runs, rng):
             perm = rng.permutation(100)
             train, test = frame.iloc[perm[:70]], frame.iloc[perm[70:]]
             formula = "y ~ " + " + ".join(cols)
-            for m in METHODS:
+            for m in REG_METHODS:
                 start = time.perf_counter()
-                fit = None if m == "none" else fit_method(m, formula, train, False, run)
+                if m == "KSPCA (tuned)":
+                    fit = tuned_kspca(formula, train)
+                else:
+                    fit = None if m == "none" else fit_method(m, formula, train, False, run)
                 Ztr, Zte = features(m, fit, train, cols), features(m, fit, test, cols)
                 timing[m] += time.perf_counter() - start
                 errors[m].append(
@@ -147,8 +169,13 @@ def regression(runs, rng):
             m: f"{np.mean(e):.3f} ± {np.std(e, ddof=1) / np.sqrt(len(e)):.3f}"
             for m, e in errors.items()
         }
-    frame = pd.DataFrame(table).T[METHODS]
+    frame = pd.DataFrame(table).T[REG_METHODS]
     print(markdown(frame))
+    print(
+        "\nKSPCA (tuned): rbf width gamma in "
+        f"{KSPCA_GAMMAS} chosen by the 3-fold CV score of the ridge on the training part "
+        "(other columns use the median heuristic)."
+    )
     print(
         "\n(± one standard error over runs.) Total fitting time per method (s): "
         + ", ".join(f"{m} {t:.1f}" for m, t in timing.items() if m != "none")
@@ -236,8 +263,9 @@ def main() -> None:
         "The seed reports that KSPCA gives the smallest RMSE on the regression sets. Best "
         "method per set here: "
         + "; ".join(f"{k}: **{v}**" for k, v in best.items())
-        + f". The claim {verdict} at these settings (kernel widths by the median heuristic, "
-        "not tuned per data set as the paper did)."
+        + f". The claim {verdict} here, neither with median-heuristic kernel widths nor "
+        "with the width tuned by cross-validation on the training part (the paper's tuning "
+        "protocol is not stated in the seed)."
     )
     print(
         "\nNotes: in model (c) E(y | x) = 0, so no reduction can improve the mean "

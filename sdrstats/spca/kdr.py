@@ -281,6 +281,8 @@ def kdr(
     gamma_y: float | None = None,
     max_iter: int = 30,
     n_restarts: int = 1,
+    approximation: str = "auto",
+    n_features: int = 300,
     random_state: Any = None,
     missing: str = "drop",
 ) -> KDRResults:
@@ -292,8 +294,10 @@ def kdr(
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
     data : pandas.DataFrame
         The columns the formula names.
-    d, sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts, random_state
+    d, sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts
         Options of :class:`KDR`, with the defaults shown in the signature.
+    approximation, n_features, random_state
+        Options of :class:`KDR` (exact or random-Fourier Gram matrix; seed).
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
@@ -322,6 +326,8 @@ def kdr(
         gamma_y=gamma_y,
         max_iter=max_iter,
         n_restarts=n_restarts,
+        approximation=approximation,
+        n_features=n_features,
         random_state=random_state,
     )
 

@@ -32,6 +32,24 @@ def sdspcaan(
     Returns the projection as ``directions`` (p x k), the learned graph ``similarity``
     (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    alpha, beta, delta, n_neighbors, lam, tol, max_iter, eigensolver
+        Options of :class:`SDSPCAAN`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -73,6 +91,24 @@ def sdspca(
 ) -> SDSPCAANResults:
     """SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    alpha, beta, tol, max_iter, eigensolver
+        Options of :class:`SDSPCA`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -109,6 +145,24 @@ def sdspca_lpp(
     missing: str = "drop",
 ) -> SDSPCAANResults:
     """SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    alpha, beta, delta, n_neighbors, lam, tol, max_iter, eigensolver
+        Options of :class:`SDSPCALPP`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
 
     Examples
     --------
@@ -147,6 +201,24 @@ def spcan(
 ) -> SDSPCAANResults:
     """Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    n_neighbors, lam, tol, max_iter, eigensolver
+        Options of :class:`SPCAN`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -181,6 +253,24 @@ def pcan(
 ) -> SDSPCAANResults:
     """Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    n_neighbors, lam, tol, max_iter, eigensolver
+        Options of :class:`PCAN`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -204,6 +294,22 @@ def pcan(
 def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
     """PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.
 
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -216,6 +322,22 @@ def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANRe
 
 def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
     """vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.
+
+    Parameters
+    ----------
+    formula : str
+        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+    data : pandas.DataFrame
+        The columns the formula names.
+    k : int
+        Reduced dimension (required); at most ``min(n, p)``.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    SDSPCAANResults
 
     Examples
     --------

@@ -93,6 +93,13 @@ def online_sir(
         See :func:`iter_chunks`.
     chunksize : int
         Rows per chunk read from a DataFrame or CSV source (default 1000).
+    nslices, d, eigen, sparse, learning_rate, decay_after, gravity, threshold
+        Options of :class:`OnlineSIR`, with the defaults shown in the signature.
+    truncate_every, cut_points, init_size, block_size, trace_size
+        Options of :class:`OnlineSIR`, with the defaults shown in the signature.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
 
     Returns
     -------

@@ -30,12 +30,31 @@ def _path(name: str) -> Path:
 
 
 def names() -> list[str]:
-    """Names of the bundled data sets."""
+    """Names of the bundled data sets.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> sdr.datasets.names()
+    ['ais', 'auto', 'boston']
+    """
     return sorted(_DESCRIPTIONS)
 
 
 def describe(name: str) -> str:
-    """One-line description of a bundled data set."""
+    """One-line description of a bundled data set.
+
+    Parameters
+    ----------
+    name : {"ais", "boston", "auto"}
+        The data set.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> sdr.datasets.describe("ais")
+    'Australian Institute of Sport athletes (DAAG::ais), 202 x 13; response lbm.'
+    """
     _check(name)
     return _DESCRIPTIONS[name]
 
@@ -51,11 +70,21 @@ def load(name: str) -> pd.DataFrame:
     Parameters
     ----------
     name : {"ais", "boston", "auto"}
+        The data set; :func:`names` lists them.
 
     Returns
     -------
     pandas.DataFrame
         String columns are read as text; a fresh copy each call.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> ais.shape
+    (202, 13)
+    >>> ais.columns[:4].tolist()
+    ['rcc', 'wcc', 'hc', 'hg']
     """
     _check(name)
     return pd.read_csv(_path(name))

@@ -13,7 +13,24 @@ import scipy.linalg
 
 
 def orthonormal_basis(basis: Any) -> np.ndarray:
-    """Orthonormal basis (p x d) of the column span of ``basis``."""
+    """Orthonormal basis (p x d) of the column span of ``basis``.
+
+    Parameters
+    ----------
+    basis : array-like of shape (p, d) or (p,)
+        Columns spanning the subspace (a 1-D array is one direction).
+
+    Returns
+    -------
+    ndarray of shape (p, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> q = orthonormal_basis([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> bool(np.allclose(q.T @ q, np.eye(2)))
+    True
+    """
     a = np.asarray(basis, dtype=float)
     if a.ndim == 1:
         a = a.reshape(-1, 1)
@@ -104,7 +121,24 @@ def trace_correlation(a: Any, b: Any) -> float:
 
 
 def principal_angles(a: Any, b: Any) -> np.ndarray:
-    """Principal angles (radians, decreasing) between the two subspaces."""
+    """Principal angles (radians, decreasing) between the two subspaces.
+
+    Parameters
+    ----------
+    a, b : array-like of shape (p, d_a) and (p, d_b)
+        Bases of the two subspaces.
+
+    Returns
+    -------
+    ndarray of shape (min(d_a, d_b),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    >>> np.degrees(principal_angles(np.eye(3)[:, :2], b)).round(1)
+    array([45.,  0.])
+    """
     qa, qb = _pair(a, b)
     return scipy.linalg.subspace_angles(qa, qb)
 

@@ -47,7 +47,31 @@ class MaveResults(Results):
         return int(self.output.extras["max_dim"])
 
     def directions_for(self, k: int) -> pd.DataFrame:
-        """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk)."""
+        """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk).
+
+        MAVE solves each dimension separately, so these are not the first ``k`` columns of
+        a larger solution.
+
+        Parameters
+        ----------
+        k : int
+            Dimension, from 1 to ``max_dim``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, method="meanopg", max_dim=2)
+        >>> fit.directions_for(2).round(2)
+                  Dir1  Dir2
+        log(ssf) -0.13  0.74
+        log(wt)   0.99  0.06
+        log(ht)   0.04  0.67
+        """
         bases = self.output.extras["bases"]
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k not in bases:
             raise ValueError(

@@ -59,11 +59,54 @@ class OnlineSIRResults(LassoSIRResults):
         return super()._dimension_rules() if self._has_rows else {}
 
     def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
+        """Reduced predictors of ``newdata`` (a stream keeps no rows, so it is needed).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows to reduce; may be omitted only for a fit made in memory by
+            ``OnlineSIR(...).fit(X, y)``.
+        d : int, optional
+            Number of directions; default the fit's ``d``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> model.results().transform(X[:3]).shape
+        (3, 1)
+        """
         if newdata is None and not self._has_rows:
             raise ValueError("An online fit keeps no rows; pass newdata to transform.")
         return super().transform(newdata, d)
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
+        """Bootstrap of a fit made in memory; a stream keeps no rows and raises.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.bootstrap`.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> model.results().bootstrap(B=10)
+        Traceback (most recent call last):
+        ...
+        ValueError: bootstrap is not available for a stream: ...
+        """
         if self._has_rows:  # fitted by OnlineSIR(...).fit(X, y): the rows are in memory
             return super().bootstrap(*args, **kwargs)
         raise ValueError(

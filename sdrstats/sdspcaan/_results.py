@@ -86,9 +86,30 @@ class SDSPCAANResults(Results):
         return blocks
 
     def plot(self, kind: str = "projection", **options: Any) -> Any:
-        """``"projection"``: the rows on Dir1 x Dir2 coloured by class (see
-        :func:`sdrstats.plotting_projection.plot_projection` for the options);
-        ``"objective"``: the objective trace; other kinds as :meth:`Results.plot`."""
+        """Plots; by default the rows on Dir1 x Dir2 coloured by class.
+
+        Parameters
+        ----------
+        kind : str, default "projection"
+            ``"projection"``: the rows on Dir1 x Dir2 coloured by class (see
+            :func:`sdrstats.plotting_projection.plot_projection` for the options);
+            ``"objective"``: the objective trace; other kinds as :meth:`Results.plot`.
+        **options
+            Passed to the plot (``ax``, ...).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, k=2)
+        >>> ax = fit.plot("objective")
+        """
         if kind == "projection":
             from ..plotting_projection import plot_projection
 

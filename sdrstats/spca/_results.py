@@ -42,9 +42,29 @@ class ProjectionResults(Results):
         return blocks + self._extra_blocks()
 
     def plot(self, kind: str = "projection", **options: Any) -> Any:
-        """Plots. ``"projection"`` (default): scatter of two reduced predictors coloured by
-        the response (see :func:`sdrstats.plotting_projection.plot_projection`); other kinds
-        go to the shared plotting layer."""
+        """Plots; by default the rows on two reduced predictors, coloured by the response.
+
+        Parameters
+        ----------
+        kind : str, default "projection"
+            ``"projection"``: scatter of two reduced predictors coloured by the response (see
+            :func:`sdrstats.plotting_projection.plot_projection`); other kinds go to the
+            shared plotting layer (:meth:`sdrstats.Results.plot`).
+        **options
+            Passed to the plot (``ax``, ...).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> ax = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
+        """
         if kind == "projection":
             from ..plotting_projection import plot_projection
 

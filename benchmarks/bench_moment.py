@@ -76,10 +76,38 @@ def run_case(n: int, p: int, repeats: int) -> dict[str, float]:
     return timings
 
 
+def goal_cell(rounds: int = 15) -> None:
+    """The goal case (n = 1e5, p = 50), timed in interleaved rounds: each round times the
+    floor, sdrstats' SIR and statsmodels' SIR back to back, so a burst of load from other jobs
+    hits all three; the minimum over rounds is reported."""
+    n, p = 100_000, 50
+    X, y = make_data(n, p)
+    slice_n = n // NSLICES
+    best = {"floor": np.inf, "sir": np.inf, "sm_sir": np.inf}
+    calls = {
+        "floor": lambda: X.T @ X,
+        "sir": lambda: sdr.SIR(nslices=NSLICES).fit(X, y),
+        "sm_sir": lambda: SlicedInverseReg(y, X).fit(slice_n=slice_n),
+    }
+    for _ in range(rounds):
+        for key, fn in calls.items():
+            best[key] = min(best[key], best_time(fn, 1))
+    print(
+        f"Goal case n = 1e5, p = 50, {rounds} interleaved rounds (minimum): X.T@X "
+        f"{best['floor'] * 1e3:.1f} ms, sdrstats SIR {best['sir'] * 1e3:.1f} ms "
+        f"({best['sir'] / best['floor']:.2f}x the floor), statsmodels SIR "
+        f"{best['sm_sir'] * 1e3:.1f} ms ({best['sm_sir'] / best['sir']:.1f}x slower than sdrstats).\n"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n up to 1e5 only")
+    parser.add_argument("--goal", action="store_true", help="only the goal case, interleaved")
     args = parser.parse_args()
+    if args.goal:
+        goal_cell()
+        return
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     rows = []
     for n in sizes:

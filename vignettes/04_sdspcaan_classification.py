@@ -1,0 +1,183 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # SDSPCAAN: supervised, sparse PCA with an adaptive neighbour graph
+#
+# SDSPCAAN (seed 001) learns a projection `Q` of the rows of a high-dimensional data matrix
+# that at once (i) keeps the variance of `X` like PCA, (ii) follows the class labels
+# (a term `α tr(Q'YY'Q)` with `Y` one-hot), (iii) is row-sparse (`β‖Q‖₂,₁`, so some
+# samples drop out of the projection) and (iv) keeps neighbours close, through a similarity
+# graph `S` that is *learned* alongside `Q` (adaptive neighbours, with exactly one connected
+# component per class). It alternates a `Q` step (an eigenproblem) and an `S` step (closed
+# form).
+#
+# A projection method for classification is judged by the classifier it feeds. We follow
+# the seed's protocol: random stratified 20/40/40 train / validation / test splits; every
+# candidate dimension `k` (and weights `α, β, δ`) is fitted on the training rows; the
+# projected features are standardised and a 1-nearest-neighbour classifier is scored by
+# balanced classification accuracy (BCA, mean per-class recall) on the validation rows; the
+# best candidate's *test* BCA is reported. `sdr.evaluate.classification` runs it.
+
+# %%
+import os
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_digits
+
+import sdrstats as sdr
+
+QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
+FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
+FIGURES.mkdir(parents=True, exist_ok=True)
+N_REPEATS = 1 if QUICK else 10
+K_GRID = [10, 20] if QUICK else [10, 20, 30, 40, 50, 60]
+WEIGHTS = [1.0] if QUICK else [0.01, 0.1, 1.0, 10.0, 100.0]
+
+# %% [markdown]
+# ## The data: handwritten digits
+#
+# scikit-learn's 8x8 digits: 1797 images, 64 pixel intensities, 10 classes (the stand-in for
+# the seed's USPS digits). Three border pixels are zero in every image; a constant predictor
+# carries no information and cannot be standardised, so we drop them.
+
+# %%
+digits = load_digits()
+pixels = pd.DataFrame(digits.data, columns=[f"px{j}" for j in range(64)])
+pixels = pixels.loc[:, pixels.std() > 0]
+data = pixels.assign(digit=pd.Categorical(digits.target.astype(str)))
+if QUICK:
+    data = data.groupby("digit", observed=True).head(30).reset_index(drop=True)
+formula = "digit ~ " + " + ".join(pixels.columns)
+print(
+    f"{len(data)} images, {pixels.shape[1]} non-constant pixels, {data['digit'].nunique()} classes"
+)
+
+# %% [markdown]
+# ## The BCA protocol
+#
+# We compare SDSPCAAN with the first `k` standardised pixels (the seed's baseline), PCA and
+# SDSPCA (SDSPCAAN without the graph, `δ = 0`). `k` runs over 10..60; the weights over
+# `{0.01, 0.1, 1, 10, 100}` times their trace scales. To keep the CPU time modest the weights
+# are tuned by *coordinate* search (`k` first with all weights 1, then each weight in turn)
+# rather than the seed's full grid; as in the seed, there are 10 random splits.
+
+# %%
+results = sdr.evaluate.classification(
+    ["baseline", "pca", "sdspca", "sdspcaan"],
+    data,
+    formula=formula,
+    n_repeats=N_REPEATS,
+    k_grid=K_GRID,
+    weight_grid=WEIGHTS,
+    search="coordinate",
+    options={"max_iter": 30 if QUICK else 100},
+    random_state=2021,
+    progress=False,
+    verbose=False,
+)
+table = sdr.evaluate.summarise(results)
+print(table)
+print(results.groupby("method", sort=False)[["k", "alpha", "beta", "delta"]].median())
+
+# %%
+fig, ax = plt.subplots(figsize=(6, 3.8))
+methods = list(table.index)
+ax.boxplot([results.loc[results.method == m, "test_bca"] for m in methods])
+ax.set_xticks(range(1, len(methods) + 1), methods)
+for i, m in enumerate(methods, start=1):
+    scores = results.loc[results.method == m, "test_bca"]
+    ax.scatter(np.full(len(scores), i), scores, s=12, color="C1", zorder=3)
+ax.set_ylabel("test BCA (1-NN)")
+ax.set_title(f"Digits: test BCA over {N_REPEATS} random splits")
+fig.savefig(FIGURES / "digits_test_bca.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+
+# %% [markdown]
+# At the full settings (10 splits) the test BCA was 0.943 ± 0.008 for the baseline (the
+# first 50 standardised pixels), 0.923 ± 0.009 for PCA, 0.951 ± 0.006 for SDSPCA and
+# 0.943 ± 0.010 for SDSPCAAN (mean ± sd over splits). The supervised label term helps:
+# SDSPCA beats PCA by almost three points and the raw pixels by one, more than the spread
+# over splits. SDSPCAAN, which adds the learned graph to SDSPCA, does *not* improve on it
+# here — it ties the baseline. Its median tuned settings were `k = 40`, `α = β = 1` and
+# `δ = 0.55` — the median falling between grid values 0.1 and 1 means the splits disagree
+# on how much weight the graph should get. The seed reports SDSPCAAN best on average over its nine
+# image sets; on this one smaller set, tuned by coordinate search, that does not reproduce.
+
+# %% [markdown]
+# ## Looking inside one fit
+#
+# We refit SDSPCAAN on the training rows of one split with the median tuned settings, and
+# look at the projection of the held-out rows, the learned graph and the solver's
+# objective.
+
+# %%
+sdsp = results[results.method == "sdspcaan"]
+chosen = dict(
+    k=int(sdsp["k"].median()),
+    alpha=float(sdsp["alpha"].median()),
+    beta=float(sdsp["beta"].median()),
+    delta=float(sdsp["delta"].median()),
+)
+train_rows = data.groupby("digit", observed=True).sample(frac=0.2, random_state=7).index
+train, test = data.loc[train_rows], data.drop(index=train_rows)
+fit = sdr.sdspcaan(formula, train, max_iter=30 if QUICK else 100, **chosen)
+fit_pca = sdr.pca(formula, train, k=chosen["k"])
+print(
+    f"settings {chosen}: {fit.n_iter} iterations, converged: {fit.converged}, "
+    f"final lambda = {fit.lam:.4g}"
+)
+print("objective:", np.round(fit.objective_trace, 2))
+
+# %%
+S = fit.similarity.tocoo()
+codes = np.asarray(train["digit"].cat.codes)
+same = codes[S.row] == codes[S.col]
+print(
+    f"learned graph: {S.nnz} non-zero weights; share of the weight within a class: "
+    f"{S.data[same].sum() / S.data.sum():.3f}"
+)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+fit_pca.plot(newdata=test, ax=axes[0], title="PCA: held-out digits", s=6)
+fit.plot(newdata=test, ax=axes[1], title="SDSPCAAN: held-out digits", s=6)
+for ax in axes:
+    ax.legend(fontsize="x-small", ncol=2, title="digit", markerscale=2)
+fig.tight_layout()
+fig.savefig(FIGURES / "digits_projections.png", dpi=100, bbox_inches="tight")
+plt.close(fig)
+ax = fit.plot("objective")
+ax.set_title("SDSPCAAN objective by iteration")
+ax.figure.savefig(FIGURES / "sdspcaan_objective.png", dpi=100, bbox_inches="tight")
+plt.close(ax.figure)
+
+# %% [markdown]
+# The learned graph links each training image to a few others of the same digit: the
+# `λ‖y_i−y_j‖²` term and the rank constraint (one connected component per class) put all of
+# its weight within classes (share 1.000 above; λ had to grow to 1.6e5 at the full
+# settings to enforce ten components). In the first two projected coordinates the held-out
+# 0s, 4s, 6s, 3s and 9s form their own groups, whereas PCA's leading plane separates only
+# the 4s and 6s clearly; the remaining digits overlap in both planes and are told apart by
+# the other projected coordinates. The objective decreases at every iteration until the
+# relative-change rule stops the solver (8 iterations at the full settings).
+#
+# ## What to take away
+#
+# * The protocol, not a single fit, is what compares projection methods for classification:
+#   tuned on validation rows, scored on test rows, repeated over splits.
+# * On the digits the label term is what pays: SDSPCA beats PCA and the raw pixels by more
+#   than the split-to-split spread. The adaptive-neighbour graph of SDSPCAAN learns a clean
+#   within-class graph but does not raise the 1-NN test accuracy on this data set.

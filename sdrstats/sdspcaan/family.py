@@ -378,13 +378,15 @@ class PCA(ProjectionFamily):
 
 
 class VPCA(PCA):
-    """The variant PCA of gLPCA/SDSPCA: ``W = R_{1:k} Σ_{1:k}`` (= X^T Q with Q the top-k left
-    singular vectors). Same directions as :class:`PCA`; ``transform`` scales each component by
-    its singular value.
+    """The variant PCA of gLPCA/SDSPCA: ``W = R_{1:k} Σ_{1:k}``.
+
+    ``W = X^T Q`` with ``Q`` the top-k left singular vectors. Same directions as
+    :class:`PCA`; ``transform`` scales each component by its singular value.
 
     Parameters
     ----------
     k : int
+        Number of components; at most ``min(n, p)``.
 
     Examples
     --------

@@ -82,6 +82,8 @@ def plot_dimension_test(test: Any, ax: Any = None) -> Any:
 
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.axvline(test.d, color="C3", linestyle=":", label=f"chosen d = {test.d}")
+    else:
+        ax.axvline(test.d, color="C3", linestyle=":", label=f"chosen d = {test.d}")
     ax.set_title(f"{test.rule} rule for {test.method}: d = {test.d}")
     ax.legend(fontsize="small")
     return ax

@@ -394,6 +394,12 @@ class Results:
             order = ("asymptotic", "cv", "permutation" if self.output.eigenvalues is not None
                      else "bootstrap", "bootstrap")
             method = next((m for m in order if m in rules), None)
+            if method is None:
+                raise ValueError(
+                    f"No dimension test is available for {self.method}: its results keep no "
+                    "rows to resample and it has no asymptotic test. Refit a batch method "
+                    "(e.g. sir) on the data to test the dimension."
+                )
         if method not in rules:
             raise ValueError(
                 f"The {method!r} dimension test is not available for {self.method}; "

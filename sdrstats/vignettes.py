@@ -47,11 +47,12 @@ def available() -> list[Path]:
 
 
 @contextmanager
-def _environment(quick: bool, figures: Path):
+def _environment(quick: bool, figures: Path, headless: bool = True):
     saved = {k: os.environ.get(k) for k in ("SDRSTATS_QUICK", "SDRSTATS_FIGURES", "MPLBACKEND")}
     os.environ["SDRSTATS_QUICK"] = "1" if quick else "0"
     os.environ["SDRSTATS_FIGURES"] = str(figures)
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    if headless:  # scripts draw off-screen; notebooks keep the inline backend for the HTML
+        os.environ.setdefault("MPLBACKEND", "Agg")
     try:
         yield
     finally:
@@ -95,7 +96,7 @@ def build(*, quick: bool = False, out: Path | None = None,
     written = []
     for path in _select(names):
         notebook = jupytext.read(path)
-        with _environment(quick, out / "figures" / path.stem):
+        with _environment(quick, out / "figures" / path.stem, headless=False):
             (out / "figures" / path.stem).mkdir(parents=True, exist_ok=True)
             ExecutePreprocessor(timeout=1800).preprocess(notebook, {"metadata": {"path": str(out)}})
         body, _ = HTMLExporter().from_notebook_node(notebook)

@@ -165,9 +165,9 @@ def main() -> None:
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Rows/s include generating or "
         "parsing the rows. Peak memory is the resident set of the fitting process (for Dask, "
         "also the largest worker). The 2-core machine was shared with other jobs: times are "
-        "noisy. `|cos|` compares the first direction with the in-memory fit's (same model).\n"
+        "noisy. `abs(cos)` compares the first direction with the in-memory fit's (same model).\n"
     )
-    print("| path | rows | seconds | rows/s | vs in-memory rows/s | peak MB | |cos| |")
+    print("| path | rows | seconds | rows/s | vs in-memory rows/s | peak MB | abs(cos) |")
     print("|---|---|---|---|---|---|---|")
     labels = {
         "memory": "in memory (DataFrame)",

@@ -176,10 +176,11 @@ def dask_backend(client: Any = None) -> Iterator[Any]:
 
     Examples
     --------
-    >>> from dask.distributed import Client, LocalCluster          # doctest: +SKIP
-    >>> with Client(LocalCluster(n_workers=2)) as client:           # doctest: +SKIP
-    ...     with dask_backend(client):
-    ...         boot = fit.bootstrap(B=200, random_state=0, n_jobs=-1)
+    With a cluster (not run here: it starts worker processes)::
+
+        from dask.distributed import Client, LocalCluster
+        with Client(LocalCluster(n_workers=2)) as client, dask_backend(client):
+            boot = fit.bootstrap(B=200, random_state=0, n_jobs=-1)
     """
     require_dask()
     try:

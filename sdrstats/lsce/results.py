@@ -54,6 +54,30 @@ class DensityReductionResults(Results):
         ``estimator=None`` gives LSCE's own density (the LSCDE solution at the final
         projection; seed eq. 10) for LSCE, and LSCDE on the reduced predictors for LSMI.
         ``"lscde"`` / ``"eps_kde"`` refit that estimator on ``transform()``.
+
+        Parameters
+        ----------
+        estimator : {None, "lscde", "eps_kde"}, default None
+            Which density, as above.
+        **options
+            Options of a refitted estimator (not allowed for LSCE's own density); see
+            :func:`sdrstats.density.conditional_density_for`.
+
+        Returns
+        -------
+        ConditionalDensity
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> import sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
+        >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
+        >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
+        >>> dens = fit.conditional_density()
+        >>> dens.method, dens.mean(df.head(2)).shape
+        ('LSCE', (2,))
         """
         if estimator is None and self.estimator.criterion == "sce":
             if options:
@@ -112,8 +136,33 @@ class DensityReductionResults(Results):
         return blocks
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
-        """``y`` against the first one or two reduced predictors with the conditional mean
-        and a 10-90 % band (``kind="summary"``); other kinds go to the common plots."""
+        """Plots; by default ``y`` against the reduced predictors with the fitted density.
+
+        Parameters
+        ----------
+        kind : str, default "summary"
+            ``"summary"``: ``y`` against the first one or two reduced predictors with the
+            conditional mean and a 10-90 % band; other kinds go to the common plots
+            (:meth:`sdrstats.Results.plot`).
+        **options
+            Passed to the plot (``ax``, ...).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import numpy as np, pandas as pd
+        >>> import sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
+        >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
+        >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
+        >>> ax = fit.plot()
+        """
         if kind != "summary":
             return super().plot(kind=kind, **options)
         from ..plotting_density import plot_density_fit

@@ -63,8 +63,8 @@ class MomentResults(Results):
         Parameters
         ----------
         hypothesis : str, list of str or array-like
-            ``"~ . - log(hg)"`` (R's update syntax), predictor names to drop, or a basis
-            ``γ`` (p x (p - r)) of the directions the hypothesis removes.
+            ``"~ . - log(hg)"`` (R's update syntax), predictor names to drop, or a matrix
+            ``γ`` (p x (p - r)) whose columns span what is kept (R's convention).
         d : int, optional
             Test conditional on dimension ``d``; default None, the marginal test.
         weights : str, default "general"
@@ -98,16 +98,19 @@ class MomentResults(Results):
         Parameters
         ----------
         scope : str or list of str, optional
-            Predictors that may be dropped (a one-sided formula or names); default all.
+            Predictors that are never candidates for dropping (a one-sided formula or
+            names); default none.
         d : int, optional
             Conditional test of that dimension; default the marginal test.
         weights, chi2approx
-            As :meth:`coordinate_test`.
+            As :meth:`coordinate_test`; for SIR, ``weights="restricted"`` reproduces R's
+            ``drop1.dr`` table and ranking.
 
         Returns
         -------
         pandas.DataFrame
-            One row per predictor, sorted by the statistic.
+            One row per candidate predictor (``statistic``, ``df`` where defined, ``p_value``
+            and the other p-values), sorted by decreasing ``p_value`` as R sorts it.
 
         Examples
         --------
@@ -133,13 +136,13 @@ class MomentResults(Results):
         Parameters
         ----------
         scope : str or list of str, optional
-            Predictors that may be removed; default all.
+            Predictors that are never removed; default none.
         d : int, optional
             Conditional tests of that dimension; default marginal tests.
         minsize : int, default 2
-            Stop when this many predictors remain.
+            Stop when this many predictors remain (as R).
         stop : float, default 0.0
-            Stop when the smallest p-value of a removal falls below ``stop`` (R ``dr.step``).
+            Stop when every candidate's p-value is below ``stop`` (0: never, as R).
         weights, chi2approx
             As :meth:`coordinate_test`.
 

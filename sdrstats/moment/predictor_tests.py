@@ -28,9 +28,13 @@ if TYPE_CHECKING:  # pragma: no cover
 class CoordinateTest:
     """Result of a coordinate (predictor) hypothesis test.
 
-    Attributes
+    Returned by :func:`coordinate_test`; each field is an attribute. ``print`` shows the
+    statistic and every p-value.
+
+    Parameters
     ----------
     statistic : float
+        The test statistic.
     df : float or None
         χ² degrees of freedom where the reference distribution is a χ² (IRE; SAVE's normal
         theory); ``None`` for a weighted sum of χ²₁ (SIR).
@@ -44,6 +48,16 @@ class CoordinateTest:
     d : int or None
         ``None`` for the marginal test, else the dimension conditioned on.
     method, weights, chi2approx : str
+        The SDR method, which p-value is ``p_value`` and the weighted-χ² approximation.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> test = fit.coordinate_test("~ . - log(ht)")
+    >>> test.dropped, test.df, sorted(test.p_values)
+    (['log(ht)'], None, ['general', 'restricted'])
     """
 
     statistic: float
@@ -175,6 +189,20 @@ def coordinate_test(
         ``"normal"`` (SAVE); IRE has one χ² p-value.
     chi2approx : {"bx", "wood"}
         Approximation of a weighted sum of χ²₁: Bentler–Xie (default) or Wood (1989).
+
+    Returns
+    -------
+    CoordinateTest
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sdrstats.moment.predictor_tests import coordinate_test
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> test = coordinate_test(fit, ["log(ht)"], weights="normal")
+    >>> test.weights, test.df
+    ('normal', 7)
     """
     method = results.method
     check_choice(chi2approx, "chi2approx", f"{method}'s coordinate test", ["bx", "wood"])
@@ -225,6 +253,30 @@ def drop1(
     For SIR, R's ``drop1.dr`` (and so ``dr.step``) ranks by the column its coordinate test
     labels "general", which holds the restricted-weights p-value (the labels are swapped in
     R dr's source); ``weights="restricted"`` reproduces R's table and ranking.
+
+    Parameters
+    ----------
+    results : MomentResults
+        A SIR, SAVE or IRE fit.
+    scope : str or list of str, optional
+        Predictors that are never candidates (a one-sided formula or names).
+    d : int, optional
+        Conditional tests of that dimension; default marginal tests.
+    weights, chi2approx : str
+        As :func:`coordinate_test`.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sdrstats.moment.predictor_tests import drop1
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> drop1(fit, scope=["log(wt)"]).index.tolist()
+    ['log(ht)', 'log(hg)', 'log(ssf)']
     """
     keep = scope_terms(results, scope)
     candidates = [t for t in predictor_terms(results) if t not in keep]
@@ -251,8 +303,25 @@ def drop1(
 class StepResult:
     """Backward elimination by coordinate tests (R's ``dr.step``).
 
-    ``fit`` is the final model, ``history`` one row per removed predictor (its statistic and
-    p-value when removed), ``removed`` and ``kept`` the predictor names.
+    Returned by :func:`step`; each field is an attribute.
+
+    Parameters
+    ----------
+    fit : Results
+        The final model, refitted on the kept predictors.
+    history : pandas.DataFrame
+        One row per removed predictor: its statistic and p-value when removed.
+    removed, kept : list of str
+        Predictor names removed (in order) and kept.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> result = fit.step(minsize=3)
+    >>> result.removed, result.fit.p
+    (['log(ht)'], 3)
     """
 
     fit: Any
@@ -309,6 +378,34 @@ def step(
     p-value is below ``stop`` (default 0: never), or when only ``scope`` terms are left.
     Each step refits the method with the same options on the same rows. For SIR,
     ``weights="restricted"`` follows R's ``dr.step`` (see :func:`drop1`).
+
+    Parameters
+    ----------
+    results : MomentResults
+        A SIR, SAVE or IRE fit.
+    scope : str or list of str, optional
+        Predictors that are never removed.
+    d : int, optional
+        Conditional tests of that dimension; default marginal tests.
+    minsize : int, default 2
+        Stop when this many predictors remain.
+    stop : float, default 0.0
+        Stop when every candidate's p-value is below ``stop``.
+    weights, chi2approx : str
+        As :func:`coordinate_test`.
+
+    Returns
+    -------
+    StepResult
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sdrstats.moment.predictor_tests import step
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> step(fit, stop=0.05).kept
+    ['log(ssf)', 'log(wt)', 'log(hg)', 'log(ht)']
     """
     check_int(minsize, "minsize", "step", low=1)
     check_float(stop, "stop", "step", low=0.0, high=1.0)

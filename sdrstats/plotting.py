@@ -27,6 +27,31 @@ def sufficient_summary_plot(results: Any, dims: int | None = None, ax: Any = Non
     """Response against the first ``dims`` (1 or 2) reduced predictors.
 
     A categorical response is drawn as colour on the first two reduced predictors.
+
+    Parameters
+    ----------
+    results : Results
+        A fit with a ``transform``.
+    dims : {1, 2}, optional
+        Reduced predictors on the axes; default ``min(d, 2)``.
+    ax : matplotlib Axes, optional
+        Where to draw (a 3-D Axes for ``dims=2`` with a continuous response); default new.
+    smoother : bool, default True
+        Add a lowess curve (one reduced predictor, continuous response).
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+    >>> sufficient_summary_plot(fit).get_xlabel()
+    'Dir1'
     """
     reduced = results.transform(d=min(results.d, 2) if dims is None else dims)
     k = reduced.shape[1]
@@ -68,7 +93,29 @@ def sufficient_summary_plot(results: Any, dims: int | None = None, ax: Any = Non
 
 
 def scree_plot(results: Any, ax: Any = None) -> Any:
-    """Eigenvalues by direction, annotated with the asymptotic test p-values if any."""
+    """Eigenvalues by direction, annotated with the asymptotic test p-values if any.
+
+    Parameters
+    ----------
+    results : Results
+        A fit with eigenvalues (moment methods).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> scree_plot(fit).get_ylabel()
+    'eigenvalue'
+    """
     ev = results.eigenvalues
     if ev is None:
         raise ValueError(f"{results.method} has no eigenvalues to plot.")
@@ -88,14 +135,59 @@ def scree_plot(results: Any, ax: Any = None) -> Any:
 
 
 def plot_dimension_test(test: Any, ax: Any = None) -> Any:
-    """Plot a :class:`~sdrstats.results.DimensionTest` (implemented by the inference layer)."""
+    """Plot a :class:`~sdrstats.results.DimensionTest` (implemented by the inference layer).
+
+    Parameters
+    ----------
+    test : DimensionTest
+        The result of ``fit.test_dimension(...)``.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> ax = plot_dimension_test(fit.test_dimension("asymptotic"))
+    """
     from .plotting_inference import plot_dimension_test as draw
 
     return draw(test, ax=ax)
 
 
 def plot_results(results: Any, kind: str = "summary", **options: Any) -> Any:
-    """Dispatch ``fit.plot(kind)``: ``"summary"``, ``"scree"`` or ``"bootstrap"``."""
+    """Dispatch ``fit.plot(kind)``: ``"summary"``, ``"scree"`` or ``"bootstrap"``.
+
+    Parameters
+    ----------
+    results : Results
+        The fit.
+    kind : {"summary", "scree", "bootstrap"}, default "summary"
+        :func:`sufficient_summary_plot`, :func:`scree_plot` or the bootstrap's plot.
+    **options
+        Passed to the plot; for ``"bootstrap"`` also to :meth:`Results.bootstrap`.
+
+    Returns
+    -------
+    matplotlib Axes or array of Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> plot_results(fit, "scree").get_title()
+    'sir: eigenvalues'
+    """
     if kind == "summary":
         return sufficient_summary_plot(results, **options)
     if kind == "scree":

@@ -96,7 +96,31 @@ def render_text_table(frame: pd.DataFrame, digits: int = 4) -> str:
 
 @dataclass
 class Block:
-    """One block of a summary: a title and either text or a table."""
+    """One block of a summary: a title and either text or a table.
+
+    Parameters
+    ----------
+    title : str
+        Heading (printed with a colon; empty for none).
+    text : str, optional
+        Free text of the block.
+    table : pandas.DataFrame, optional
+        A table, printed with ``digits`` significant digits.
+    digits : int, default 4
+        Significant digits of the table's numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(Summary([Block("Method", text="sir, n = 202."),
+    ...                Block("Eigenvalues", table=pd.DataFrame({"Dir1": [0.93912]}))]))
+    Method:
+    sir, n = 202.
+    <BLANKLINE>
+    Eigenvalues:
+         Dir1
+    0  0.9391
+    """
 
     title: str
     text: str | None = None
@@ -111,6 +135,17 @@ class Summary:
     ----------
     blocks : list of Block
         In display order.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> summary = fit.summary()
+    >>> [block.title for block in summary.blocks][:3]
+    ['Call', 'Method', 'Slice Sizes']
+    >>> "textbf{Call}" in summary.as_latex()
+    True
     """
 
     def __init__(self, blocks: list[Block]):

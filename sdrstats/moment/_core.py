@@ -301,16 +301,19 @@ def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> Sl
         raise ValueError("A slice has no weight; use fewer slices.")
     X = std.source if std.source is not None else std.Xs * std.scale + std.mean
     n_rows, p = X.shape
-    order, bounds = _slice_order(slices.labels, h)
     if not second:
-        # Slice sums by a sparse slice-indicator product, built directly in CSR form.
-        data = np.ones(n_rows) if w is None else w[order]
-        indicator = scipy.sparse.csr_matrix((data, order, bounds), shape=(h, n_rows))
+        # Slice sums by a sparse slice-indicator product in CSC form (one entry per row of X):
+        # the product streams through X once in row order (a CSR form revisits X per slice).
+        data = np.ones(n_rows) if w is None else w
+        indicator = scipy.sparse.csc_matrix(
+            (data, slices.labels, np.arange(n_rows + 1)), shape=(h, n_rows)
+        )
         if np.max(np.abs(std.mean) / std.scale) <= RAW_SUM_RATIO:
             sums = np.asarray(indicator @ X) - counts[:, None] * std.mean
         else:  # centre first: raw sums would lose digits to a large mean
             sums = np.asarray(indicator @ (X - std.mean))
         return slice_moments_from_sums(std, counts, sums, None, slices)
+    order, bounds = _slice_order(slices.labels, h)
     if std.ill_conditioned:
         return _slice_moments_from_rows(std, slices, counts, order, bounds)
     sums = np.zeros((h, p))

@@ -364,7 +364,21 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     # -- results -------------------------------------------------------------------------
     def results(self) -> OnlineSIRResults:
-        """A snapshot of the current estimate as a results object."""
+        """A snapshot of the current estimate as a results object.
+
+        Returns
+        -------
+        OnlineSIRResults
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).results()
+        <OnlineSIRResults: online_sir, n = 1000, p = 5, d = 1>
+        """
         if self._state is None:
             raise ValueError(
                 f"OnlineSIR has seen {self.n_seen} row(s); results start after the initial "
@@ -399,19 +413,93 @@ class OnlineSIR(StreamStateMixin, Estimator):
     p = property(lambda self: self._reader.spec.p if self._reader.spec is not None else None)
 
     def transform(self, newdata: Any, d: int | None = None) -> pd.DataFrame:
-        """Reduced predictors of ``newdata`` (same formula transforms as the stream)."""
+        """Reduced predictors of ``newdata`` (same formula transforms as the stream).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            Rows to reduce (a stream keeps none of its own).
+        d : int, optional
+            Number of directions; default the fit's ``d``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> model.transform(X[:2]).columns.tolist()
+        ['Dir1']
+        """
         return self.results().transform(newdata, d)
 
     def summary(self) -> Summary:
-        """R-style summary of the current estimate (text, HTML, LaTeX)."""
+        """R-style summary of the current estimate (text, HTML, LaTeX).
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> print(model.summary())  # doctest: +ELLIPSIS
+        Call:
+        OnlineSIR(...)
+        <BLANKLINE>
+        Method:
+        online sparse SIR (truncated gradient) with the ccipca eigen-tracker, 10 slices, ...
+        """
         return self.results().summary()
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
-        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`."""
+        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.bootstrap`, for a model fitted in memory by
+            ``OnlineSIR(...).fit(X, y)``.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).bootstrap(B=10)
+        Traceback (most recent call last):
+        ...
+        ValueError: bootstrap is not available for a stream: ...
+        """
         return self.results().bootstrap(*args, **kwargs)
 
     def test_dimension(self, method: str | None = None, **options: Any) -> Any:
-        """Dimension tests need the rows; a stream has none (raises a clear error)."""
+        """Dimension tests need the rows; a stream has none (raises a clear error).
+
+        Parameters
+        ----------
+        method : str, optional
+            The rule, as :meth:`sdrstats.Results.test_dimension`.
+        **options
+            Options of the rule.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).test_dimension()
+        Traceback (most recent call last):
+        ...
+        ValueError: No dimension test is available for online_sir: ...
+        """
         return self.results().test_dimension(method, **options)
 
     def __str__(self) -> str:
@@ -430,7 +518,30 @@ class OnlineSIR(StreamStateMixin, Estimator):
         return frame
 
     def trace_distance(self, truth: Any, distance: str = "det") -> pd.Series:
-        """Distance of each traced estimate to ``truth`` (a p x d basis), by ``n_seen``."""
+        """Distance of each traced estimate to ``truth`` (a p x d basis), by ``n_seen``.
+
+        Parameters
+        ----------
+        truth : array-like of shape (p, d)
+            Basis of the true subspace (simulations).
+        distance : {"det", "projection", "trace_correlation"}, default "det"
+            See :func:`sdrstats.subspace_distance`.
+
+        Returns
+        -------
+        pandas.Series
+            Indexed by the number of rows seen when each estimate was traced.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> bool(model.trace_distance([1.0, 1.0, 0.0, 0.0, 0.0]).iloc[-1] < 0.05)
+        True
+        """
         values = [subspace_distance(truth, basis, distance) for _, _, basis in self._trace]
         return pd.Series(
             values,

@@ -85,7 +85,16 @@ class DimensionTest:
         self.extras = extras or {}
 
     def display_table(self) -> pd.DataFrame:
-        """The table with R-style column names, as printed."""
+        """The table with R-style column names, as printed.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().display_table().columns.tolist()
+        ['Stat', 'df', 'p.value']
+        """
         return self.table.rename(columns=self.display_names)
 
     def _footer(self) -> str:
@@ -102,6 +111,16 @@ class DimensionTest:
         return "\n".join(bits)
 
     def summary(self) -> Summary:
+        """The table and the chosen dimension as a :class:`~sdrstats.summary.Summary`.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().summary().blocks[0].title
+        'Large-sample Marginal Dimension Tests'
+        """
         return Summary([Block(self.title, table=self.display_table()),
                         Block("", text=self._footer())])
 
@@ -115,7 +134,26 @@ class DimensionTest:
         return self.summary()._repr_html_()
 
     def plot(self, ax: Any = None) -> Any:
-        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve)."""
+        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> ax = fit.test_dimension().plot()
+        """
         from .plotting import plot_dimension_test
 
         return plot_dimension_test(self, ax=ax)
@@ -337,6 +375,31 @@ class Results:
         """Refit the same estimator (optionally with changed options) on arrays.
 
         The inference layer resamples through this.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, p)
+            Predictors (already through the formula).
+        Y : ndarray
+            Response as ``_fit`` takes it: (n, q) floats or (n,) int64 class codes.
+        weights : ndarray of shape (n,), optional
+            Case weights (bootstrap multiplicities).
+        random_state : int, Generator or None, default None
+            Seed of a randomised method.
+        **changes
+            Options to change in a clone of the estimator.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.refit(fit.spec.X, fit.spec.Y, nslices=4).extras["slice_sizes"].tolist()
+        [50, 50, 51, 51]
         """
         est = self.estimator.clone(**changes) if changes else self.estimator
         return est._fit(X, Y, weights=weights, random_state=random_state)

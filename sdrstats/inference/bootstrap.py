@@ -96,7 +96,27 @@ class BootstrapResult:
         return float(np.nanmean(self.distances))
 
     def quantiles(self, q: Any = QUANTILES) -> pd.Series:
-        """Quantiles of the replicate distances."""
+        """Quantiles of the replicate distances.
+
+        Parameters
+        ----------
+        q : sequence of float, default (0.05, 0.25, 0.5, 0.75, 0.95)
+            Probabilities in [0, 1].
+
+        Returns
+        -------
+        pandas.Series
+            Indexed ``"5%"``, ``"50%"``...
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
+        >>> boot.quantiles([0.5, 0.9]).index.tolist()
+        ['50%', '90%']
+        """
         q = np.atleast_1d(np.asarray(q, dtype=float))
         values = np.nanquantile(self.distances, q)
         return pd.Series(values, index=[f"{100 * v:g}%" for v in q], name=self.distance)
@@ -108,7 +128,18 @@ class BootstrapResult:
         )
 
     def summary(self) -> Summary:
-        """Distance quantiles and per-direction stability (text, HTML, LaTeX)."""
+        """Distance quantiles and per-direction stability (text, HTML, LaTeX).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
+        >>> print(boot.summary())  # doctest: +ELLIPSIS
+        Bootstrap of the 2D sir subspace: distance to the full-sample estimate:
+        ...
+        """
         dist = (
             pd.concat(
                 [
@@ -155,7 +186,26 @@ class BootstrapResult:
         return self.summary()._repr_html_()
 
     def plot(self, ax: Any = None) -> Any:
-        """Histogram of the distances and per-direction stability."""
+        """Histogram of the distances and per-direction stability.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            One Axes draws the histogram only; default a new figure with both panels.
+
+        Returns
+        -------
+        matplotlib Axes or array of Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> axes = fit.bootstrap(B=20, random_state=0, progress=False).plot()
+        """
         from ..plotting_inference import plot_bootstrap
 
         return plot_bootstrap(self, ax=ax)

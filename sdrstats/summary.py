@@ -153,10 +153,34 @@ class Summary:
 
     def add(self, title: str, text: str | None = None, table: pd.DataFrame | None = None,
             digits: int = 4) -> None:
+        """Append a block.
+
+        Parameters
+        ----------
+        title, text, table, digits
+            As :class:`Block`.
+
+        Examples
+        --------
+        >>> summary = Summary([])
+        >>> summary.add("Note", text="Fitted on the first 100 rows.")
+        >>> print(summary)
+        Note:
+        Fitted on the first 100 rows.
+        """
         self.blocks.append(Block(title, text, table, digits))
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The tables of the summary by title."""
+        """The tables of the summary by title.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.summary().tables()["Estimated Basis Vectors for Central Subspace"].shape
+        (4, 4)
+        """
         return {b.title: b.table for b in self.blocks if b.table is not None}
 
     def __str__(self) -> str:
@@ -200,11 +224,29 @@ class Summary:
         return "\n".join(parts)
 
     def as_html(self) -> str:
-        """The summary as an HTML fragment."""
+        """The summary as an HTML fragment.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.summary().as_html()[:30]
+        '<div class="sdrstats-summary">'
+        """
         return self._repr_html_()
 
     def as_latex(self) -> str:
-        """The summary as LaTeX: a paragraph per text block, a tabular per table."""
+        """The summary as LaTeX: a paragraph per text block, a tabular per table.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> "begin{tabular}" in fit.summary().as_latex()
+        True
+        """
         parts = []
         for block, table in self._simple_tables():
             if table is not None:

@@ -103,7 +103,27 @@ class ConditionalDensity:
         raise NotImplementedError
 
     def weights(self, newdata: Any = None) -> pd.DataFrame:
-        """Mixture weights ``w_k(z)`` of each row (rows sum to one)."""
+        """Mixture weights ``w_k(z)`` of each row (rows sum to one).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Rows x components.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.weights(ais.head(2)).sum(axis=1).round(6).tolist()
+        [1.0, 1.0]
+        """
         Z, index = self.features(newdata)
         return pd.DataFrame(self._weights(Z), index=index)
 
@@ -160,7 +180,28 @@ class ConditionalDensity:
         return w @ self._component_pdf(self._y_points(y)).T
 
     def pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """Density of row ``i``'s own value ``y[i]``: an array of length rows."""
+        """Density of row ``i``'s own value ``y[i]``: an array of length rows.
+
+        Parameters
+        ----------
+        y : array-like of shape (rows,) or (rows, q)
+            One response value per row of ``newdata``.
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        ndarray of shape (rows,)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
+        array([0.14, 0.16])
+        """
         w = self._weights(self.features(newdata)[0])
         y = self._y_points(y)
         if len(y) != len(w):
@@ -319,7 +360,26 @@ class ConditionalDensity:
         return draws[..., 0] if self.q == 1 else draws
 
     def integral_of_square(self, newdata: Any = None) -> np.ndarray:
-        """``∫ p(y | x)² dy`` of each row (exact for the mixture)."""
+        """``∫ p(y | x)² dy`` of each row (exact for the mixture).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        ndarray of shape (rows,)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.integral_of_square(ais.head(2)).round(2)
+        array([0.16, 0.2 ])
+        """
         w = self._weights(self.features(newdata)[0])
         diff = (self.means[:, None, :] - self.means[None, :, :]) / (np.sqrt(2) * self.sd)
         pair = np.exp(-0.5 * (diff**2).sum(-1)) / np.prod(2 * np.sqrt(np.pi) * self.sd)
@@ -329,6 +389,27 @@ class ConditionalDensity:
         """The seed's Error_CDE: ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
 
         ``y`` defaults to the response column(s) of ``newdata``.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            Test rows of predictors (and the response, unless ``y`` is given).
+        y : array-like, optional
+            Response values of the test rows.
+
+        Returns
+        -------
+        float
+            Smaller is better; negative for a useful density.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> round(dens.squared_loss(ais.tail(50)), 2)
+        -0.1
         """
         if y is None:
             missing = [c for c in self.y_names if c not in getattr(newdata, "columns", [])]
@@ -338,7 +419,28 @@ class ConditionalDensity:
         return float(0.5 * self.integral_of_square(newdata).mean() - self.pdf_at(y, newdata).mean())
 
     def default_grid(self, num: int = 200, response: int = 0) -> np.ndarray:
-        """Evenly spaced response values covering every component (± 4 sd)."""
+        """Evenly spaced response values covering every component (± 4 sd).
+
+        Parameters
+        ----------
+        num : int, default 200
+            Number of values.
+        response : int, default 0
+            Which response, for a multivariate one.
+
+        Returns
+        -------
+        ndarray of shape (num,)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.default_grid(num=5).round(1)
+        array([ 34.4,  52.3,  70.2,  88. , 105.9])
+        """
         m, s = self.means[:, response], self.sd[response]
         return np.linspace(m.min() - 4 * s, m.max() + 4 * s, num)
 

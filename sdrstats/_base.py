@@ -97,11 +97,44 @@ class Estimator:
         """Validate options against the data (override); raise ``ValueError`` with a remedy."""
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Options as a dict (scikit-learn convention)."""
+        """Options as a dict (scikit-learn convention).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Accepted for scikit-learn compatibility; options hold no nested estimators.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> sdr.SIR(nslices=8).get_params()["nslices"]
+        8
+        """
         return dict(self.options)
 
     def set_params(self, **options: Any) -> Estimator:
-        """Change options in place and re-validate them."""
+        """Change options in place and re-validate them.
+
+        Parameters
+        ----------
+        **options
+            Options of the estimator; an unknown name raises ``TypeError``.
+
+        Returns
+        -------
+        Estimator
+            The estimator itself.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> sdr.SIR(nslices=8).set_params(d=2)
+        SIR(nslices=8, slice_function='dr', numdir=4, d=2, cut_points=None)
+        """
         unknown = sorted(set(options) - set(self.params))
         if unknown:
             raise TypeError(f"{self.method} got unknown option(s) {unknown}.")
@@ -110,7 +143,23 @@ class Estimator:
         return self
 
     def clone(self, **changes: Any) -> Estimator:
-        """A new estimator with the same options except ``changes``."""
+        """A new estimator with the same options except ``changes``.
+
+        Parameters
+        ----------
+        **changes
+            Options to change.
+
+        Returns
+        -------
+        Estimator
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
+        SIR(nslices=5, slice_function='dr', numdir=4, d=2, cut_points=None)
+        """
         return type(self)(**{**self.options, **changes})
 
     @property
@@ -141,14 +190,57 @@ class Estimator:
             )
 
     def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray:
-        """Reduced predictors of rows ``X`` (override for kernel methods)."""
+        """Reduced predictors of rows ``X`` (override for kernel methods).
+
+        Parameters
+        ----------
+        output : EstimatorOutput
+            What :meth:`_fit` returned.
+        X : ndarray of shape (m, p)
+            Rows of predictors (already through the formula).
+        d : int
+            Number of directions.
+
+        Returns
+        -------
+        ndarray of shape (m, d)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.SIR(nslices=8).fit(np.log(ais[["wt", "ht"]]), ais["lbm"])
+        >>> fit.estimator.transform_arrays(fit.output, fit.spec.X[:2], 1).round(3)
+        array([[0.109],
+               [0.044]])
+        """
         if output.basis is None:
             raise ValueError(f"{self.method} has no linear directions; it must define transform.")
         center = output.center if output.center is not None else 0.0
         return (X - center) @ output.basis[:, :d]
 
     def fit_spec(self, spec: ModelSpec, call: str | None = None) -> Results:
-        """Fit to a prepared spec and wrap the result."""
+        """Fit to a prepared spec and wrap the result.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Data and names, from :func:`sdrstats.formula.parse` or ``from_arrays``.
+        call : str, optional
+            How the fit was requested, shown in the summary.
+
+        Returns
+        -------
+        Results
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.formula import parse
+        >>> ais = sdr.datasets.load("ais")
+        >>> sdr.SIR(nslices=8).fit_spec(parse("lbm ~ log(wt) + log(ht)", ais))
+        <MomentResults: sir, n = 202, p = 2, d = 2>
+        """
         self._check_response(spec)
         self._check_data(spec.X, spec.Y, spec.categorical)
         token = PREDICTOR_NAMES.set(list(spec.x_names))
@@ -164,9 +256,23 @@ class Estimator:
         Parameters
         ----------
         X : array-like of shape (n, p)
+            Predictors; a DataFrame's column names label the directions.
         y : array-like of shape (n,) or (n, q)
             Strings, booleans or a pandas categorical are class labels.
         missing : {"drop", "raise"}
+            Rows with a missing value are dropped with a warning, or raise.
+
+        Returns
+        -------
+        Results
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.SIR(nslices=8).fit(np.log(ais[["wt", "ht"]]), ais["lbm"])
+        >>> fit.x_names
+        ['wt', 'ht']
         """
         spec = from_arrays(X, y, missing=missing)
         args = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v != self.params[k])
@@ -175,7 +281,33 @@ class Estimator:
     @classmethod
     def from_formula(cls, formula: str, data: Any, *, missing: str = "drop",
                      **options: Any) -> Results:
-        """Fit ``formula`` on ``data`` with ``options``."""
+        """Fit ``formula`` on ``data`` with ``options``.
+
+        The formula functions (``sdr.sir``...) call this; ``data`` may also be a chunk
+        source or a Dask DataFrame (see :mod:`sdrstats.scale`).
+
+        Parameters
+        ----------
+        formula : str
+            A patsy formula ``"y ~ x1 + log(x2)"``.
+        data : pandas.DataFrame or chunk source
+            The columns the formula names.
+        missing : {"drop", "raise"}, default "drop"
+            Rows with a missing value are dropped with a warning, or raise.
+        **options
+            Options of the estimator.
+
+        Returns
+        -------
+        Results
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> sdr.SIR.from_formula("lbm ~ log(wt) + log(ht)", ais, nslices=8).call
+        "sir('lbm ~ log(wt) + log(ht)', data, nslices=8)"
+        """
         from .scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
         if is_chunked(data):

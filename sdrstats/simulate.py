@@ -21,6 +21,17 @@ def lsce_artificial(
     ``dataset="a"``: ``y = x1² + x2² + ε`` (true ``d = 2``);
     ``dataset="b"``: ``y = x2 + x2² + x2³ + ε`` (true ``d = 1``).
 
+    Parameters
+    ----------
+    dataset : {"a", "b"}
+        Which model.
+    n : int
+        Number of rows.
+    random_state : int, Generator or None, default None
+        Seed of the draws.
+    noise_sd : float, default 0.25
+        Standard deviation of ``ε``.
+
     Returns
     -------
     data : DataFrame with columns x1..x5, y
@@ -45,7 +56,25 @@ def lsce_artificial(
 
 
 def lsce_artificial_mean(dataset: str, X: np.ndarray) -> np.ndarray:
-    """``E(y | x)`` of :func:`lsce_artificial`."""
+    """``E(y | x)`` of :func:`lsce_artificial`.
+
+    Parameters
+    ----------
+    dataset : {"a", "b"}
+        Which model.
+    X : ndarray of shape (m, 5)
+        Predictor rows.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lsce_artificial_mean("b", np.array([[0.0, 1.0, 0.0, 0.0, 0.0]]))
+    array([3.])
+    """
     if dataset == "a":
         return X[:, 0] ** 2 + X[:, 1] ** 2
     x2 = X[:, 1]
@@ -55,7 +84,29 @@ def lsce_artificial_mean(dataset: str, X: np.ndarray) -> np.ndarray:
 def lsce_artificial_pdf(
     dataset: str, X: np.ndarray, y: np.ndarray, noise_sd: float = 0.25
 ) -> np.ndarray:
-    """True ``p(y | x)`` of :func:`lsce_artificial` at paired rows."""
+    """True ``p(y | x)`` of :func:`lsce_artificial` at paired rows.
+
+    Parameters
+    ----------
+    dataset : {"a", "b"}
+        Which model.
+    X : ndarray of shape (m, 5)
+        Predictor rows.
+    y : ndarray of shape (m,)
+        One response value per row.
+    noise_sd : float, default 0.25
+        Standard deviation of ``ε``.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lsce_artificial_pdf("a", np.zeros((1, 5)), np.zeros(1)).round(3)
+    array([1.596])
+    """
     return norm.pdf(y, lsce_artificial_mean(dataset, X), noise_sd)
 
 
@@ -66,7 +117,30 @@ __all__ = ["lsce_artificial", "lsce_artificial_mean", "lsce_artificial_pdf"]
 
 
 def ar1_normal(n: int, p: int, rho: float, rng: np.random.Generator) -> np.ndarray:
-    """Rows ``x ~ N(0, Σ)`` with ``Σ_ij = rho^|i-j|`` (an AR(1) recursion across columns)."""
+    """Rows ``x ~ N(0, Σ)`` with ``Σ_ij = rho^|i-j|`` (an AR(1) recursion across columns).
+
+    Parameters
+    ----------
+    n, p : int
+        Rows and columns.
+    rho : float
+        Correlation of neighbouring columns, ``|rho| < 1``.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    ndarray of shape (n, p)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = ar1_normal(20000, 3, 0.5, np.random.default_rng(0))
+    >>> np.corrcoef(x.T).round(1)
+    array([[1. , 0.5, 0.3],
+           [0.5, 1. , 0.5],
+           [0.3, 0.5, 1. ]])
+    """
     from scipy.signal import lfilter
 
     z = rng.standard_normal((n, p))
@@ -82,6 +156,19 @@ def ossir_model(model: int, n: int, p: int, random_state: Any = None, noise_sd: 
     coordinates 7-10; ``ε ~ N(0, 0.5²)``. Model 1: ``y = (β₁ᵀx)³/2 + ε`` (d = 1); model 2:
     ``y = sin(β₁ᵀx)·exp(β₂ᵀx) + ε`` (d = 2); model 3: ``y = sgn(β₁ᵀx)·|1 + β₂ᵀx/2| + ε``
     (d = 2).
+
+    Parameters
+    ----------
+    model : {1, 2, 3}
+        Which model.
+    n, p : int
+        Rows and predictors (``p >= 10``).
+    random_state : int, Generator or None, default None
+        Seed of the draws.
+    noise_sd : float, default 0.5
+        Standard deviation of ``ε``.
+    rho : float, default 0.5
+        AR(1) correlation of the predictors.
 
     Returns
     -------
@@ -121,6 +208,22 @@ def sparse_single_index(n: int, p: int, random_state: Any = None, noise_sd: floa
 
     The Lasso-SIR check of issue #6 (``k = 5``, ``p = 100``, ``n = 200``).
 
+    Parameters
+    ----------
+    n, p : int
+        Rows and predictors.
+    random_state : int, Generator or None, default None
+        Seed of the draws.
+    noise_sd : float, default 0.5
+        Standard deviation of the noise.
+    k : int, default 5
+        Number of active predictors.
+
+    Returns
+    -------
+    data : DataFrame with columns x1..xp, y
+    basis : ndarray (p, 1), the true direction
+
     Examples
     --------
     >>> df, b = sparse_single_index(3, 8, random_state=0)
@@ -147,6 +250,13 @@ def mave_classic(n: int = 400, random_state: Any = None) -> tuple[pd.DataFrame, 
 
     ``b₁ = (1, 1, 0, 0, 0)``, ``b₂ = (0, 0, 1, 1, 0)``, ``ε ~ N(0, 1)``: the central subspace
     is ``span(b₁, b₂)`` (``d = 2``) and the central mean subspace ``span(b₁)`` (``d = 1``).
+
+    Parameters
+    ----------
+    n : int, default 400
+        Number of rows.
+    random_state : int, Generator or None, default None
+        Seed of the draws.
 
     Returns
     -------

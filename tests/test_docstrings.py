@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 import sdrstats as sdr
-from sdrstats import plotting
+from sdrstats import plotting, simulate
 from sdrstats.density import ConditionalDensity
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
@@ -72,6 +72,7 @@ EXTRA_FUNCTIONS: list[Callable] = [
     plotting.scree_plot,
     plotting.plot_dimension_test,
     plotting.plot_results,
+    *(getattr(simulate, name) for name in simulate.__all__),
 ]
 
 # Exported names that are modules, not callables: their module docstring is checked separately.

@@ -18,6 +18,22 @@ class DensityReductionResults(Results):
     Besides the common contract it holds the chosen Gaussian width ``sigma`` and penalty
     ``lambda_``, the final criterion (SCE^ for LSCE, SMI^ for LSMI), the per-restart record and,
     when ``d`` was chosen by cross-validation, the CV table.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
+    >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
+    >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
+    >>> type(fit).__name__, fit.d
+    ('DensityReductionResults', 1)
     """
 
     @property

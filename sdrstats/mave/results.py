@@ -27,6 +27,11 @@ class MaveResults(Results):
     ``k``-dimensional solution (not the first ``k`` columns of another one), and
     ``transform(d=k)`` uses it.
 
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
     Examples
     --------
     >>> import sdrstats as sdr

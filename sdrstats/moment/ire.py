@@ -24,7 +24,21 @@ from .methods import MomentEstimator, MomentResults
 
 
 class IREResults(MomentResults):
-    """Results of :class:`IRE`; the summary lists the solution of every dimension as R does."""
+    """Results of :class:`IRE`; the summary lists the solution of every dimension as R does.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> type(fit).__name__, sorted(fit.extras["solutions"])
+    ('IREResults', [1, 2])
+    """
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]

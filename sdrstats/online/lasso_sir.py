@@ -61,7 +61,21 @@ def ratio_dimension(values: np.ndarray, kmax: int) -> int:
 
 
 class LassoSIRResults(Results):
-    """Results of Lasso-SIR: the summary lists the predictors each direction selects."""
+    """Results of Lasso-SIR: the summary lists the predictors each direction selects.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.lasso_sir("lbm ~ ht + wt + ssf + rcc + wcc + hg", ais, d=1, random_state=0)
+    >>> type(fit).__name__
+    'LassoSIRResults'
+    """
 
     def selected(self) -> dict[str, list[str]]:
         """Predictors with a non-zero coefficient, per direction."""

@@ -19,6 +19,19 @@ class SDSPCAANResults(Results):
     z-scored predictors, whose columns ``transform`` uses), :attr:`similarity` (the learned
     sparse graph ``S``), :attr:`objective_trace`, :attr:`n_iter`, :attr:`converged`,
     :attr:`lam` (final λ) and :attr:`timings` (seconds per step).
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.pca("sex ~ ht + wt + lbm", ais, k=1)
+    >>> type(fit).__name__, fit.directions.shape
+    ('SDSPCAANResults', (3, 1))
     """
 
     @property

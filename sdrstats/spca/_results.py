@@ -16,6 +16,19 @@ class ProjectionResults(Results):
 
     Adds a projection plot (``plot()`` defaults to a scatter of the first two reduced
     predictors coloured by the response) and method-specific summary blocks.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0)
+    >>> isinstance(fit, ProjectionResults), fit.transform().shape
+    (True, (202, 2))
     """
 
     eigen_label = "Eigenvalues"

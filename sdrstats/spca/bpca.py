@@ -64,7 +64,21 @@ def _kept(scores: np.ndarray, threshold: float, d: int) -> np.ndarray:
 
 
 class BPCAResults(ProjectionResults):
-    """Results of :class:`BPCA`: the summary lists the kept predictors."""
+    """Results of :class:`BPCA`: the summary lists the kept predictors.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.bpca("lbm ~ ht + wt + rcc + wcc + hc + ferr", ais, d=1, threshold=5.0)
+    >>> type(fit).__name__
+    'BPCAResults'
+    """
 
     eigen_label = "Eigenvalues (PC variances)"
 

@@ -50,7 +50,21 @@ def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 class KDRResults(ProjectionResults):
-    """Results of :class:`KDR`: the criterion and its annealing trace in the summary."""
+    """Results of :class:`KDR`: the criterion and its annealing trace in the summary.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.kdr("sex ~ ht + wt + lbm + ssf", ais, d=1, n_anneal=2, max_iter=5)
+    >>> type(fit).__name__
+    'KDRResults'
+    """
 
     def _extra_blocks(self) -> list[Block]:
         ex = self.output.extras

@@ -37,7 +37,21 @@ NO_DIRECTIONS = (
 
 
 class KSPCAResults(ProjectionResults):
-    """Results of :class:`KSPCA`: no ``directions``; ``transform`` maps through the kernel."""
+    """Results of :class:`KSPCA`: no ``directions``; ``transform`` maps through the kernel.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.kspca("sex ~ ht + wt + lbm + bmi", ais, d=1)
+    >>> type(fit).__name__, fit.transform().shape
+    ('KSPCAResults', (202, 1))
+    """
 
     eigen_label = "Eigenvalues (HSIC)"
     eigen_note = (

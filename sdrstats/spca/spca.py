@@ -103,7 +103,21 @@ def _remedy(method: str) -> str:
 
 
 class SPCAResults(ProjectionResults):
-    """Results of :class:`SPCA`; eigenvalues are HSIC contributions."""
+    """Results of :class:`SPCA`; eigenvalues are HSIC contributions.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, d=1)
+    >>> type(fit).__name__, fit.eigenvalues.shape
+    ('SPCAResults', (1,))
+    """
 
     eigen_label = "Eigenvalues (HSIC)"
     eigen_note = (

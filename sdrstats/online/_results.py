@@ -17,6 +17,21 @@ class OnlineSIRResults(LassoSIRResults):
     A stream keeps no rows, so ``transform()`` needs ``newdata`` and the bootstrap is not
     available; both work for ``OnlineSIR(...).fit(X, y)``, whose rows are in memory (the
     bootstrap refits the whole stream on each resample).
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; :meth:`OnlineSIR.results` builds it.
+
+    Examples
+    --------
+    >>> import numpy as np, sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((1000, 5))
+    >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+    >>> snapshot = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).results()
+    >>> snapshot.n, snapshot.directions.shape
+    (1000, (5, 1))
     """
 
     @property

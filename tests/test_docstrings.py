@@ -166,6 +166,10 @@ def _public_methods() -> list[tuple[str, Callable]]:
     return out
 
 
+def _family_classes() -> list[tuple[str, Callable]]:
+    return [(f"{cls.__module__}.{cls.__name__}", cls) for cls in RESULTS_FAMILIES]
+
+
 def _dedupe(pairs: list[tuple[str, Callable]]) -> list[tuple[str, Callable]]:
     seen: set[int] = set()
     out = []
@@ -183,6 +187,7 @@ CHECKED = _dedupe(
     + _contract_callables()
     + _override_callables()
     + _public_methods()
+    + _family_classes()
 )
 
 

@@ -48,7 +48,9 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 class ModelSpec:
     """Response and predictors of one fit, with what is needed to treat new rows alike.
 
-    Attributes
+    Built by :func:`parse` and :func:`from_arrays`; each field is an attribute.
+
+    Parameters
     ----------
     X : ndarray of shape (n, p)
         Predictor matrix (float), intercept removed.
@@ -63,6 +65,16 @@ class ModelSpec:
         Labels of the rows of ``data`` that were used.
     n_dropped : int
         Rows dropped for missing values.
+    formula, design_info, design_columns, x_columns, rhs, source
+        What :meth:`transform_x` needs to put new rows through the same formula transforms
+        and factor levels (``None`` for array input).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
+    >>> spec.X.shape, spec.x_names
+    ((202, 2), ['C(sex)[T.m]', 'log(wt)'])
     """
 
     X: np.ndarray
@@ -451,6 +463,27 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
 
     A response of strings, booleans or a pandas categorical is a class label; any numeric
     response is continuous. Column names come from a DataFrame, else ``x1..xp``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p) or pandas.DataFrame
+        Numeric predictors.
+    y : array-like of shape (n,) or (n, q)
+        The response.
+    missing : {"drop", "raise"}, default "drop"
+        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
+        or raise.
+
+    Returns
+    -------
+    ModelSpec
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> spec = from_arrays(np.arange(8.0).reshape(4, 2), ["a", "b", "a", "b"])
+    >>> spec.x_names, spec.Y.tolist(), spec.y_levels
+    (['x1', 'x2'], [0, 1, 0, 1], ['a', 'b'])
     """
     if missing not in ("drop", "raise"):
         raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")

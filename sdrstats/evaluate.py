@@ -52,7 +52,22 @@ def _estimator_class(name: str) -> Any:
 
 
 def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Mean per-class recall over the classes present in ``y_true``."""
+    """Mean per-class recall over the classes present in ``y_true``.
+
+    Parameters
+    ----------
+    y_true, y_pred : ndarray of shape (n,)
+        True and predicted class labels.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> balanced_accuracy(np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1]))
+    0.8333333333333333
+    """
     classes = np.unique(y_true)
     return float(np.mean([np.mean(y_pred[y_true == c] == c) for c in classes]))
 
@@ -63,7 +78,30 @@ def one_nn_bca(
     others: Sequence[np.ndarray],
     y_others: Sequence[np.ndarray],
 ) -> list[float]:
-    """BCA of 1-NN on features standardised by the training rows' mean and deviation."""
+    """BCA of 1-NN on features standardised by the training rows' mean and deviation.
+
+    Parameters
+    ----------
+    train : ndarray of shape (n, k)
+        Reduced features of the training rows.
+    y_train : ndarray of shape (n,)
+        Their class labels.
+    others : sequence of ndarray
+        Feature matrices to classify (validation, test...).
+    y_others : sequence of ndarray
+        Their class labels.
+
+    Returns
+    -------
+    list of float
+        The balanced accuracy on each of ``others``.
+
+    Examples
+    --------
+    >>> train = np.array([[0.0], [0.1], [1.0], [1.1]])
+    >>> one_nn_bca(train, np.array([0, 0, 1, 1]), [np.array([[0.05], [0.9]])], [np.array([0, 1])])
+    [1.0]
+    """
     from sklearn.neighbors import KNeighborsClassifier
 
     center = train.mean(axis=0)
@@ -330,6 +368,17 @@ def _run(name, cands, own, X, y, parts, threads, n_jobs, progress, repeat):
 
 def summarise(results: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard deviation of the test BCA per method, with a ``mean ± sd`` column.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per repeat with columns ``method`` and ``test_bca``, as
+        :func:`classification` returns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method: ``mean``, ``sd``, ``repeats`` and ``test BCA``.
 
     Examples
     --------

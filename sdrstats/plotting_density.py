@@ -19,7 +19,36 @@ def _axes(ax: Any, ncols: int = 1) -> tuple[Any, Any]:
 def plot_conditional_density(
     density: Any, newdata: Any = None, y_grid: Any = None, ax: Any = None, max_rows: int = 8
 ) -> Any:
-    """One density curve per row of ``newdata`` (first ``max_rows``; first response)."""
+    """One density curve per row of ``newdata`` (first ``max_rows``; first response).
+
+    Parameters
+    ----------
+    density : ConditionalDensity
+        The fitted conditional density.
+    newdata : pandas.DataFrame or array-like, optional
+        Rows of predictors (default the training rows).
+    y_grid : array-like, optional
+        Response values; default ``density.default_grid()``.
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    max_rows : int, default 8
+        Curves drawn at most.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+    >>> ax = plot_conditional_density(fit.conditional_density(random_state=0), ais.head(3))
+    >>> len(ax.lines)
+    3
+    """
     _, ax = _axes(ax)
     y_grid = density.default_grid() if y_grid is None else np.asarray(y_grid, dtype=float)
     if density.q > 1:
@@ -44,8 +73,39 @@ def plot_conditional_density(
 def plot_density_fit(
     results: Any, ax: Any = None, band: tuple[float, float] = (0.1, 0.9), response: int = 0
 ) -> Any:
-    """``y`` against the first reduced predictor (or the first two, as a 3-D scatter) with
-    the conditional mean and a ``band`` quantile range along a grid of the predictor(s)."""
+    """``y`` against the reduced predictors with the conditional mean and a quantile band.
+
+    With one reduced predictor a scatter of ``y`` against it; with two or more a 3-D scatter
+    on the first two, with the conditional mean and the ``band`` quantile range along a grid
+    of the predictor(s).
+
+    Parameters
+    ----------
+    results : DensityReductionResults or Results
+        A fit with a continuous response (its ``conditional_density()`` is drawn).
+    ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    band : tuple of float, default (0.1, 0.9)
+        Lower and upper conditional quantiles of the band.
+    response : int, default 0
+        Which response, for a multivariate one.
+
+    Returns
+    -------
+    matplotlib Axes or array of Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, pandas as pd
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
+    >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
+    >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
+    >>> ax = plot_density_fit(fit)
+    """
     density = results.conditional_density()
     z = results.transform().to_numpy()
     y = results.spec.Y.reshape(results.n, -1)[:, response]

@@ -18,7 +18,18 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 
 def estimator_classes() -> dict[str, type]:
-    """The sdrstats estimator classes by method name (``"sir"``, ``"save"``...)."""
+    """The sdrstats estimator classes by method name (``"sir"``, ``"save"``...).
+
+    Returns
+    -------
+    dict of str to type
+
+    Examples
+    --------
+    >>> classes = estimator_classes()
+    >>> classes["sir"].__name__, classes["mave"].__name__
+    ('SIR', 'MAVE')
+    """
     import sdrstats
     from sdrstats._base import Estimator
 

@@ -23,20 +23,80 @@ from .chunks import ChunkSource, chunks_from, read_csv_chunks, read_parquet_chun
 
 
 def is_dask_frame(data: Any) -> bool:
-    """Whether ``data`` is a Dask DataFrame (checked without importing dask)."""
+    """Whether ``data`` is a Dask DataFrame (checked without importing dask).
+
+    Parameters
+    ----------
+    data : object
+        Anything passed as a formula function's ``data``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> is_dask_frame(pd.DataFrame({"a": [1]}))
+    False
+    """
     module = type(data).__module__ or ""
     return module.split(".")[0] in ("dask", "dask_expr") and hasattr(data, "map_partitions")
 
 
 def is_chunked(data: Any) -> bool:
-    """Whether ``data`` is a chunk source or a Dask DataFrame (the formula front routes it)."""
+    """Whether ``data`` is a chunk source or a Dask DataFrame (the formula front routes it).
+
+    Parameters
+    ----------
+    data : object
+        Anything passed as a formula function's ``data``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a": [1.0, 2.0]})
+    >>> is_chunked(frame), is_chunked(chunks_from([frame, frame]))
+    (False, True)
+    """
     return isinstance(data, ChunkSource) or is_dask_frame(data)
 
 
 def fit_chunked(
     cls: type, formula: str, data: Any, *, missing: str = "drop", **options: Any
 ) -> Any:
-    """Fit estimator class ``cls`` on chunked or Dask ``data``; see :mod:`sdrstats.scale.fit`."""
+    """Fit estimator class ``cls`` on chunked or Dask ``data``; see :mod:`sdrstats.scale.fit`.
+
+    Parameters
+    ----------
+    cls : type
+        A moment-method estimator class (``SIR``, ``SAVE``, ``DR``, ``PHD``, ``SPCA``...).
+    formula : str
+        A patsy formula, fixed on the first chunk.
+    data : ChunkSource or dask.dataframe.DataFrame
+        The chunks.
+    missing : {"drop", "raise"}, default "drop"
+        What to do with rows with missing values.
+    **options
+        Options of ``cls``.
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> fit = fit_chunked(sdr.SIR, "lbm ~ log(wt) + log(ht)", parts, nslices=8)
+    >>> fit.n
+    202
+    """
     from .fit import fit_chunked as _fit
 
     return _fit(cls, formula, data, missing=missing, **options)

@@ -45,6 +45,14 @@ class ChunkSource:
         Shown in the fit's call.
     reiterable : bool
         False for a one-shot iterator (see :func:`chunks_from`).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> source = ChunkSource(lambda: iter([ais.iloc[:100], ais.iloc[100:]]), "two halves")
+    >>> sdr.sir("lbm ~ log(wt) + log(ht)", source, nslices=8).n
+    202
     """
 
     def __init__(

@@ -129,7 +129,26 @@ class ModelSpec:
         return self.y_levels is not None
 
     def transform_x(self, newdata: Any) -> np.ndarray:
-        """Predictor matrix of ``newdata`` built with the training transforms and levels."""
+        """Predictor matrix of ``newdata`` built with the training transforms and levels.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            New rows with the columns the formula uses (an array for array fits).
+
+        Returns
+        -------
+        ndarray of shape (m, p)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> spec = parse("lbm ~ log(wt) + C(sex)", ais)
+        >>> spec.transform_x(ais.head(2)).round(3)
+        array([[0.   , 4.368],
+               [0.   , 4.309]])
+        """
         design_info = self._design()
         if design_info is None:
             if isinstance(newdata, pd.DataFrame) and self.x_columns is not None:

@@ -15,7 +15,8 @@ from collections.abc import Callable
 import pytest
 
 import sdrstats as sdr
-from sdrstats import plotting, simulate
+from sdrstats import evaluate, formula, plotting, plotting_density, scale, simulate
+from sdrstats import sklearn as sdr_sklearn
 from sdrstats.density import ConditionalDensity
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
@@ -61,6 +62,8 @@ EXTRA_CLASSES: list[type] = [
     StepResult,
     Summary,
     Block,
+    formula.ModelSpec,
+    scale.ChunkSource,
 ]
 
 # Public functions of non-exported modules that the results and users call directly.
@@ -73,6 +76,16 @@ EXTRA_FUNCTIONS: list[Callable] = [
     plotting.plot_dimension_test,
     plotting.plot_results,
     *(getattr(simulate, name) for name in simulate.__all__),
+    formula.from_arrays,
+    plotting_density.plot_conditional_density,
+    plotting_density.plot_density_fit,
+    evaluate.summarise,
+    evaluate.balanced_accuracy,
+    evaluate.one_nn_bca,
+    sdr_sklearn.estimator_classes,
+    scale.is_dask_frame,
+    scale.is_chunked,
+    scale.fit_chunked,
 ]
 
 # Exported names that are modules, not callables: their module docstring is checked separately.

@@ -78,6 +78,20 @@ class ChunkedResults(_Chunked, MomentResults):
     eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
     what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
     SAVE/pHd's tests) raises an error saying to load the data in memory.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; a formula function given chunked data builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
+    >>> type(fit).__name__, fit.n
+    ('ChunkedResults', 202)
     """
 
     def _dimension_rules(self) -> dict[str, Any]:
@@ -104,7 +118,21 @@ class ChunkedResults(_Chunked, MomentResults):
 
 
 class ChunkedSPCAResults(_Chunked, SPCAResults):
-    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics."""
+    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> type(sdr.spca("sex ~ ht + wt + lbm", parts, d=1)).__name__
+    'ChunkedSPCAResults'
+    """
 
 
 __all__ = ["ChunkedResults", "ChunkedSPCAResults"]

@@ -46,14 +46,70 @@ class _Chunked:
         )
 
     def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
+        """Reduced predictors of ``newdata``; the training rows were not kept.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the columns the formula uses (required).
+        d : int, optional
+            Number of directions; default the fit's ``d``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
+        >>> fit.transform(ais.head(2)).shape
+        (2, 2)
+        """
         if newdata is None:
             raise self._rows_needed("transform() of the training rows")
         return super().transform(newdata, d)
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available: resampling needs the rows, which a chunked fit does not keep.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.bootstrap`.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8).bootstrap(B=10)
+        Traceback (most recent call last):
+        ...
+        ValueError: The bootstrap needs the rows, which a fit on chunked or Dask data ...
+        """
         raise self._rows_needed("The bootstrap")
 
     def plot(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available: the plots draw the rows, which a chunked fit does not keep.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.plot`.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8).plot()
+        Traceback (most recent call last):
+        ...
+        ValueError: Plotting needs the rows, which a fit on chunked or Dask data does not keep; ...
+        """
         raise self._rows_needed("Plotting")
 
     def _dimension_rules(self) -> dict[str, Any]:
@@ -83,6 +139,10 @@ class ChunkedResults(_Chunked, MomentResults):
     ----------
     estimator, spec, output, call
         As :class:`sdrstats.Results`; a formula function given chunked data builds it.
+    n_rows : int
+        Rows used.
+    prepared, r2_moments
+        Accumulated statistics the predictor tests and the summary's R² need.
 
     Examples
     --------
@@ -124,6 +184,8 @@ class ChunkedSPCAResults(_Chunked, SPCAResults):
     ----------
     estimator, spec, output, call
         As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
+    n_rows, prepared, r2_moments
+        As :class:`ChunkedResults`.
 
     Examples
     --------

@@ -271,8 +271,16 @@ def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
 
 
 def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
-    bad = ~np.isfinite(values)
-    if bad.any():
+    """Refuse infinite/undefined values and magnitudes sums of squares cannot hold.
+
+    Two reductions (column minima and maxima) find both problems without an n x p temporary;
+    the rows are scanned only to name the first bad one.
+    """
+    if values.size == 0 or values.dtype.kind not in "fc":
+        return
+    low, high = values.min(axis=0), values.max(axis=0)
+    if not (np.isfinite(low).all() and np.isfinite(high).all()):
+        bad = ~np.isfinite(values)
         col = int(np.argmax(bad.any(axis=0)))
         rows = np.flatnonzero(bad[:, col])
         raise ValueError(
@@ -280,7 +288,7 @@ def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
             f"(first at row position {rows[0]}); remove those rows or transform the column "
             "(e.g. log of a non-positive value gives -inf)."
         )
-    _check_magnitude(values, names, what)
+    _check_magnitude(np.maximum(np.abs(low), np.abs(high)), names, what)
 
 
 #: Values beyond this magnitude (or non-zero columns entirely below its reciprocal) are refused:
@@ -288,10 +296,8 @@ def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
 MAX_MAGNITUDE = 1e100
 
 
-def _check_magnitude(values: np.ndarray, names: list[str], what: str) -> None:
-    if values.size == 0 or values.dtype.kind not in "fc":
-        return
-    peak = np.max(np.abs(values), axis=0)
+def _check_magnitude(peak: np.ndarray, names: list[str], what: str) -> None:
+    """``peak`` holds each column's largest absolute value."""
     bad = np.flatnonzero((peak > MAX_MAGNITUDE) | ((peak > 0) & (peak < 1 / MAX_MAGNITUDE)))
     if bad.size:
         col = int(bad[0])
@@ -531,56 +537,84 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         raise ValueError("X has no rows; an SDR fit needs observations.")
     x_names = x_columns or [f"x{j + 1}" for j in range(Xa.shape[1])]
 
-    if isinstance(y, pd.DataFrame):
-        y_names = [str(c) for c in y.columns]
-        y_values = y
-    elif isinstance(y, pd.Series):
-        y_names = [str(y.name) if y.name is not None else "y"]
-        y_values = y.to_frame()
+    n_rows = Xa.shape[0]
+    y_numeric = None
+    if isinstance(y, np.ndarray) and y.dtype.kind in "fiu" and y.ndim in (1, 2):
+        # fast path for numeric arrays: no pandas round trip
+        y_numeric = (y.reshape(-1, 1) if y.ndim == 1 else y).astype(float, copy=False)
+        q = y_numeric.shape[1]
+        y_names = ["y"] if q == 1 else [f"y{j + 1}" for j in range(q)]
+        n_y = y_numeric.shape[0]
+        label = False
     else:
-        arr = np.asarray(y)
-        if arr.ndim == 1:
-            arr = arr.reshape(-1, 1)
-        y_names = ["y"] if arr.shape[1] == 1 else [f"y{j + 1}" for j in range(arr.shape[1])]
-        y_values = pd.DataFrame(arr, columns=y_names)
-    if y_values.shape[0] != Xa.shape[0]:
-        raise ValueError(
-            f"X has {Xa.shape[0]} rows but y has {y_values.shape[0]}; they must match."
-        )
-    y_values = y_values.reset_index(drop=True)
-    y_values.columns = y_names
-    label = y_values.shape[1] == 1 and _is_label_column(y_values.iloc[:, 0])
-    x_finite = bool(np.isfinite(Xa).all())  # one cheap pass; the row scan only if needed
-    x_ok = np.ones(Xa.shape[0], dtype=bool) if x_finite else ~np.isnan(Xa).any(axis=1)
-    mask = x_ok & y_values.notna().all(axis=1).to_numpy()
+        if isinstance(y, pd.DataFrame):
+            y_names = [str(c) for c in y.columns]
+            y_values = y
+        elif isinstance(y, pd.Series):
+            y_names = [str(y.name) if y.name is not None else "y"]
+            y_values = y.to_frame()
+        else:
+            arr = np.asarray(y)
+            if arr.ndim == 1:
+                arr = arr.reshape(-1, 1)
+            y_names = ["y"] if arr.shape[1] == 1 else [f"y{j + 1}" for j in range(arr.shape[1])]
+            y_values = pd.DataFrame(arr, columns=y_names)
+        n_y = y_values.shape[0]
+    if n_y != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {n_y}; they must match.")
+    if y_numeric is None:
+        y_values = y_values.reset_index(drop=True)
+        y_values.columns = y_names
+        label = y_values.shape[1] == 1 and _is_label_column(y_values.iloc[:, 0])
+        y_ok = y_values.notna().all(axis=1).to_numpy()
+    else:
+        y_ok = ~np.isnan(y_numeric).any(axis=1)
+    low, high = Xa.min(axis=0), Xa.max(axis=0)  # NaN and inf propagate: one cheap check
+    x_finite = bool(np.isfinite(low).all() and np.isfinite(high).all())
+    x_ok = np.ones(n_rows, dtype=bool) if x_finite else ~np.isnan(Xa).any(axis=1)
+    mask = x_ok & y_ok
     n_dropped = int((~mask).sum())
     if n_dropped:
         if missing == "raise":
             raise ValueError(f"{n_dropped} row(s) of X or y have missing values; drop them first.")
-        warnings.warn(f"Dropped {n_dropped} of {Xa.shape[0]} rows with missing values.",
+        warnings.warn(f"Dropped {n_dropped} of {n_rows} rows with missing values.",
                       MissingValueWarning, stacklevel=3)
-    if n_dropped:
         Xa = Xa[mask]
-    elif np.may_share_memory(Xa, X):  # the fit keeps its own copy of the caller's array
-        Xa = Xa.copy()
+    elif np.may_share_memory(Xa, X):
+        # No copy of the caller's array (it can be large): a read-only view, so nothing in
+        # sdrstats can write to it. Changing the array afterwards changes what the fit sees.
+        Xa = Xa.view()
+        Xa.flags.writeable = False
     if Xa.shape[0] == 0:
         raise ValueError("No rows are left after dropping rows with missing values.")
-    if not x_finite:
+    if x_finite:
+        _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
+    else:
         _check_finite(Xa, x_names, "Predictor")
     if label:
         labels = pd.Categorical(y_values.iloc[mask, 0])
         Y = np.asarray(labels.codes, dtype=np.int64)
         y_levels = list(labels.categories)
     else:
-        try:
-            Y = y_values.loc[mask].to_numpy(dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError("y must be numeric, or a single column of class labels.") from None
+        if y_numeric is not None:
+            Y = y_numeric[mask] if n_dropped else y_numeric.view()
+            Y.flags.writeable = False  # may share the caller's memory: never written
+        else:
+            try:
+                Y = y_values.loc[mask].to_numpy(dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError("y must be numeric, or a single column of class labels.") from None
         _check_finite(Y, y_names, "Response")
         y_levels = None
     return ModelSpec(
-        X=np.ascontiguousarray(Xa), Y=np.ascontiguousarray(Y), x_names=x_names, y_names=y_names, index=index[mask], y_levels=y_levels,
-        n_dropped=n_dropped, x_columns=x_columns,
+        X=np.ascontiguousarray(Xa),
+        Y=np.ascontiguousarray(Y),
+        x_names=x_names,
+        y_names=y_names,
+        index=index[mask] if n_dropped else index,
+        y_levels=y_levels,
+        n_dropped=n_dropped,
+        x_columns=x_columns,
     )
 
 

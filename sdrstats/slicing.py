@@ -46,12 +46,21 @@ def default_nslices(p: int) -> int:
 
 
 def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
-    """``dr.slice2``: walk the cumulative counts of the sorted unique values."""
+    """``dr.slice2``: walk the cumulative counts of the sorted unique values.
+
+    Works from one sort of ``y`` (no inverse index): a slice ends at a value of ``y``, so
+    each observation's slice is the number of slice-ending values below it.
+    """
     n = y.size
-    values, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    ordered = np.sort(y)
+    new_value = np.empty(n, dtype=bool)
+    new_value[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new_value[1:])
+    values = ordered[new_value]
     if values.size <= h:
-        return inverse.astype(np.int64)
-    cumulative = np.cumsum(counts)
+        return np.searchsorted(values, y).astype(np.int64)
+    # cumulative count of each distinct value = position after its last copy
+    cumulative = np.append(np.flatnonzero(new_value)[1:], n)
     m = n // h
     bounds: list[int] = []
     end = 0
@@ -61,9 +70,8 @@ def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
         end = int(cumulative[min(k, cumulative.size - 1)])
         bounds.append(end)
     bounds[-1] = n
-    # value index -> slice: the slice of a unique value is the first bound >= its cumsum.
-    value_slice = np.searchsorted(np.asarray(bounds), cumulative, side="left")
-    return value_slice[inverse].astype(np.int64)
+    last_values = ordered[np.asarray(bounds) - 1]  # largest value of each slice
+    return np.searchsorted(last_values, y, side="left").astype(np.int64)
 
 
 def _slice_arc(y: np.ndarray, h: int) -> np.ndarray:

@@ -141,6 +141,22 @@ def centred_crossprod(
     return out
 
 
+def _raw_covariance(X: np.ndarray, mean: np.ndarray, total: float) -> np.ndarray | None:
+    """``XᵀX/n − x̄x̄ᵀ`` from one BLAS product, or None when that would lose digits.
+
+    The subtraction cancels about ``2 log10(|x̄|/sd)`` digits; up to ``RAW_SUM_RATIO`` (16,
+    under 3 digits) the result keeps ~13 significant digits, as the blocked centred pass does.
+    Beyond that (or for a constant column) the caller centres first.
+    """
+    cov = X.T @ X / total - np.outer(mean, mean)
+    var = np.diag(cov)
+    if not np.all(np.isfinite(cov)) or np.any(var <= 0):
+        return None
+    if np.max(np.abs(mean) / np.sqrt(var)) > RAW_SUM_RATIO:
+        return None
+    return (cov + cov.T) / 2
+
+
 def _scaled_covariance(
     X: np.ndarray, mean: np.ndarray, weights: np.ndarray | None, total: float
 ) -> np.ndarray:
@@ -165,7 +181,9 @@ def standardize(
     else:
         total = float(weights.sum())
         mean = weights @ X / total
-    cov = centred_crossprod(X, mean, weights) / total
+    cov = _raw_covariance(X, mean, total) if weights is None else None
+    if cov is None:
+        cov = centred_crossprod(X, mean, weights) / total
     diag = np.diag(cov)
     if not np.all(np.isfinite(cov)) or np.any(diag == 0):
         constant = np.flatnonzero(np.all(X == X[:1], axis=0))

@@ -5,10 +5,15 @@ from pathlib import Path
 
 import matplotlib
 import pytest
+from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
 
 matplotlib.use("Agg")
+
+# One BLAS thread per test process: CI runs two pytest workers on two cores, and two
+# multi-threaded BLAS pools per core make small factorisations stall for milliseconds each.
+_BLAS_LIMIT = threadpool_limits(limits=1, user_api="blas")
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "dr_daag_ais.json"
 

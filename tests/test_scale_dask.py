@@ -103,6 +103,30 @@ def test_bootstrap_on_the_cluster_equals_the_local_bootstrap(client, frame):
     np.testing.assert_array_equal(np.asarray(local.distances), np.asarray(remote.distances))
 
 
+def test_permutation_test_on_the_cluster_equals_the_local_one(client, frame):
+    fit = sdr.sir("y ~ a + b + c + d", frame.iloc[:600], nslices=6)
+    options = dict(n_permutations=19, numdir=2, random_state=3, progress=False)
+    local = fit.test_dimension("permutation", n_jobs=1, **options)
+    with distributed.get_task_stream(client) as stream, dask_backend(client):
+        remote = fit.test_dimension("permutation", n_jobs=2, **options)
+    assert len(stream.data) > 0
+    pd.testing.assert_frame_equal(local.table, remote.table)
+
+
+def test_lsce_restarts_on_the_cluster_equal_the_local_ones(client, frame):
+    data = frame.iloc[:120]
+    options = dict(d=1, n_restarts=3, max_iter=3, n_basis=20, progress=False, random_state=4)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        local = sdr.lsce("y ~ a + b + c", data, n_jobs=1, **options)
+        with distributed.get_task_stream(client) as stream, dask_backend(client):
+            remote = sdr.lsce("y ~ a + b + c", data, n_jobs=2, **options)
+    assert len(stream.data) > 0
+    np.testing.assert_array_equal(local.directions.to_numpy(), remote.directions.to_numpy())
+
+
 def test_missing_dask_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)
     with pytest.raises(ImportError, match=r"pip install \"sdrstats\[dask\]\""):

@@ -1,7 +1,8 @@
 """Moment methods: SIR, SAVE, pHd, directional regression, cumulative slicing (and IRE)."""
 
+from .formulas import cume, dr, phd, save, sir
 from .ire import IRE, ire
-from .methods import CUME, DR, PHD, SAVE, SIR, MomentResults, cume, dr, phd, save, sir
+from .methods import CUME, DR, PHD, SAVE, SIR, MomentResults
 
 __all__ = [
     "SIR",

@@ -1,0 +1,158 @@
+"""Results of the moment methods: R ``dr``'s predictor tests on top of the common contract."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..results import Results
+from ._core import SliceMoments, Standardized
+
+
+class MomentResults(Results):
+    """Results of a moment method; adds R ``dr``'s predictor tests where the method has them.
+
+    Built by :func:`sir`, :func:`save`, :func:`phd`, :func:`dr` and :func:`cume`; the
+    constructor's parameters are those of :class:`sdrstats.Results`.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> type(fit).__name__, fit.d
+    ('MomentResults', 4)
+    """
+
+    def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
+        """Standardised data and slice moments of the fit (recomputed, not stored)."""
+        if not hasattr(self, "_prepared_cache"):
+            self._prepared_cache = self.estimator._prepare(self.spec.X, self.spec.Y)
+        return self._prepared_cache
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_prepared_cache", None)
+        return state
+
+    # Predictor tests (R dr's dr.coordinate.test, drop1.dr, dr.step): thin delegations to
+    # sdrstats.moment.predictor_tests, which documents the methods and hypotheses.
+    def coordinate_test(self, hypothesis: Any, d: int | None = None, *,
+                        weights: str = "general", chi2approx: str = "bx") -> Any:
+        """Test that the predictors ``hypothesis`` drops have no effect.
+
+        See :func:`sdrstats.moment.predictor_tests.coordinate_test`. SIR's p-values are
+        labelled by the weights that produced them (R dr 3.0.x swaps these two labels).
+
+        Parameters
+        ----------
+        hypothesis : str, list of str or array-like
+            ``"~ . - log(hg)"`` (R's update syntax), predictor names to drop, or a matrix
+            ``γ`` (p x (p - r)) whose columns span what is kept (R's convention).
+        d : int, optional
+            Test conditional on dimension ``d``; default None, the marginal test.
+        weights : str, default "general"
+            Which p-value is ``p_value``: ``"general"``, ``"restricted"`` (SIR) or
+            ``"normal"`` (SAVE).
+        chi2approx : {"bx", "wood"}, default "bx"
+            Approximation of a weighted sum of χ²₁ (Bentler–Xie or Wood 1989).
+
+        Returns
+        -------
+        CoordinateTest
+            Statistic, degrees of freedom and p-values.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> test = fit.coordinate_test("~ . - log(hg)")
+        >>> round(test.statistic, 2), test.weights
+        (18.23, 'general')
+        """
+        from .predictor_tests import coordinate_test
+
+        return coordinate_test(self, hypothesis, d=d, weights=weights, chi2approx=chi2approx)
+
+    def drop1(self, scope: Any = None, d: int | None = None, *, weights: str = "general",
+              chi2approx: str = "bx") -> pd.DataFrame:
+        """Coordinate test for dropping each predictor; see :func:`~.predictor_tests.drop1`.
+
+        Parameters
+        ----------
+        scope : str or list of str, optional
+            Predictors that are never candidates for dropping (a one-sided formula or
+            names); default none.
+        d : int, optional
+            Conditional test of that dimension; default the marginal test.
+        weights, chi2approx
+            As :meth:`coordinate_test`; for SIR, ``weights="restricted"`` reproduces R's
+            ``drop1.dr`` table and ranking.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per candidate predictor (``statistic``, ``df`` where defined, ``p_value``
+            and the other p-values), sorted by decreasing ``p_value`` as R sorts it.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.drop1()["statistic"].round(2)
+        predictor
+        log(ht)      9.49
+        log(hg)     18.23
+        log(ssf)    26.86
+        log(wt)     47.42
+        Name: statistic, dtype: float64
+        """
+        from .predictor_tests import drop1
+
+        return drop1(self, scope=scope, d=d, weights=weights, chi2approx=chi2approx)
+
+    def step(self, scope: Any = None, d: int | None = None, *, minsize: int = 2,
+             stop: float = 0.0, weights: str = "general", chi2approx: str = "bx") -> Any:
+        """Backward elimination by coordinate tests; see :func:`~.predictor_tests.step`.
+
+        Parameters
+        ----------
+        scope : str or list of str, optional
+            Predictors that are never removed; default none.
+        d : int, optional
+            Conditional tests of that dimension; default marginal tests.
+        minsize : int, default 2
+            Stop when this many predictors remain (as R).
+        stop : float, default 0.0
+            Stop when every candidate's p-value is below ``stop`` (0: never, as R).
+        weights, chi2approx
+            As :meth:`coordinate_test`.
+
+        Returns
+        -------
+        StepResult
+            The removals in order and the predictors kept.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> print(fit.step(minsize=3))
+        Backward elimination (sir):
+          removed statistic  p_value
+        0 log(ht)     9.495 0.02917
+        Kept: ['log(ssf)', 'log(wt)', 'log(hg)']
+        """
+        from .predictor_tests import step
+
+        return step(self, scope=scope, d=d, minsize=minsize, stop=stop, weights=weights,
+                    chi2approx=chi2approx)

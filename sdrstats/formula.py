@@ -21,168 +21,24 @@ from __future__ import annotations
 import inspect
 import re
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import patsy
 
+from ._checks import (
+    _check_data,
+    _check_finite,
+    _check_magnitude,
+    _check_object_columns,
+    _explain_patsy_error,
+    _is_label_column,
+)
 from ._warnings import MissingValueWarning
-
-_R_NAMES: dict[str, Any] = {
-    "log": np.log,
-    "log2": np.log2,
-    "log10": np.log10,
-    "log1p": np.log1p,
-    "sqrt": np.sqrt,
-    "exp": np.exp,
-    "abs": np.abs,
-    "np": np,
-}
+from .spec import _R_NAMES, ModelSpec
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-@dataclass
-class ModelSpec:
-    """Response and predictors of one fit, with what is needed to treat new rows alike.
-
-    Built by :func:`parse` and :func:`from_arrays`; each field is an attribute.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, p)
-        Predictor matrix (float), intercept removed.
-    Y : ndarray
-        ``(n, q)`` float array for a continuous response, or ``(n,)`` integer codes into
-        ``y_levels`` for a categorical one.
-    x_names, y_names : list of str
-        Column labels of ``X`` and of the response.
-    y_levels : list or None
-        Class labels of a categorical response.
-    index : pandas.Index
-        Labels of the rows of ``data`` that were used.
-    n_dropped : int
-        Rows dropped for missing values.
-    formula, design_info, design_columns, x_columns, rhs, source
-        What :meth:`transform_x` needs to put new rows through the same formula transforms
-        and factor levels (``None`` for array input).
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
-    >>> spec.X.shape, spec.x_names
-    ((202, 2), ['C(sex)[T.m]', 'log(wt)'])
-    """
-
-    X: np.ndarray
-    Y: np.ndarray
-    x_names: list[str]
-    y_names: list[str]
-    index: pd.Index
-    y_levels: list[Any] | None = None
-    formula: str | None = None
-    design_info: Any = None
-    design_columns: np.ndarray | None = None
-    n_dropped: int = 0
-    x_columns: list[str] | None = field(default=None)
-    rhs: str | None = None
-    source: pd.DataFrame | None = field(default=None, repr=False)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and
-        # the formula's source columns when first needed after unpickling.
-        state = dict(self.__dict__)
-        state["design_info"] = None
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-
-    def _design(self) -> Any:
-        if self.design_info is None and self.rhs is not None and self.source is not None:
-            env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
-            na_action = patsy.NAAction(NA_types=["None", "NaN"])
-            try:
-                self.design_info = patsy.dmatrix(self.rhs, self.source, eval_env=env,
-                                                 NA_action=na_action).design_info
-            except Exception as exc:  # a formula using the caller's own functions
-                raise ValueError(
-                    "This unpickled fit cannot rebuild its formula's transforms "
-                    f"({exc}); pass a numeric predictor matrix to transform instead."
-                ) from None
-        return self.design_info
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def p(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def categorical(self) -> bool:
-        """True when the response is a class label."""
-        return self.y_levels is not None
-
-    def transform_x(self, newdata: Any) -> np.ndarray:
-        """Predictor matrix of ``newdata`` built with the training transforms and levels.
-
-        Parameters
-        ----------
-        newdata : pandas.DataFrame or array-like
-            New rows with the columns the formula uses (an array for array fits).
-
-        Returns
-        -------
-        ndarray of shape (m, p)
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> spec = parse("lbm ~ log(wt) + C(sex)", ais)
-        >>> spec.transform_x(ais.head(2)).round(3)
-        array([[0.   , 4.368],
-               [0.   , 4.309]])
-        """
-        design_info = self._design()
-        if design_info is None:
-            if isinstance(newdata, pd.DataFrame) and self.x_columns is not None:
-                missing = [c for c in self.x_columns if c not in newdata.columns]
-                if missing:
-                    raise ValueError(
-                        f"newdata lacks the predictor column(s) {missing}; it needs the columns "
-                        f"used in the fit: {self.x_columns}."
-                    )
-                values = newdata[self.x_columns].to_numpy(dtype=float)
-            else:
-                values = np.asarray(newdata, dtype=float)
-            if values.ndim == 1:
-                values = values.reshape(1, -1)
-            if values.ndim != 2 or values.shape[1] != self.p:
-                raise ValueError(
-                    f"newdata must have {self.p} predictor columns; got shape {values.shape}."
-                )
-            _check_finite(values, self.x_names, "newdata")
-            return values
-        if not isinstance(newdata, pd.DataFrame):
-            raise TypeError(
-                "newdata must be a pandas DataFrame with the columns named in the formula; got "
-                f"{type(newdata).__name__}."
-            )
-        try:
-            (matrix,) = patsy.build_design_matrices(
-                [design_info], newdata, NA_action="raise", return_type="matrix"
-            )
-        except patsy.PatsyError as exc:
-            raise ValueError(_explain_patsy_error(exc, newdata, "newdata")) from None
-        values = np.asarray(matrix, dtype=float)[:, self.design_columns]
-        _check_finite(values, self.x_names, "newdata")
-        return values
 
 
 def _user_env() -> patsy.EvalEnvironment:
@@ -228,103 +84,6 @@ def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
         elif f'"{col}"' in text or f"'{col}'" in text:
             found.append(col)
     return found
-
-
-def _check_data(data: Any) -> pd.DataFrame:
-    if isinstance(data, dict):
-        data = pd.DataFrame(data)
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(
-            "data must be a pandas DataFrame (or a dict of columns); got "
-            f"{type(data).__name__}. Build one with pandas.DataFrame(...) first."
-        )
-    if data.shape[0] == 0:
-        raise ValueError("data has no rows; an SDR fit needs observations.")
-    dup = data.columns[data.columns.duplicated()].unique().tolist()
-    if dup:
-        raise ValueError(
-            f"data has duplicated column names {dup}; rename them so each column is unique."
-        )
-    return data
-
-
-def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
-    text = str(exc)
-    match = re.search(r"name '([^']+)' is not defined", text)
-    if match:
-        name = match.group(1)
-        return (
-            f"The formula names {name!r}, which is not a column of {what} nor a known function; "
-            f"available columns: {list(map(str, data.columns))}."
-        )
-    match = re.search(r"observation with value (.+?) does not match any of the expected levels", text)
-    if match:
-        return (
-            f"{what} has a factor level {match.group(1)} that was not seen when fitting; new rows "
-            "can only use the levels of the training data."
-        )
-    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-    return (
-        f"Could not evaluate the formula on {what}: {first}. Check the formula's syntax, e.g. "
-        "'y ~ x1 + x2', 'y ~ log(x1) + C(g)' or 'y ~ . - x3'."
-    )
-
-
-def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
-    """Refuse infinite/undefined values and magnitudes sums of squares cannot hold.
-
-    Two reductions (column minima and maxima) find both problems without an n x p temporary;
-    the rows are scanned only to name the first bad one.
-    """
-    if values.size == 0 or values.dtype.kind not in "fc":
-        return
-    low, high = values.min(axis=0), values.max(axis=0)
-    if not (np.isfinite(low).all() and np.isfinite(high).all()):
-        bad = ~np.isfinite(values)
-        col = int(np.argmax(bad.any(axis=0)))
-        rows = np.flatnonzero(bad[:, col])
-        raise ValueError(
-            f"{what} column {names[col]!r} has {rows.size} infinite or undefined value(s) "
-            f"(first at row position {rows[0]}); remove those rows or transform the column "
-            "(e.g. log of a non-positive value gives -inf)."
-        )
-    _check_magnitude(np.maximum(np.abs(low), np.abs(high)), names, what)
-
-
-#: Values beyond this magnitude (or non-zero columns entirely below its reciprocal) are refused:
-#: sums of squares over many rows would overflow (or underflow to zero) in double precision.
-MAX_MAGNITUDE = 1e100
-
-
-def _check_magnitude(peak: np.ndarray, names: list[str], what: str) -> None:
-    """``peak`` holds each column's largest absolute value."""
-    bad = np.flatnonzero((peak > MAX_MAGNITUDE) | ((peak > 0) & (peak < 1 / MAX_MAGNITUDE)))
-    if bad.size:
-        col = int(bad[0])
-        raise ValueError(
-            f"{what} column {names[col]!r} has values of magnitude {peak[col]:.1e}, beyond what "
-            f"sums of squares can hold in double precision (1e-100 to 1e100); rescale it, e.g. "
-            f"divide by {peak[col]:.0e} or take logs (SDR directions only change scale)."
-        )
-
-
-def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
-    """Refuse object columns that mix value types (numbers and strings, say)."""
-    for col in columns:
-        series = frame[col]
-        if series.dtype != object:
-            continue
-        kinds = {type(v).__name__ for v in series.dropna()}
-        if len(kinds) > 1 and not kinds <= {"int", "float", "bool"}:
-            raise ValueError(
-                f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
-                f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
-                "numbers."
-            )
-
-
-def _is_label_column(series: pd.Series) -> bool:
-    return not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
 
 
 def _label_term(term: str, data: pd.DataFrame) -> str | None:

@@ -1,0 +1,106 @@
+"""Input checks of the formula and array fronts: one place for their messages."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _check_data(data: Any) -> pd.DataFrame:
+    if isinstance(data, dict):
+        data = pd.DataFrame(data)
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(
+            "data must be a pandas DataFrame (or a dict of columns); got "
+            f"{type(data).__name__}. Build one with pandas.DataFrame(...) first."
+        )
+    if data.shape[0] == 0:
+        raise ValueError("data has no rows; an SDR fit needs observations.")
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup:
+        raise ValueError(
+            f"data has duplicated column names {dup}; rename them so each column is unique."
+        )
+    return data
+
+
+def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
+    text = str(exc)
+    match = re.search(r"name '([^']+)' is not defined", text)
+    if match:
+        name = match.group(1)
+        return (
+            f"The formula names {name!r}, which is not a column of {what} nor a known function; "
+            f"available columns: {list(map(str, data.columns))}."
+        )
+    match = re.search(r"observation with value (.+?) does not match any of the expected levels", text)
+    if match:
+        return (
+            f"{what} has a factor level {match.group(1)} that was not seen when fitting; new rows "
+            "can only use the levels of the training data."
+        )
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return (
+        f"Could not evaluate the formula on {what}: {first}. Check the formula's syntax, e.g. "
+        "'y ~ x1 + x2', 'y ~ log(x1) + C(g)' or 'y ~ . - x3'."
+    )
+
+
+def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
+    """Refuse infinite/undefined values and magnitudes sums of squares cannot hold.
+
+    Two reductions (column minima and maxima) find both problems without an n x p temporary;
+    the rows are scanned only to name the first bad one.
+    """
+    if values.size == 0 or values.dtype.kind not in "fc":
+        return
+    low, high = values.min(axis=0), values.max(axis=0)
+    if not (np.isfinite(low).all() and np.isfinite(high).all()):
+        bad = ~np.isfinite(values)
+        col = int(np.argmax(bad.any(axis=0)))
+        rows = np.flatnonzero(bad[:, col])
+        raise ValueError(
+            f"{what} column {names[col]!r} has {rows.size} infinite or undefined value(s) "
+            f"(first at row position {rows[0]}); remove those rows or transform the column "
+            "(e.g. log of a non-positive value gives -inf)."
+        )
+    _check_magnitude(np.maximum(np.abs(low), np.abs(high)), names, what)
+
+
+#: Values beyond this magnitude (or non-zero columns entirely below its reciprocal) are refused:
+#: sums of squares over many rows would overflow (or underflow to zero) in double precision.
+MAX_MAGNITUDE = 1e100
+
+
+def _check_magnitude(peak: np.ndarray, names: list[str], what: str) -> None:
+    """``peak`` holds each column's largest absolute value."""
+    bad = np.flatnonzero((peak > MAX_MAGNITUDE) | ((peak > 0) & (peak < 1 / MAX_MAGNITUDE)))
+    if bad.size:
+        col = int(bad[0])
+        raise ValueError(
+            f"{what} column {names[col]!r} has values of magnitude {peak[col]:.1e}, beyond what "
+            f"sums of squares can hold in double precision (1e-100 to 1e100); rescale it, e.g. "
+            f"divide by {peak[col]:.0e} or take logs (SDR directions only change scale)."
+        )
+
+
+def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
+    """Refuse object columns that mix value types (numbers and strings, say)."""
+    for col in columns:
+        series = frame[col]
+        if series.dtype != object:
+            continue
+        kinds = {type(v).__name__ for v in series.dropna()}
+        if len(kinds) > 1 and not kinds <= {"int", "float", "bool"}:
+            raise ValueError(
+                f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
+                f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
+                "numbers."
+            )
+
+
+def _is_label_column(series: pd.Series) -> bool:
+    return not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))

@@ -1,0 +1,166 @@
+"""The model spec: response and predictors of one fit, and how to treat new rows alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from ._checks import _check_finite, _explain_patsy_error
+
+_R_NAMES: dict[str, Any] = {
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "abs": np.abs,
+    "np": np,
+}
+
+
+@dataclass
+class ModelSpec:
+    """Response and predictors of one fit, with what is needed to treat new rows alike.
+
+    Built by :func:`parse` and :func:`from_arrays`; each field is an attribute.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, p)
+        Predictor matrix (float), intercept removed.
+    Y : ndarray
+        ``(n, q)`` float array for a continuous response, or ``(n,)`` integer codes into
+        ``y_levels`` for a categorical one.
+    x_names, y_names : list of str
+        Column labels of ``X`` and of the response.
+    y_levels : list or None
+        Class labels of a categorical response.
+    index : pandas.Index
+        Labels of the rows of ``data`` that were used.
+    n_dropped : int
+        Rows dropped for missing values.
+    formula, design_info, design_columns, x_columns, rhs, source
+        What :meth:`transform_x` needs to put new rows through the same formula transforms
+        and factor levels (``None`` for array input).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> from sdrstats.formula import parse
+    >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
+    >>> spec.X.shape, spec.x_names
+    ((202, 2), ['C(sex)[T.m]', 'log(wt)'])
+    """
+
+    X: np.ndarray
+    Y: np.ndarray
+    x_names: list[str]
+    y_names: list[str]
+    index: pd.Index
+    y_levels: list[Any] | None = None
+    formula: str | None = None
+    design_info: Any = None
+    design_columns: np.ndarray | None = None
+    n_dropped: int = 0
+    x_columns: list[str] | None = field(default=None)
+    rhs: str | None = None
+    source: pd.DataFrame | None = field(default=None, repr=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and
+        # the formula's source columns when first needed after unpickling.
+        state = dict(self.__dict__)
+        state["design_info"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def _design(self) -> Any:
+        if self.design_info is None and self.rhs is not None and self.source is not None:
+            env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
+            na_action = patsy.NAAction(NA_types=["None", "NaN"])
+            try:
+                self.design_info = patsy.dmatrix(self.rhs, self.source, eval_env=env,
+                                                 NA_action=na_action).design_info
+            except Exception as exc:  # a formula using the caller's own functions
+                raise ValueError(
+                    "This unpickled fit cannot rebuild its formula's transforms "
+                    f"({exc}); pass a numeric predictor matrix to transform instead."
+                ) from None
+        return self.design_info
+
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def p(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def categorical(self) -> bool:
+        """True when the response is a class label."""
+        return self.y_levels is not None
+
+    def transform_x(self, newdata: Any) -> np.ndarray:
+        """Predictor matrix of ``newdata`` built with the training transforms and levels.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like
+            New rows with the columns the formula uses (an array for array fits).
+
+        Returns
+        -------
+        ndarray of shape (m, p)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.formula import parse
+        >>> ais = sdr.datasets.load("ais")
+        >>> spec = parse("lbm ~ log(wt) + C(sex)", ais)
+        >>> spec.transform_x(ais.head(2)).round(3)
+        array([[0.   , 4.368],
+               [0.   , 4.309]])
+        """
+        design_info = self._design()
+        if design_info is None:
+            if isinstance(newdata, pd.DataFrame) and self.x_columns is not None:
+                missing = [c for c in self.x_columns if c not in newdata.columns]
+                if missing:
+                    raise ValueError(
+                        f"newdata lacks the predictor column(s) {missing}; it needs the columns "
+                        f"used in the fit: {self.x_columns}."
+                    )
+                values = newdata[self.x_columns].to_numpy(dtype=float)
+            else:
+                values = np.asarray(newdata, dtype=float)
+            if values.ndim == 1:
+                values = values.reshape(1, -1)
+            if values.ndim != 2 or values.shape[1] != self.p:
+                raise ValueError(
+                    f"newdata must have {self.p} predictor columns; got shape {values.shape}."
+                )
+            _check_finite(values, self.x_names, "newdata")
+            return values
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError(
+                "newdata must be a pandas DataFrame with the columns named in the formula; got "
+                f"{type(newdata).__name__}."
+            )
+        try:
+            (matrix,) = patsy.build_design_matrices(
+                [design_info], newdata, NA_action="raise", return_type="matrix"
+            )
+        except patsy.PatsyError as exc:
+            raise ValueError(_explain_patsy_error(exc, newdata, "newdata")) from None
+        values = np.asarray(matrix, dtype=float)[:, self.design_columns]
+        _check_finite(values, self.x_names, "newdata")
+        return values

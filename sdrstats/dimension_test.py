@@ -1,0 +1,161 @@
+"""The one result type of every rule for choosing the dimension."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .summary import Block, Summary, render_text_table
+
+
+class DimensionTest:
+    """Result of a rule for choosing the dimension.
+
+    Rules build it; users read it (``print`` shows the R-style table and the chosen ``d``).
+    Every parameter is kept as the attribute of the same name.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per hypothesis or candidate dimension; columns depend on the rule (asymptotic
+        tests: ``stat``, ``df``, ``p_value`` and extra p-value columns).
+    d : int
+        The chosen dimension: for tests, the smallest ``m`` whose hypothesis "mD vs >= (m+1)D"
+        is not rejected at ``level``; for criteria, the minimiser.
+    rule : str
+        ``"asymptotic"``, ``"permutation"``, ``"ladle"``, ``"bootstrap"`` or ``"cv"``.
+    method : str
+        The SDR method tested.
+    level : float or None, default 0.05
+        Significance level of a test rule; None for criteria.
+    n_replicates : int or None, default None
+        Permutations or bootstrap replicates used, if the rule resamples.
+    random_state : object, default None
+        The seed the rule used, recorded so the run can be repeated.
+    title : str, optional
+        Heading of the printout; default "<Rule> dimension test for <method>".
+    display_names : dict of str to str, optional
+        Printed names of the table's columns (e.g. ``{"p_value": "p.value"}``).
+    note : str, optional
+        A line printed under the table.
+    extras : dict, optional
+        Rule-specific details (curves, replicate values) for plots.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> test = fit.test_dimension("asymptotic")
+    >>> test.rule, test.d
+    ('asymptotic', 2)
+    >>> test.table["p_value"].round(3).tolist()
+    [0.0, 0.0, 0.113, 0.942]
+    """
+
+    def __init__(self, table: pd.DataFrame, d: int, rule: str, method: str, *,
+                 level: float | None = 0.05, n_replicates: int | None = None,
+                 random_state: Any = None, title: str | None = None,
+                 display_names: dict[str, str] | None = None, note: str | None = None,
+                 extras: dict[str, Any] | None = None) -> None:
+        self.table = table
+        self.d = int(d)
+        self.rule = rule
+        self.method = method
+        self.level = level
+        self.n_replicates = n_replicates
+        self.random_state = random_state
+        self.title = title or f"{rule.capitalize()} dimension test for {method}"
+        self.display_names = display_names or {}
+        self.note = note
+        self.extras = extras or {}
+
+    def display_table(self) -> pd.DataFrame:
+        """The table with R-style column names, as printed.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().display_table().columns.tolist()
+        ['Stat', 'df', 'p.value']
+        """
+        return self.table.rename(columns=self.display_names)
+
+    def _footer(self) -> str:
+        bits = []
+        if self.n_replicates:
+            bits.append(f"{self.n_replicates} replicates, random_state = {self.random_state!r}.")
+        if self.level is not None and "p_value" in self.table.columns:
+            bits.append(f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
+                        f"{self.level:g}.")
+        else:
+            bits.append(f"Chosen d = {self.d}.")
+        if self.note:
+            bits.append(self.note)
+        return "\n".join(bits)
+
+    def summary(self) -> Summary:
+        """The table and the chosen dimension as a :class:`~sdrstats.summary.Summary`.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().summary().blocks[0].title
+        'Large-sample Marginal Dimension Tests'
+        """
+        return Summary([Block(self.title, table=self.display_table()),
+                        Block("", text=self._footer())])
+
+    def __str__(self) -> str:
+        return f"{self.title}:\n{render_text_table(self.display_table())}\n{self._footer()}\n"
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+    def plot(self, ax: Any = None) -> Any:
+        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> ax = fit.test_dimension().plot()
+        """
+        from .plotting import plot_dimension_test
+
+        return plot_dimension_test(self, ax=ax)
+
+
+def choose_by_pvalues(p_values: np.ndarray, level: float) -> int:
+    """Smallest m whose p-value is at least ``level``; the number of tests if all reject."""
+    not_rejected = np.flatnonzero(np.asarray(p_values) >= level)
+    return int(not_rejected[0]) if not_rejected.size else len(p_values)
+
+
+def hypothesis_labels(k: int) -> list[str]:
+    """Row labels "0D vs >= 1D", ... for k hypotheses."""
+    return [f"{m}D vs >= {m + 1}D" for m in range(k)]
+
+
+__all__ = ["DimensionTest", "choose_by_pvalues", "hypothesis_labels"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import sys
 import warnings
 from collections.abc import Sequence
@@ -63,6 +64,39 @@ def _estimators() -> dict[str, type[Estimator]]:
     return dict(sorted(found.items()))
 
 
+def _option_help(cls: type[Estimator]) -> dict[str, str]:
+    """First sentence of each option's description, from the numpydoc Parameters of the class
+    and of its formula function."""
+    helps: dict[str, str] = {}
+    # own docs first, then the parent classes', then any method's (an option has one meaning
+    # across the package)
+    sources = [k for k in cls.__mro__ if isinstance(k, type) and issubclass(k, Estimator)]
+    sources += list(_estimators().values())
+    for klass in sources:
+        function = getattr(sdr, getattr(klass, "method", ""), None)
+        for doc in (inspect.getdoc(klass), inspect.getdoc(function) if function else None):
+            for name, text in _parameter_sentences(doc or "").items():
+                if text:
+                    helps.setdefault(name, text)
+    return helps
+
+
+def _parameter_sentences(doc: str) -> dict[str, str]:
+    import re
+
+    section = doc.split("Parameters\n----------\n", 1)
+    if len(section) < 2:
+        return {}
+    body = re.split(r"\n[A-Z][a-z]+\n-{3,}\n", section[1], maxsplit=1)[0]
+    helps: dict[str, str] = {}
+    for match in re.finditer(r"^([\w, ]+?)\s*:[^\n]*\n((?:[ \t]+[^\n]*\n?)*)", body, re.M):
+        text = " ".join(match.group(2).split())
+        first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0] if text else ""
+        for name in (n.strip() for n in match.group(1).split(",")):
+            helps.setdefault(name, first)
+    return helps
+
+
 def _parse_value(text: str) -> Any:
     try:
         return ast.literal_eval(text)
@@ -95,10 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
                          help="rows with missing values: drop with a warning, or stop")
         sub.add_argument("--test", default=None, metavar="RULE",
                          help="also print a dimension test (asymptotic, permutation, ...)")
+        described = _option_help(cls)
         for option, default in cls.params.items():
+            text = described.get(option, "")
             sub.add_argument(f"--{option.replace('_', '-')}", dest=f"opt_{option}",
                              type=_parse_value, default=argparse.SUPPRESS, metavar="VALUE",
-                             help=f"{option} (default: {default!r})")
+                             help=f"{text} (default: {default!r})".strip().replace("%", "%%"))
     return parser
 
 

@@ -46,3 +46,15 @@ def test_demo_runs_as_module():
                          capture_output=True, text=True, check=True, timeout=120).stdout
     assert "Sliced inverse regression" in out and "sir with 8 slices, n = 202." in out
     assert "save with 8 slices, n = 202." in out
+
+
+def test_every_option_of_every_method_has_help_text():
+    from sdrstats.__main__ import _estimators, _option_help
+
+    methods = _estimators()
+    assert len(methods) >= 20
+    undocumented = {
+        name: [o for o in cls.params if not _option_help(cls).get(o)]
+        for name, cls in methods.items()
+    }
+    assert not {k: v for k, v in undocumented.items() if v}

@@ -117,7 +117,9 @@ class BPCA(Estimator):
         it. Default: chosen by ``n_folds``-fold cross-validation among ``n_thresholds``
         candidate values (midpoints between sorted full-data scores).
     n_folds : int, default 5
+        Folds of the cross-validation that chooses ``threshold``.
     n_thresholds : int, default 20
+        Candidate thresholds tried by that cross-validation.
     standardize : bool, default False
         Scale the kept predictors to unit variance before the PCA (Bair et al. centre only).
     random_state : int or Generator, optional

@@ -1,0 +1,108 @@
+"""Presentation layer of fitted results: R ``summary.dr``-style blocks, text, HTML, LaTeX."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .summary import Block, Summary, dir_labels
+
+
+def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """R^2(OLS|dr): squared multiple correlation of the OLS fit with the first k directions.
+
+    ``y`` is one response column; returns one value per column of ``basis`` (cumulative).
+    """
+    Xc = X - X.mean(axis=0)
+    yc = y - y.mean()
+    coef, *_ = np.linalg.lstsq(Xc, yc, rcond=None)
+    fitted = Xc @ coef
+    scale = fitted.std(ddof=1)
+    if scale == 0:
+        return np.full(basis.shape[1], np.nan)
+    q, _ = np.linalg.qr(Xc @ basis)
+    z = (fitted - fitted.mean()) / scale / np.sqrt(len(fitted) - 1)
+    return np.cumsum((q.T @ z) ** 2)
+
+
+class SummaryMixin:
+    """Summary blocks and display shared by every results class (mixed into ``Results``)."""
+
+    estimator: Any
+    spec: Any
+    output: Any
+
+    def _numdir(self) -> int:
+        numdir = int(self.options.get("numdir", self.d) or self.d)
+        ev = self.output.eigenvalues
+        if ev is not None:
+            numdir = min(numdir, int(np.sum(np.abs(ev) > 1e-15)))
+        basis = self.output.basis
+        return max(1, min(numdir, basis.shape[1] if basis is not None else numdir))
+
+    def _method_line(self) -> str:
+        sizes = self.slice_sizes
+        if sizes is not None:
+            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}."
+        return f"{self.estimator.label}, n = {self.n}."
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        ev = self.output.eigenvalues
+        if ev is None:
+            return None
+        rows = {"Eigenvalues": np.asarray(ev[:k], dtype=float)}
+        if not self.spec.categorical and self.output.basis is not None:
+            Y = self.spec.Y.reshape(self.n, -1)
+            for j in range(Y.shape[1]):
+                label = ("R^2(OLS|dr)" if Y.shape[1] == 1
+                         else f"R^2(OLS for {self.spec.y_names[j]}|dr)")
+                rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k])
+        return pd.DataFrame(rows, index=dir_labels(k)).T
+
+    def _summary_blocks(self) -> list[Block]:
+        k = self._numdir()
+        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
+        if self.slice_sizes is not None:
+            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
+        if self.output.basis is not None:
+            blocks.append(Block("Estimated Basis Vectors for Central Subspace",
+                                table=self.directions_for(k)))
+        eig = self._eigen_table(k)
+        if eig is not None:
+            blocks.append(Block("", table=eig))
+        if hasattr(self.estimator, "asymptotic_test"):
+            test = self.test_dimension("asymptotic")
+            blocks.append(Block(test.title, table=test.display_table()))
+        return blocks
+
+    def summary(self) -> Summary:
+        """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> print(fit.summary())  # doctest: +ELLIPSIS
+        Call:
+        sir('lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)', data, nslices=8)
+        <BLANKLINE>
+        Method:
+        sir with 8 slices, n = 202.
+        ...
+        """
+        return Summary(self._summary_blocks())
+
+    def __str__(self) -> str:
+        return str(self.summary())
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.method}, n = {self.n}, p = {self.p}, d = {self.d}>"
+
+    def _repr_html_(self) -> str:
+        return self.summary()._repr_html_()
+
+
+__all__ = ["SummaryMixin", "ols_r2"]

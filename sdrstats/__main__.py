@@ -104,6 +104,13 @@ def _parse_value(text: str) -> Any:
         return text
 
 
+FORMULA_TRUST_NOTE = (
+    "Security: the FORMULA is evaluated as Python code (as formulas are in R and statsmodels), "
+    "so never pass formula text from an untrusted source. Column names from the file's header "
+    "are only ever looked up as names: 'y ~ .' on a hostile header does not run it."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m sdrstats",
@@ -115,15 +122,19 @@ def build_parser() -> argparse.ArgumentParser:
     fit = commands.add_parser(
         "fit",
         help="fit a method to a CSV file and print its summary",
-        description="Fit METHOD with FORMULA to the CSV file DATA and print the summary.",
+        description=(
+            "Fit METHOD with FORMULA to the CSV file DATA and print the summary.\n\n"
+            + FORMULA_TRUST_NOTE
+        ),
     )
     methods = fit.add_subparsers(dest="method", metavar="METHOD", required=True)
     for name, cls in _estimators().items():
         doc = (cls.__doc__ or "").strip().splitlines()
         sub = methods.add_parser(name, help=doc[0] if doc else name,
-                                 description=(cls.__doc__ or name))
+                                 description=(cls.__doc__ or name) + "\n\n" + FORMULA_TRUST_NOTE)
         sub.formatter_class = argparse.RawDescriptionHelpFormatter
-        sub.add_argument("formula", help='model formula, e.g. "y ~ ." (quote it)')
+        sub.add_argument("formula", help='model formula, e.g. "y ~ ." (quote it); it is '
+                         "evaluated as Python: never pass formula text from an untrusted source")
         sub.add_argument("data", help="path of a CSV file with a header row")
         sub.add_argument("--missing", choices=["drop", "raise"], default="drop",
                          help="rows with missing values: drop with a warning, or stop")

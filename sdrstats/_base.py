@@ -290,6 +290,8 @@ class Estimator:
         ----------
         formula : str
             A patsy formula ``"y ~ x1 + log(x2)"``.
+            Formula text is evaluated as Python (as in R and statsmodels): never pass one
+            from an untrusted source. Column names are looked up as names, never run.
         data : pandas.DataFrame or chunk source
             The columns the formula names.
         missing : {"drop", "raise"}, default "drop"

@@ -233,6 +233,8 @@ def classification(
         The data; a DataFrame needs ``formula``. Not needed when ``method`` is a fit.
     formula : str, optional
         Formula with a categorical response.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     splits : (float, float, float), default (0.2, 0.4, 0.4)
         Train / validation / test fractions, per class (stratified). The seed uses
         20/40/40; the authors' code 60/20/20.

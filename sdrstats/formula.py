@@ -14,11 +14,19 @@ Formula conventions (as in R):
   full-rank treatment coding they get with an intercept.
 * ``log``, ``sqrt``, ``exp`` and ``abs`` evaluate as numpy's, alongside ``np`` and the
   caller's own names.
+
+Security: formula text is evaluated as Python (patsy evaluates each term, as R and statsmodels
+evaluate theirs), so formula text must never come from an untrusted source. Data are not code:
+``.`` expands to the other columns by reference (``Q(<escaped literal>)``), so a hostile column
+name in a CSV header is looked up as a name and never runs.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import json
+import keyword
 import re
 import warnings
 from typing import Any
@@ -52,7 +60,30 @@ def _user_env() -> patsy.EvalEnvironment:
 
 
 def _quote(name: str) -> str:
-    return name if _IDENTIFIER.match(name) else f'Q("{name}")'
+    """The formula text that refers to column ``name`` by reference, never as code.
+
+    A plain identifier stands for itself; anything else becomes ``Q(<string literal>)``, with the
+    literal escaped by ``json.dumps`` (a valid Python string literal), so a column name is only
+    ever looked up as a name: a hostile header such as ``x") + I(__import__("os")...)`` stays
+    one string and cannot close the quote and run code. Keywords (``class``, ``None``) are
+    quoted too. For names without quotes, backslashes or control characters the text is
+    ``Q("name")``, exactly as before.
+    """
+    if _IDENTIFIER.match(name) and not keyword.iskeyword(name):
+        return name
+    return f"Q({json.dumps(name, ensure_ascii=False)})"
+
+
+def _quoted_literal(term: str) -> str | None:
+    """The column name inside ``Q("...")`` (any quoting Python allows), else None."""
+    m = re.fullmatch(r"Q\(\s*(.+?)\s*\)", term, flags=re.S)
+    if not m:
+        return None
+    try:
+        value = ast.literal_eval(m.group(1))  # literals only: never evaluates code
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _split_top(text: str, sep: str = "+") -> list[str]:
@@ -81,7 +112,7 @@ def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
         if _IDENTIFIER.match(col):
             if re.search(rf"(?<![\w.]){re.escape(col)}(?![\w])", text):
                 found.append(col)
-        elif f'"{col}"' in text or f"'{col}'" in text:
+        elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
             found.append(col)
     return found
 
@@ -92,9 +123,9 @@ def _label_term(term: str, data: pd.DataFrame) -> str | None:
     m = re.fullmatch(r"C\((.+)\)", term)
     if m:
         inner = m.group(1).strip()
-    m = re.fullmatch(r"Q\(\s*[\"'](.+)[\"']\s*\)", inner)
-    if m:
-        inner = m.group(1)
+    quoted = _quoted_literal(inner)
+    if quoted is not None:
+        inner = quoted
     if inner in data.columns and (term != inner and term.startswith("C(") or _is_label_column(data[inner])):
         return inner
     return None
@@ -107,6 +138,8 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
     ----------
     formula : str
         ``"response ~ predictors"`` in patsy syntax, with R's ``.`` for all other columns.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The data; it is never modified.
     missing : {"drop", "raise"}
@@ -155,7 +188,9 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
         others = [c for c in columns if c not in y_columns]
         if not others:
             raise ValueError("'.' in the formula found no predictor columns besides the response.")
-        rhs = re.sub(r"(?<![\w.])\.(?![\w.])", "(" + " + ".join(map(_quote, others)) + ")", rhs)
+        expansion = "(" + " + ".join(map(_quote, others)) + ")"
+        # A function replacement: re.sub would read backslashes in a string replacement.
+        rhs = re.sub(r"(?<![\w.])\.(?![\w.])", lambda _: expansion, rhs)
 
     _check_object_columns(frame, _mentioned_columns(lhs + " " + rhs, columns))
     env = _user_env()

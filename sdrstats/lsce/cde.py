@@ -239,6 +239,9 @@ def lscde(
     Parameters
     ----------
     formula_or_fit : str or Results
+        A formula such as ``"y ~ ."`` (with ``data``), or a fitted result whose reduced
+        predictors are used. Formula text is evaluated as Python (as in R and statsmodels):
+        never pass one from an untrusted source. Column names are looked up as names, never run.
     data : DataFrame, optional
         Needed with a formula.
     sigma_grid, lambda_grid : array-like, optional
@@ -287,6 +290,9 @@ def eps_kde(
     Parameters
     ----------
     formula_or_fit : str or Results
+        A formula such as ``"y ~ ."`` (with ``data``), or a fitted result whose reduced
+        predictors are used. Formula text is evaluated as Python (as in R and statsmodels):
+        never pass one from an untrusted source. Column names are looked up as names, never run.
     data : DataFrame, optional
     eps_grid : array-like, optional
         Candidate radii (standardised units); default: quantiles of the pairwise distances.

@@ -73,6 +73,8 @@ def lsce(
     formula : str
         ``"y ~ x1 + x2 + ..."``; ``"y ~ ."`` uses every other column; ``"y1 + y2 ~ ."`` is a
         multivariate response.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
     d : int, optional
         Dimension of the subspace (``1 <= d < p``). ``None`` chooses it by cross-validation

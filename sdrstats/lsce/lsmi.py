@@ -76,6 +76,8 @@ def lsmi(
     formula : str
         ``"y ~ x1 + x2 + ..."``; ``"y ~ ."`` uses every other column; a factor response is
         categorical.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     sigma_grid : array-like, optional

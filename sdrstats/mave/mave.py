@@ -329,6 +329,8 @@ def mave(
     ----------
     formula : str
         A patsy formula with one continuous response, ``"y ~ x1 + log(x2)"``.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     method : {"csmave", "csopg", "meanmave", "meanopg", "ksir"}, default "csmave"

@@ -18,6 +18,8 @@ def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: 
     formula : str
         A patsy formula ``"y ~ x1 + log(x2) + C(group)"``; several responses as
         ``"y1 + y2 ~ ..."``. A categorical response is sliced by its levels.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     nslices : int, optional
@@ -60,6 +62,8 @@ def save(formula: str, data: Any, *, nslices: int | None = None, slice_function:
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + log(x2)"``.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     nslices, slice_function, numdir, d, cut_points
@@ -92,6 +96,8 @@ def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
     ----------
     formula : str
         A patsy formula with one continuous response.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     residuals : bool, default True
@@ -126,6 +132,8 @@ def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: s
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + log(x2)"``.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     nslices, slice_function, numdir, d, cut_points
@@ -158,6 +166,8 @@ def cume(formula: str, data: Any, *, numdir: int = 4, d: int | None = None,
     ----------
     formula : str
         A patsy formula with one continuous response.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     numdir, d

@@ -294,6 +294,8 @@ def ire(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + log(x2)"``.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     nslices, slice_function, numdir, d, cut_points, steps, tol, max_iter

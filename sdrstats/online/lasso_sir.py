@@ -313,6 +313,8 @@ def lasso_sir(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."``; ``p`` may exceed ``n``.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     nslices, d, penalty, n_folds, max_iter

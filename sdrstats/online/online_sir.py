@@ -226,6 +226,8 @@ class OnlineSIR(StreamStateMixin, Estimator):
             Response of the rows when ``X`` holds predictors only.
         formula : str, optional
             Patsy formula; later chunks go through the first chunk's design information.
+            Formula text is evaluated as Python (as in R and statsmodels): never pass one
+            from an untrusted source. Column names are looked up as names, never run.
         missing : {"drop", "raise"}
             Rows with missing values are dropped with a warning, or raise.
 

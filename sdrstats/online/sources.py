@@ -89,6 +89,8 @@ def online_sir(
     formula : str
         Patsy formula with one response, e.g. ``"y ~ ."``; evaluated on the first chunk and
         applied with the same transforms and factor levels to every later chunk.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     source : DataFrame, iterable of DataFrames, or CSV path
         See :func:`iter_chunks`.
     chunksize : int

@@ -77,6 +77,8 @@ def fit_chunked(
         A moment-method estimator class (``SIR``, ``SAVE``, ``DR``, ``PHD``, ``SPCA``...).
     formula : str
         A patsy formula, fixed on the first chunk.
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : ChunkSource or dask.dataframe.DataFrame
         The chunks.
     missing : {"drop", "raise"}, default "drop"

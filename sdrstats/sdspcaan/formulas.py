@@ -36,6 +36,8 @@ def sdspcaan(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -95,6 +97,8 @@ def sdspca(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -150,6 +154,8 @@ def sdspca_lpp(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -205,6 +211,8 @@ def spcan(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -257,6 +265,8 @@ def pcan(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -298,6 +308,8 @@ def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANRe
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int
@@ -327,6 +339,8 @@ def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANR
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     k : int

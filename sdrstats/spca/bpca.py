@@ -271,6 +271,8 @@ def bpca(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     d, threshold, n_folds, n_thresholds, standardize, random_state

@@ -306,6 +306,8 @@ def kdr(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     d, sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts

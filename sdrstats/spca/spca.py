@@ -261,6 +261,8 @@ def spca(
     ----------
     formula : str
         A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
+        Formula text is evaluated as Python (as in R and statsmodels): never pass one
+        from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
     d, kernel_y, gamma_y, add_identity, solver, random_state

@@ -8,7 +8,7 @@ A formula and a data frame in, a fitted result out::
     print(fit.summary())
 """
 
-from . import datasets, distances
+from . import datasets, distances, evaluate
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test

@@ -8,7 +8,6 @@ dimension rule.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -58,8 +57,13 @@ class Results(SummaryMixin):
     [0.939, 0.179, 0.073, 0.004]
     """
 
-    def __init__(self, estimator: Estimator, spec: ModelSpec, output: EstimatorOutput,
-                 call: str | None = None) -> None:
+    def __init__(
+        self,
+        estimator: Estimator,
+        spec: ModelSpec,
+        output: EstimatorOutput,
+        call: str | None = None,
+    ) -> None:
         self.estimator = estimator
         self.spec = spec
         self.output = output
@@ -207,8 +211,15 @@ class Results(SummaryMixin):
         values = self.estimator.transform_arrays(self.output, X, d)
         return pd.DataFrame(values, index=index, columns=dir_labels(values.shape[1]))
 
-    def refit(self, X: np.ndarray, Y: np.ndarray, *, weights: np.ndarray | None = None,
-              random_state: Any = None, **changes: Any) -> EstimatorOutput:
+    def refit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+        **changes: Any,
+    ) -> EstimatorOutput:
         """Refit the same estimator (optionally with changed options) on arrays.
 
         The inference layer resamples through this.
@@ -249,13 +260,10 @@ class Results(SummaryMixin):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
         if hasattr(est, "cv_test"):
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
-        try:
-            generic = importlib.import_module("sdrstats.inference.dimension")
-        except ModuleNotFoundError:
-            generic = None
-        if generic is not None:
-            for name, fn in generic.generic_rules(self).items():
-                rules.setdefault(name, fn)
+        from .inference.dimension import generic_rules
+
+        for name, fn in generic_rules(self).items():
+            rules.setdefault(name, fn)
         return rules
 
     def test_dimension(self, method: str | None = None, **options: Any) -> DimensionTest:
@@ -291,8 +299,12 @@ class Results(SummaryMixin):
         rules = self._dimension_rules()
         if method is None:
             # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss
-            order = ("asymptotic", "cv", "permutation" if self.output.eigenvalues is not None
-                     else "bootstrap", "bootstrap")
+            order = (
+                "asymptotic",
+                "cv",
+                "permutation" if self.output.eigenvalues is not None else "bootstrap",
+                "bootstrap",
+            )
             method = next((m for m in order if m in rules), None)
             if method is None:
                 raise ValueError(
@@ -307,8 +319,15 @@ class Results(SummaryMixin):
             )
         return rules[method](**options)
 
-    def bootstrap(self, B: int = 200, d: int | None = None, distance: str = "projection",
-                  random_state: Any = None, n_jobs: int = 1, progress: bool = True) -> Any:
+    def bootstrap(
+        self,
+        B: int = 200,
+        d: int | None = None,
+        distance: str = "projection",
+        random_state: Any = None,
+        n_jobs: int = 1,
+        progress: bool = True,
+    ) -> Any:
         """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`.
 
         Parameters
@@ -343,8 +362,15 @@ class Results(SummaryMixin):
         """
         from .inference.bootstrap import bootstrap
 
-        return bootstrap(self, B=B, d=d, distance=distance, random_state=random_state,
-                         n_jobs=n_jobs, progress=progress)
+        return bootstrap(
+            self,
+            B=B,
+            d=d,
+            distance=distance,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            progress=progress,
+        )
 
     def conditional_density(self, estimator: str = "lscde", **options: Any) -> Any:
         """Conditional density of the response given the reduced predictors.

@@ -10,8 +10,8 @@ import pandas as pd
 
 from .._parallel import resolve_random_state
 from .._validation import check_choice, check_int
+from ..dimension_test import DimensionTest
 from ..distances import DISTANCES, orthonormal_basis, subspace_distance
-from ..results import DimensionTest
 from ._replicates import bootstrap_replicates
 from .permutation import require_eigenvalues
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from .._parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
 from .._validation import check_float, check_int
-from ..results import DimensionTest, hypothesis_labels
+from ..dimension_test import DimensionTest, hypothesis_labels
 
 
 def eigen_importance(results: Any, values: Any) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""LSCDE at a fixed projection and ε-KDE: fitting, and the formula front ``lscde``/``eps_kde``.
+"""The formula front ``lscde``/``eps_kde``: conditional densities without (or after) a fit.
 
-Both work on standardised predictors ``z`` and a standardised response and return a
-:class:`~sdrstats.density.ConditionalDensity` on the original response scale.
+The fitting itself (LSCDE at a fixed projection, ε-KDE) is in :mod:`sdrstats.density.mixture`,
+below the families, because every fit's ``conditional_density()`` uses it; the names are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -9,176 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from .._parallel import as_seed_sequence
-from .._validation import check_int, check_positive_grid
-from ..density import Features, MixtureWeightsLSCDE, NeighbourWeights
+from ..density import Features, conditional_density_for
+from ..density.mixture import (
+    BANDWIDTH_FACTORS,
+    EPS_QUANTILES,
+    LSCDE_LAMBDAS,
+    LSCDE_SIGMAS,
+    fit_density,
+    fit_eps_kde,
+    fit_lscde,
+)
 from ..formula import parse
-from .basis import BasisProblem, choose_centres, make_folds, squared_distances
-from .core import select_hyperparameters, standardise_response
-
-LSCDE_SIGMAS = np.logspace(-1.5, 1.5, 9)
-LSCDE_LAMBDAS = np.logspace(-3, 1, 9)
-EPS_QUANTILES = np.array([0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 1.0])
-BANDWIDTH_FACTORS = np.array([0.1, 0.2, 0.35, 0.6, 1.0])
-
-
-def _check_common(Z: np.ndarray, n_folds: int, what: str) -> None:
-    n = len(Z)
-    if not np.all(np.isfinite(Z)):
-        raise ValueError(f"{what} got non-finite predictor values; remove those rows first.")
-    if n < 2 * n_folds:
-        raise ValueError(
-            f"{what} needs at least 2 * n_folds = {2 * n_folds} observations for "
-            f"{n_folds}-fold cross-validation; got n = {n}. Lower 'n_folds' or add data."
-        )
-
-
-def fit_lscde(
-    Z: np.ndarray,
-    Ys: np.ndarray,
-    *,
-    sigma_grid: Any = None,
-    lambda_grid: Any = None,
-    n_basis: int = 100,
-    n_folds: int = 5,
-    random_state: Any = None,
-) -> dict[str, Any]:
-    """LSCDE (Sugiyama et al. 2010) of standardised ``Ys`` given standardised ``Z``.
-
-    (σ, λ) minimise the K-fold held-out squared loss over the grids (defaults
-    ``logspace(-1.5, 1.5, 9)`` and ``logspace(-3, 1, 9)``); centres are ``min(n_basis, n)``
-    random rows. Returns the centres, ``α̂``, σ, λ and the CV score.
-    """
-    check_int(n_basis, "n_basis", "lscde", low=2)
-    check_int(n_folds, "n_folds", "lscde", low=2)
-    _check_common(Z, n_folds, "lscde")
-    sigmas = check_positive_grid(
-        LSCDE_SIGMAS if sigma_grid is None else sigma_grid, "sigma_grid", "lscde"
-    )
-    lams = check_positive_grid(
-        LSCDE_LAMBDAS if lambda_grid is None else lambda_grid, "lambda_grid", "lscde"
-    )
-    rng = np.random.default_rng(as_seed_sequence(random_state))
-    n, d = Z.shape
-    problem = BasisProblem(Z, Ys, choose_centres(n, n_basis, rng), "sce")
-    identity = np.eye(d)
-    with threadpool_limits(1, user_api="blas"):
-        sigma, lam, cv = select_hyperparameters(
-            problem, identity, sigmas, lams, make_folds(n, n_folds, rng)
-        )
-        alpha = problem.solve(identity, sigma, lam, gradient=False).alpha
-    return {
-        "centres_z": problem.Xc,
-        "centres_y": problem.Yc,
-        "alpha": alpha,
-        "sigma": sigma,
-        "lambda": lam,
-        "cv_score": cv,
-    }
-
-
-def fit_eps_kde(
-    Z: np.ndarray, Ys: np.ndarray, *, eps_grid: Any = None, bandwidth_grid: Any = None
-) -> dict[str, Any]:
-    """ε-neighbour KDE: ``p̂(y|z)`` = Gaussian KDE (bandwidth ``h``) of the responses of the
-    training rows within distance ε of ``z``; (ε, h) minimise the leave-one-out squared loss
-    ``(1/2n) Σ ∫ p̂_{-i}(y|z_i)² dy - (1/n) Σ p̂_{-i}(y_i|z_i)``.
-
-    Default grids: ε at quantiles (2 %...100 %) of the pairwise distances of ``z``; ``h`` =
-    (0.1...1) x the normal-reference bandwidth of the standardised response.
-    """
-    n, q = Ys.shape
-    dist2 = squared_distances(Z, Z)
-    if eps_grid is None:
-        off = np.sqrt(dist2[np.triu_indices(n, 1)])
-        eps_grid = np.quantile(off, EPS_QUANTILES)
-    eps_grid = check_positive_grid(eps_grid, "eps_grid", "eps_kde")
-    if bandwidth_grid is None:
-        ref = (4.0 / (q + 2)) ** (1 / (q + 4)) * n ** (-1 / (q + 4))
-        bandwidth_grid = ref * BANDWIDTH_FACTORS
-    hs = check_positive_grid(bandwidth_grid, "bandwidth_grid", "eps_kde")
-    dy2 = squared_distances(Ys, Ys)
-    best = (np.inf, None, None)
-    table = np.zeros((len(eps_grid), len(hs)))
-    for a, eps in enumerate(eps_grid):
-        A = (dist2 <= eps * eps).astype(float)
-        np.fill_diagonal(A, 0.0)
-        empty = A.sum(axis=1) == 0
-        A[empty] = 1.0  # the marginal KDE of the other rows, as in prediction
-        A[empty, np.flatnonzero(empty)] = 0.0
-        counts = A.sum(axis=1)
-        for b, h in enumerate(hs):
-            k1 = np.exp(-dy2 / (2 * h * h)) / (np.sqrt(2 * np.pi) * h) ** q
-            k2 = np.exp(-dy2 / (4 * h * h)) / (2 * np.sqrt(np.pi) * h) ** q
-            sq = np.einsum("ij,ij->i", A @ k2, A) / counts**2
-            at = np.einsum("ij,ij->i", A, k1) / counts
-            table[a, b] = 0.5 * sq.mean() - at.mean()
-            if table[a, b] < best[0]:
-                best = (table[a, b], eps, h)
-    return {
-        "eps": float(best[1]),
-        "bandwidth": float(best[2]),
-        "cv_score": float(best[0]),
-        "cv_table": table,
-        "eps_grid": eps_grid,
-        "bandwidth_grid": hs,
-    }
-
-
-def fit_density(
-    estimator: str,
-    features: Features,
-    Y: np.ndarray,
-    y_names: list[str],
-    *,
-    label: str,
-    random_state: Any = None,
-    **options: Any,
-):
-    """Fit ``estimator`` ("lscde" or "eps_kde") on ``features()`` and wrap the density."""
-    if Y.ndim == 1 and Y.dtype.kind in "iu":
-        raise ValueError("A conditional density needs a continuous response; got class labels.")
-    Ys, y_mean, y_scale = standardise_response(np.asarray(Y, dtype=float), label)
-    Z, _ = features()
-    common = {"y_names": y_names, "method": label}
-    if estimator == "lscde":
-        allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds"}
-        _reject_unknown(options, allowed, "lscde")
-        fit = fit_lscde(Z, Ys, random_state=random_state, **options)
-        return MixtureWeightsLSCDE(
-            features,
-            fit["centres_z"],
-            fit["alpha"],
-            fit["sigma"],
-            means=y_mean + fit["centres_y"] * y_scale,
-            sd=fit["sigma"] * y_scale,
-            tuning={"sigma": fit["sigma"], "lambda": fit["lambda"], "cv_score": fit["cv_score"]},
-            **common,
-        )
-    _reject_unknown(options, {"eps_grid", "bandwidth_grid"}, "eps_kde")
-    _check_common(Z, 1, "eps_kde")
-    with threadpool_limits(1, user_api="blas"):  # n x n products: one thread avoids contention
-        fit = fit_eps_kde(Z, Ys, **options)
-    return NeighbourWeights(
-        features,
-        Z,
-        fit["eps"],
-        means=y_mean + Ys * y_scale,
-        sd=fit["bandwidth"] * y_scale,
-        tuning={"eps": fit["eps"], "bandwidth": fit["bandwidth"], "cv_score": fit["cv_score"]},
-        **common,
-    )
-
-
-def _reject_unknown(options: dict[str, Any], allowed: set[str], name: str) -> None:
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise TypeError(
-            f"{name} got unknown option(s) {unknown}; valid options are "
-            f"{sorted(allowed | {'random_state', 'd'})}."
-        )
+from ..results import Results
 
 
 def _front(
@@ -189,9 +33,6 @@ def _front(
     random_state: Any,
     options: dict[str, Any],
 ):
-    from ..density import conditional_density_for
-    from ..results import Results
-
     if isinstance(formula_or_fit, Results):
         return conditional_density_for(
             formula_or_fit, estimator, random_state=random_state, **options
@@ -317,4 +158,14 @@ def eps_kde(
     return _front("eps_kde", formula_or_fit, data, missing, None, opts)
 
 
-__all__ = ["fit_lscde", "fit_eps_kde", "fit_density", "lscde", "eps_kde"]
+__all__ = [
+    "fit_lscde",
+    "fit_eps_kde",
+    "fit_density",
+    "lscde",
+    "eps_kde",
+    "LSCDE_SIGMAS",
+    "LSCDE_LAMBDAS",
+    "EPS_QUANTILES",
+    "BANDWIDTH_FACTORS",
+]

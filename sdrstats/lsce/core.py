@@ -19,8 +19,14 @@ from .._linalg import canonical_basis
 from .._parallel import parallel_map, spawn_seeds
 from .._validation import check_bool, check_choice, check_float, check_int, check_positive_grid
 from .._warnings import ConvergenceWarning
+from ..gaussian import (
+    BasisProblem,
+    choose_centres,
+    make_folds,
+    select_hyperparameters,
+    standardise_response,
+)
 from ..optim.grassmann import grassmann_minimize, random_orthonormal_rows
-from .basis import BasisProblem, choose_centres, make_folds
 
 
 def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -35,30 +41,6 @@ def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
         )
     root = (vectors / np.sqrt(values)) @ vectors.T
     return (X - mean) @ root, mean, root
-
-
-def standardise_response(Y: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each response column centred and scaled to unit variance."""
-    Y = Y.reshape(len(Y), -1)
-    mean = Y.mean(axis=0)
-    scale = Y.std(axis=0, ddof=1)
-    flat = np.flatnonzero(~(scale > 1e-12 * np.maximum(np.abs(mean), 1.0)))
-    if flat.size:
-        raise ValueError(
-            f"The response of {method} has zero variance (column(s) {flat.tolist()} are "
-            "constant); a conditional density needs a response that varies. Remove constant "
-            "responses from the formula."
-        )
-    return (Y - mean) / scale, mean, scale
-
-
-def select_hyperparameters(
-    problem: BasisProblem, W: np.ndarray, sigmas: np.ndarray, lams: np.ndarray, folds: np.ndarray
-) -> tuple[float, float, float]:
-    """(σ, λ, CV score) minimising the K-fold held-out criterion at ``W``."""
-    scores = problem.cv_scores(W, sigmas, lams, folds)
-    i, j = np.unravel_index(np.argmin(scores), scores.shape)
-    return float(sigmas[i]), float(lams[j]), float(scores[i, j])
 
 
 def run_restart(

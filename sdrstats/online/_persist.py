@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from . import _updates
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .online_sir import OnlineSIR
+#: The stream class the mixin is part of (OnlineSIR); named by a type variable so that this
+#: module needs nothing from ``online_sir``.
+Stream = TypeVar("Stream", bound="StreamStateMixin")
 
 
 class StreamStateMixin:
     """Methods of :class:`~sdrstats.online.OnlineSIR` that combine or save its state."""
 
-    def merge(self, other: OnlineSIR) -> OnlineSIR:
+    def merge(self: Stream, other: Stream) -> Stream:
         """A new fit combining this stream with a disjoint one (see ``_updates.merge_states``).
 
         Both need the same options and cut points (give ``cut_points`` explicitly, e.g.
@@ -115,7 +116,7 @@ class StreamStateMixin:
         )
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> OnlineSIR:
+    def from_state(cls: type[Stream], state: dict[str, Any]) -> Stream:
         """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it.
 
         Parameters

@@ -21,7 +21,3 @@ __all__ = [
     "pca",
     "vpca",
 ]
-
-# ``sdr.evaluate.classification`` is this family's protocol; importing it here makes
-# ``sdrstats.evaluate`` available after ``import sdrstats``.
-from .. import evaluate  # noqa: E402,F401

@@ -8,15 +8,12 @@ connected components (smallest Laplacian eigenvalues against ``tol``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .solver import SolverConfig
 
 EPS = np.finfo(float).eps
 #: λ never leaves [λ0 / LAMBDA_RANGE, λ0 * LAMBDA_RANGE] (the authors' code reached 1e21).
@@ -93,10 +90,20 @@ def smallest_laplacian_eigen(L: sp.csr_matrix, count: int) -> tuple[np.ndarray, 
     return np.maximum(values, 0.0), vectors
 
 
+class GraphOptions(Protocol):
+    """The options of :class:`~sdrstats.sdspcaan.solver.SolverConfig` the S-step reads (named
+    here so that the graph module needs nothing from the solver that uses it)."""
+
+    n_neighbors: int
+    lam: float
+    tol: float
+    supervised_graph: bool
+
+
 class Graph:
     """The S-step with its λ adaptation and the quantities the objective needs."""
 
-    def __init__(self, config: SolverConfig, Y: np.ndarray) -> None:
+    def __init__(self, config: GraphOptions, Y: np.ndarray) -> None:
         self.config = config
         self.Y = Y
         self.c = Y.shape[1]

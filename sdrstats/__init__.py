@@ -8,7 +8,7 @@ A formula and a data frame in, a fitted result out::
     print(fit.summary())
 """
 
-from . import datasets, distances, evaluate
+from . import datasets, distances, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
 from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test

@@ -9,19 +9,24 @@ both paths give identical numbers. The inference layer refits through ``_fit`` w
 own options.
 
 Writing a new method: subclass :class:`Estimator`, declare ``method``, ``params`` (option
-defaults) and ``response``, implement ``_fit`` and, if it needs data-dependent checks,
-``_check_data``; add a formula function that calls ``from_formula``.
+defaults), ``response`` and its :class:`Capabilities`, implement ``_fit`` and, if it needs
+data-dependent checks, ``_check_data``; add a formula function that calls ``from_formula``.
+
+What a generic layer needs from a family it asks the estimator for, never importing the
+family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
+(a mergeable accumulator, for chunked and Dask data), ``replicate_kernel()`` (a fast weighted
+bootstrap). See DESIGN.md, "How the layers meet".
 """
 
 from __future__ import annotations
 
 import copy
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ._contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
 from .formula import ModelSpec, from_arrays, parse
 from .results import Results
 
@@ -36,36 +41,7 @@ def predictor_names(p: int) -> list[str]:
     return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
 
 
-@dataclass
-class EstimatorOutput:
-    """What an estimator computes from arrays.
-
-    Attributes
-    ----------
-    basis : ndarray of shape (p, K)
-        Directions in the original predictor scale, unit columns, canonical sign, most
-        important first. ``K >= d`` (moment methods keep all ``p``).
-    d : int
-        Dimension of the reported subspace.
-    eigenvalues : ndarray or None
-        Eigenvalues (or other per-direction importance) for the columns of ``basis``.
-    criterion : float or None
-        The optimised objective for non-eigen methods.
-    center : ndarray or None
-        Predictor mean used to centre new rows in ``transform`` (defaults to the data mean).
-    extras : dict
-        Method-specific results (slice sizes, traces, tuning parameters...).
-    """
-
-    basis: np.ndarray | None
-    d: int
-    eigenvalues: np.ndarray | None = None
-    criterion: float | None = None
-    center: np.ndarray | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
-
-
-class Estimator:
+class Estimator(FamilyHooks):
     """Base class of all estimators: options in, ``EstimatorOutput`` out.
 
     Subclasses set ``method`` (short name shown in summaries), ``params`` (every option and
@@ -76,8 +52,14 @@ class Estimator:
     method: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
     response: ClassVar[str] = "any"
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    #: ``capabilities.linear_directions``, under its earlier name.
     linear: ClassVar[bool] = True
     results_class: ClassVar[type[Results]] = Results
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.linear = cls.capabilities.linear_directions
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.params))
@@ -172,8 +154,14 @@ class Estimator:
         return self.method
 
     # -- fitting -------------------------------------------------------------------------
-    def _fit(self, X: np.ndarray, Y: np.ndarray, *, weights: np.ndarray | None = None,
-             random_state: Any = None) -> EstimatorOutput:
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
         raise NotImplementedError
 
     def _check_response(self, spec: ModelSpec) -> None:
@@ -279,8 +267,9 @@ class Estimator:
         return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y)")
 
     @classmethod
-    def from_formula(cls, formula: str, data: Any, *, missing: str = "drop",
-                     **options: Any) -> Results:
+    def from_formula(
+        cls, formula: str, data: Any, *, missing: str = "drop", **options: Any
+    ) -> Results:
         """Fit ``formula`` on ``data`` with ``options``.
 
         The formula functions (``sdr.sir``...) call this; ``data`` may also be a chunk
@@ -316,8 +305,11 @@ class Estimator:
             return fit_chunked(cls, formula, data, missing=missing, **options)
         estimator = cls(**options)
         spec = parse(formula, data, missing=missing)
-        shown = ", ".join(f"{k}={v!r}" for k, v in options.items()
-                          if not isinstance(v, np.ndarray) and v != cls.params.get(k))
+        shown = ", ".join(
+            f"{k}={v!r}"
+            for k, v in options.items()
+            if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+        )
         call = f"{cls.method}({formula!r}, data{', ' + shown if shown else ''})"
         return estimator.fit_spec(spec, call=call)
 
@@ -326,4 +318,11 @@ class Estimator:
         return f"{type(self).__name__}({args})"
 
 
-__all__ = ["Estimator", "EstimatorOutput", "PREDICTOR_NAMES", "predictor_names"]
+__all__ = [
+    "Capabilities",
+    "Estimator",
+    "EstimatorOutput",
+    "PREDICTOR_NAMES",
+    "predictor_names",
+    "from_statistics_methods",
+]

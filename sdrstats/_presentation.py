@@ -56,8 +56,9 @@ class SummaryMixin:
         if not self.spec.categorical and self.output.basis is not None:
             Y = self.spec.Y.reshape(self.n, -1)
             for j in range(Y.shape[1]):
-                label = ("R^2(OLS|dr)" if Y.shape[1] == 1
-                         else f"R^2(OLS for {self.spec.y_names[j]}|dr)")
+                label = (
+                    "R^2(OLS|dr)" if Y.shape[1] == 1 else f"R^2(OLS for {self.spec.y_names[j]}|dr)"
+                )
                 rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k])
         return pd.DataFrame(rows, index=dir_labels(k)).T
 
@@ -67,12 +68,13 @@ class SummaryMixin:
         if self.slice_sizes is not None:
             blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
         if self.output.basis is not None:
-            blocks.append(Block("Estimated Basis Vectors for Central Subspace",
-                                table=self.directions_for(k)))
+            blocks.append(
+                Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
+            )
         eig = self._eigen_table(k)
         if eig is not None:
             blocks.append(Block("", table=eig))
-        if hasattr(self.estimator, "asymptotic_test"):
+        if self.estimator.capabilities.asymptotic_test:
             test = self.test_dimension("asymptotic")
             blocks.append(Block(test.title, table=test.display_table()))
         return blocks

@@ -22,8 +22,9 @@ def _axes(ax: Any = None, projection: str | None = None) -> Any:
     return fig.add_subplot(111, projection=projection)
 
 
-def sufficient_summary_plot(results: Any, dims: int | None = None, ax: Any = None,
-                            smoother: bool = True) -> Any:
+def sufficient_summary_plot(
+    results: Any, dims: int | None = None, ax: Any = None, smoother: bool = True
+) -> Any:
     """Response against the first ``dims`` (1 or 2) reduced predictors.
 
     A categorical response is drawn as colour on the first two reduced predictors.
@@ -126,11 +127,16 @@ def scree_plot(results: Any, ax: Any = None) -> Any:
     ax.set_xlabel("direction")
     ax.set_ylabel("eigenvalue")
     ax.set_title(f"{results.estimator.label}: eigenvalues")
-    if hasattr(results.estimator, "asymptotic_test"):
+    if results.estimator.capabilities.asymptotic_test:
         table = results.test_dimension("asymptotic").table
         for m, p_value in enumerate(table["p_value"].to_numpy()):
-            ax.annotate(f"p={p_value:.2g}", (m + 1, ev.iloc[m]), textcoords="offset points",
-                        xytext=(4, 6), fontsize="x-small")
+            ax.annotate(
+                f"p={p_value:.2g}",
+                (m + 1, ev.iloc[m]),
+                textcoords="offset points",
+                xytext=(4, 6),
+                fontsize="x-small",
+            )
     return ax
 
 

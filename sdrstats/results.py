@@ -256,9 +256,9 @@ class Results(SummaryMixin):
     def _dimension_rules(self) -> dict[str, Callable[..., DimensionTest]]:
         rules: dict[str, Callable[..., DimensionTest]] = {}
         est = self.estimator
-        if hasattr(est, "asymptotic_test"):
+        if est.capabilities.asymptotic_test:
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
-        if hasattr(est, "cv_test"):
+        if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
         from .inference.dimension import generic_rules
 

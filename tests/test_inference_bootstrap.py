@@ -8,7 +8,6 @@ from sdrstats._parallel import limit_blas_threads, spawn_seeds
 from sdrstats.distances import projection_distance, subspace_distance
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
-    _MomentPlan,
     bootstrap_replicates,
     fast_path_supported,
     multinomial_counts,
@@ -35,9 +34,10 @@ def test_fast_path_equals_weighted_refit(estimator):
     y = y + 0.5 * X[:, 2] ** 2  # gives SAVE and DR a second-moment signal
     fit = estimator(nslices=6).fit(X, y)
     assert fast_path_supported(fit)
-    plan = _MomentPlan(fit)
+    kernel = fit.estimator.replicate_kernel(fit)  # the moment family's weighted kernel
     seeds = spawn_seeds(3, 4)
-    for seed, (basis, values) in zip(seeds, plan.chunk(seeds)):
+    counts_block = np.stack([multinomial_counts(s, len(y)) for s in seeds])
+    for seed, (basis, values) in zip(seeds, kernel.replicates(counts_block)):
         counts = multinomial_counts(seed, len(y)).astype(float)
         refit = fit.refit(fit.spec.X, fit.spec.Y, weights=counts)
         np.testing.assert_allclose(basis, refit.basis, atol=1e-9)

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
+from sdrstats.grouped import SliceStats
 from sdrstats.scale.fit import dr_cut_points
-from sdrstats.scale.stats import SliceStats
 from sdrstats.slicing import make_slices
 
 AIS = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
@@ -194,21 +194,43 @@ def test_slice_stats_merge_equals_one_pass():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((500, 3)) + 10
     keys = rng.integers(0, 4, 500)
-    shift = X[:50].mean(axis=0)
-    whole = SliceStats(shift, second=True).update(X, keys)
-    pieces = SliceStats(shift, second=True)
+    y = X[:, 0] + rng.standard_normal(500)
+    whole = SliceStats(3, second=True, response=True).update(X, keys, y)
+    pieces = SliceStats(3, second=True, response=True)
     for lo in range(0, 500, 120):
-        pieces.merge(SliceStats(shift, second=True).update(X[lo : lo + 120], keys[lo : lo + 120]))
+        part = SliceStats(3, second=True, response=True)
+        pieces.merge(part.update(X[lo : lo + 120], keys[lo : lo + 120], y[lo : lo + 120]))
     a, b = whole.ordered(), pieces.ordered()
     np.testing.assert_allclose(a.counts, b.counts)
     # Summation order differs only: agreement to rounding of sums of ~500 terms of size ~1.
     np.testing.assert_allclose(a.sums, b.sums, atol=1e-10)
     np.testing.assert_allclose(a.cross, b.cross, atol=1e-10)
-    n, mean, cov = a.moments()
+    n, mean, cov = b.moments()
     np.testing.assert_allclose(mean, X.mean(axis=0), atol=1e-12)
     np.testing.assert_allclose(cov, np.cov(X, rowvar=False, ddof=0), atol=1e-12)
-    with pytest.raises(ValueError, match="same shift"):
-        a.merge(SliceStats(shift + 1, second=True))
+    y_mean, y_var, cov_xy = b.response_moments()
+    np.testing.assert_allclose([y_mean, y_var], [y.mean(), y.var()], atol=1e-12)
+    np.testing.assert_allclose(
+        cov_xy, ((X - X.mean(0)) * (y - y.mean())[:, None]).mean(0), atol=1e-12
+    )
+    with pytest.raises(ValueError, match="same layout"):
+        a.merge(SliceStats(3, second=False, response=True))
+
+
+def test_weighted_slice_stats_equal_repeated_rows():
+    # Case weights are frequency weights: integer weights equal repeating the rows, exactly
+    # in exact arithmetic (1e-10: rounding of sums of ~300 terms).
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((60, 2))
+    keys = rng.integers(0, 3, 60)
+    w = rng.integers(0, 4, 60)
+    weighted = SliceStats(2, second=True).update(X, keys, weights=w.astype(float)).ordered()
+    rows = np.repeat(np.arange(60), w)
+    repeated = SliceStats(2, second=True).update(X[rows], keys[rows]).ordered()
+    np.testing.assert_allclose(weighted.counts, repeated.counts)
+    np.testing.assert_allclose(weighted.sums, repeated.sums, atol=1e-10)
+    np.testing.assert_allclose(weighted.cross, repeated.cross, atol=1e-10)
+    np.testing.assert_allclose(weighted.cov, repeated.cov, atol=1e-12)
 
 
 def test_in_memory_fit_does_not_warn_about_chunks(ais):

@@ -2,13 +2,10 @@
 
 Two paths give the same numbers as refitting the estimator on a resample:
 
-- **Slice moment methods** (SIR, SAVE, DR): replicate ``b`` is the weighted refit with the
-  multinomial counts ``c_b`` as frequency weights and the full-sample slices. Every statistic
-  those kernels use — slice counts, slice sums and slice cross-products of the predictors — is
-  linear in the weights, so one pass builds the per-observation features
-  ``[1, x, vech(x xᵀ)]`` (sorted by slice) and a block of replicates is one matrix product
-  ``counts (b × n_s) @ features (n_s × k)`` per slice. Each replicate then costs only p×p work:
-  whitening, the method's own kernel and one eigen-decomposition.
+- **Methods with a weighted replicate kernel** (``capabilities.weighted_replicates``; SIR, SAVE
+  and DR): replicate ``b`` is the weighted fit with the multinomial counts ``c_b`` as case
+  weights. This module draws the counts; the fit's kernel (``estimator.replicate_kernel``, the
+  moment family's ``WeightedReplicates``) turns a block of them into bases and eigenvalues.
 - **Every other method**: rows are resampled and the estimator is refitted through
   ``results.refit`` with its own options (and a seed of its own for restarts).
 
@@ -26,10 +23,8 @@ import numpy as np
 
 from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
 
-#: Replicates per task of the fast moment path (fixed, so results never depend on n_jobs).
+#: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
 CHUNK = 50
-#: Largest n × (number of features) the fast path builds; beyond it, refits are used.
-MAX_FEATURE_CELLS = 60_000_000
 
 
 @dataclass
@@ -57,143 +52,20 @@ def multinomial_counts(seed: Any, n: int) -> np.ndarray:
 
 
 def fast_path_supported(results: Any) -> bool:
-    """Whether the fit's kernel is a function of weighted slice moments only."""
-    from ..moment.methods import DR, SAVE, SIR, MomentEstimator
-
-    est = results.estimator
-    if not isinstance(est, MomentEstimator) or not est.uses_slices:
-        return False
-    known = type(est).kernel in (SIR.kernel, SAVE.kernel, DR.kernel)
-    if not (known or getattr(est, "kernel_from_moments", False)):
-        return False
-    p = results.p
-    return results.n * (1 + p + p * (p + 1) // 2) <= MAX_FEATURE_CELLS
+    """Whether the fit offers a weighted replicate kernel (``estimator.replicate_kernel``)."""
+    return results.estimator.replicate_kernel(results) is not None
 
 
-class _MomentPlan:
-    """One pass over the rows: slice order and the per-observation features."""
+class _WeightedChunk:
+    """Replicates of a block of seeds through the fit's weighted kernel (picklable task)."""
 
-    def __init__(self, results: Any) -> None:
-        est = results.estimator
-        X, Y = results.spec.X, results.spec.Y
-        self.estimator = est
-        self.Y = Y
-        self.n, self.p = X.shape
-        self.slices = est._slices(Y, self.p)  # the same slices a weighted refit uses
-        self.order = np.argsort(self.slices.labels, kind="stable")
-        sizes = np.bincount(self.slices.labels, minlength=self.slices.nslices)
-        self.bounds = np.concatenate([[0], np.cumsum(sizes)])
-        self.center = X.mean(axis=0)
-        self.spread = X.std(axis=0)
-        self.spread[self.spread == 0] = 1.0
-        x0 = ((X - self.center) / self.spread)[self.order]
-        self.iu = np.triu_indices(self.p)
-        self.features = np.hstack([np.ones((self.n, 1)), x0, x0[:, self.iu[0]] * x0[:, self.iu[1]]])
+    def __init__(self, kernel: Any, n: int) -> None:
+        self.kernel = kernel
+        self.n = n
 
-    def chunk(self, seeds: list[Any]) -> list[tuple[np.ndarray, np.ndarray] | str]:
-        """Bases and eigenvalues of the replicates drawn from ``seeds``."""
-        counts = np.stack([multinomial_counts(s, self.n) for s in seeds])[:, self.order]
-        h = self.slices.nslices
-        sums = np.empty((len(seeds), h, self.features.shape[1]))
-        for s in range(h):
-            lo, hi = self.bounds[s], self.bounds[s + 1]
-            sums[:, s] = counts[:, lo:hi] @ self.features[lo:hi]
-        try:
-            stats = self._whitened_moments(sums)
-        except (ValueError, np.linalg.LinAlgError):
-            stats = None  # some replicate is degenerate: go one by one
-        if stats is not None:
-            try:
-                bases, values = self._batched_eigen(*stats)
-                return list(zip(bases, values))
-            except np.linalg.LinAlgError:
-                pass
-        out: list[tuple[np.ndarray, np.ndarray] | str] = []
-        for b in range(len(seeds)):
-            try:
-                one = (
-                    self._whitened_moments(sums[b : b + 1])
-                    if stats is None
-                    else [part[b : b + 1] if part is not None else None for part in stats]
-                )
-                bases, values = self._batched_eigen(*one)
-                out.append((bases[0], values[0]))
-            except (ValueError, np.linalg.LinAlgError) as err:
-                out.append(str(err))
-        return out
-
-    def _batched_eigen(self, total, mean, scale, chol, counts, means, second):
-        """The method's kernel per replicate, then one stacked eigen-decomposition.
-
-        Same steps as ``moment._core.eigen_directions`` (symmetrise, order by decreasing
-        value or |value|, back-transform ``U^{-1} V``, unit columns, largest entry positive),
-        on the whole block of replicates at once.
-        """
-        from ..moment._core import SliceMoments, Standardized
-
-        est = self.estimator
-        kernels = []
-        for b in range(total.shape[0]):
-            std = Standardized(
-                float(total[b]),
-                self.center + self.spread * mean[b],
-                self.spread * scale[b],
-                chol[b],
-                None,
-                None,
-            )
-            moments = SliceMoments(
-                counts[b] / total[b], means[b], None if second is None else second[b], self.slices
-            )
-            kernels.append(est.kernel(std, moments, self.Y))
-        M = np.stack(kernels)
-        values, vectors = np.linalg.eigh((M + np.swapaxes(M, 1, 2)) / 2)
-        order = np.argsort(-np.abs(values) if est.by_abs else -values, axis=1, kind="stable")
-        values = np.take_along_axis(values, order, axis=1)
-        vectors = np.take_along_axis(vectors, order[:, None, :], axis=2)
-        raw = np.linalg.solve(np.swapaxes(chol, 1, 2), vectors)
-        raw /= (self.spread * scale)[:, :, None]
-        norms = np.linalg.norm(raw, axis=1, keepdims=True)
-        raw /= np.where(norms == 0, 1.0, norms)
-        peak = np.argmax(np.abs(raw), axis=1)[:, None, :]
-        signs = np.sign(np.take_along_axis(raw, peak, axis=1))
-        return raw * np.where(signs == 0, 1.0, signs), values
-
-    def _whitened_moments(self, sums: np.ndarray) -> list[np.ndarray | None]:
-        """Weighted mean, scale, whitening factor and whitened slice moments, per replicate."""
-        p, iu = self.p, self.iu
-        counts, lin = sums[:, :, 0], sums[:, :, 1 : p + 1]  # (b, h), (b, h, p)
-        quad = np.zeros(sums.shape[:2] + (p, p))
-        quad[..., iu[0], iu[1]] = sums[..., p + 1 :]
-        quad[..., iu[1], iu[0]] = sums[..., p + 1 :]
-        total = counts.sum(axis=1)  # (b,)
-        mean = lin.sum(axis=1) / total[:, None]
-        mean_outer = mean[:, :, None] * mean[:, None, :]
-        cov = quad.sum(axis=1) / total[:, None, None] - mean_outer
-        scale = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
-        if np.any(scale <= 1e-12 * scale.max(axis=1, keepdims=True)):
-            raise ValueError("A predictor is constant in this resample.")
-        outer_scale = scale[:, :, None] * scale[:, None, :]
-        corr = cov / outer_scale
-        chol = np.linalg.cholesky((corr + np.swapaxes(corr, 1, 2)) / 2)
-        filled = counts > 0
-        safe = np.where(filled, counts, 1.0)
-        mu = np.where(filled[..., None], lin / safe[..., None], mean[:, None, :])
-        centred = ((mu - mean[:, None, :]) / scale[:, None, :]).transpose(0, 2, 1)
-        means = np.linalg.solve(chol, centred).transpose(0, 2, 1)  # z-bar_s = L^{-1} ...
-        second = None
-        if self.estimator.second_moments:
-            # E_s[(x-m)(x-m)'] = Q_s/n_s - mu_s m' - m mu_s' + m m', then whitened.
-            raw = quad / safe[..., None, None]
-            raw -= mu[..., :, None] * mean[:, None, None, :]
-            raw -= mean[:, None, :, None] * mu[..., None, :]
-            raw += mean_outer[:, None]
-            raw = np.where(filled[..., None, None], raw, cov[:, None])  # empty slice: weight 0
-            scaled = raw / outer_scale[:, None]
-            L = np.broadcast_to(chol[:, None], scaled.shape)
-            left = np.linalg.solve(L, scaled)
-            second = np.linalg.solve(L, np.swapaxes(left, -1, -2))
-        return [total, mean, scale, chol, counts, means, second]
+    def __call__(self, seeds: list[Any]) -> list[tuple[np.ndarray, np.ndarray] | str]:
+        counts = np.stack([multinomial_counts(s, self.n) for s in seeds])
+        return self.kernel.replicates(counts)
 
 
 def _refit_one(
@@ -251,19 +123,17 @@ def bootstrap_replicates(
     changes = dict(changes or {})
     seeds = spawn_seeds(random_state, B)
     chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
-    use_moments = engine == "moments" or (
-        engine == "auto" and not changes and fast_path_supported(results)
-    )
+    kernel = None if engine == "refit" or changes else results.estimator.replicate_kernel(results)
+    use_moments = kernel is not None
     if engine == "moments" and changes:
         raise ValueError(
             "The weighted-moment bootstrap refits with the fit's own options; "
             f"option changes {sorted(changes)} need engine='refit'."
         )
-    if engine == "moments" and not fast_path_supported(results):
+    if engine == "moments" and kernel is None:
         raise ValueError(f"The weighted-moment bootstrap is not available for {results.method}.")
     if use_moments:
-        plan = _MomentPlan(results)
-        fn: Any = plan.chunk
+        fn: Any = _WeightedChunk(kernel, results.n)
         name = "weighted slice moments"
     else:
         fn = partial(_chunk_refits, results=results, changes=changes)

@@ -28,7 +28,7 @@ def require_eigenvalues(results: Any, rule: str, why: str) -> np.ndarray:
             f"The {rule!r} dimension test is not available for {results.method}: {why} "
             f"{results.method} estimates its directions by optimising a criterion and has no "
             "eigenvalues. Use test_dimension('bootstrap') (Ye & Weiss) instead"
-            + (", or 'cv'." if hasattr(results.estimator, "cv_test") else ".")
+            + (", or 'cv'." if results.estimator.capabilities.cv_test else ".")
         )
     return eigen_importance(results, results.output.eigenvalues)
 

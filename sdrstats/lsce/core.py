@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._base import Estimator, EstimatorOutput
+from .._base import Capabilities, Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._parallel import parallel_map, spawn_seeds
 from .._validation import check_bool, check_choice, check_float, check_int, check_positive_grid
@@ -100,7 +100,7 @@ class CriterionEstimator(Estimator):
     criterion: ClassVar[str] = "sce"
     default_sigma_grid: ClassVar[np.ndarray] = np.logspace(-1.5, 1.5, 9)
     default_lambda_grid: ClassVar[np.ndarray] = np.logspace(-3, 1, 9)
-    linear = True
+    capabilities = Capabilities(eigenvalues=False, cv_test=True)
     params: ClassVar[dict[str, Any]] = {
         "d": None,
         "d_max": None,

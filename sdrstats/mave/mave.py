@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._base import Estimator, EstimatorOutput
+from .._base import Capabilities, Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._validation import check_choice, check_float, check_int
 from .._warnings import ConvergenceWarning, SDRWarning
@@ -105,6 +105,7 @@ class MAVE(Estimator):
     """
 
     method = "mave"
+    capabilities = Capabilities(cv_test=True)
     params: ClassVar[dict[str, Any]] = {
         "method": "csmave",
         "d": None,

@@ -17,11 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse
 
 from .._base import predictor_names
 from .._linalg import canonical_basis, sym_eigh_desc
 from .._warnings import CollinearityWarning
+from ..grouped import (
+    BLOCK_ROWS,
+    RAW_SUM_RATIO,
+    SliceStats,
+    centred_crossprod,
+    group_order,
+    mean_and_covariance,
+)
 from ..slicing import Slices
 
 #: Reciprocal condition number of the predictor correlation matrix below which the fit stops.
@@ -107,14 +114,6 @@ class Standardized:
         return self.chol.T @ (basis * self.scale[:, None])
 
 
-#: Rows per block in the blocked cross-product passes: a block stays in cache, so centring it
-#: costs little and no n x p temporary is allocated.
-BLOCK_ROWS = 2048
-#: Largest ``|mean| / sd`` of a predictor for which slice sums are taken on the raw rows and
-#: centred afterwards (rounding error at most ~16 ulp of a deviation); larger ratios centre first.
-RAW_SUM_RATIO = 16.0
-
-
 def _collinear_columns(corr: np.ndarray) -> list[int]:
     """Columns that are (nearly) linear combinations of earlier ones, by pivoted QR."""
     _, r, piv = scipy.linalg.qr(corr, pivoting=True)
@@ -123,75 +122,25 @@ def _collinear_columns(corr: np.ndarray) -> list[int]:
     return sorted(int(piv[k]) for k in np.flatnonzero(diag <= tol))
 
 
-def centred_crossprod(
-    X: np.ndarray, center: np.ndarray, weights: np.ndarray | None = None
-) -> np.ndarray:
-    """``Σ_i w_i (x_i − c)(x_i − c)ᵀ`` by blocks of rows (no n x p temporary)."""
-    n_rows, p = X.shape
-    out = np.zeros((p, p))
-    buf = np.empty((min(BLOCK_ROWS, n_rows), p))
-    for start in range(0, n_rows, BLOCK_ROWS):
-        stop = min(n_rows, start + BLOCK_ROWS)
-        u = buf[: stop - start]
-        np.subtract(X[start:stop], center, out=u)
-        if weights is None:
-            out += u.T @ u
-        else:
-            out += u.T @ (u * weights[start:stop, None])
-    return out
-
-
-def _raw_covariance(X: np.ndarray, mean: np.ndarray, total: float) -> np.ndarray | None:
-    """``XᵀX/n − x̄x̄ᵀ`` from one BLAS product, or None when that would lose digits.
-
-    The subtraction cancels about ``2 log10(|x̄|/sd)`` digits; up to ``RAW_SUM_RATIO`` (16,
-    under 3 digits) the result keeps ~13 significant digits, as the blocked centred pass does.
-    Beyond that (or for a constant column) the caller centres first.
-    """
-    cov = X.T @ X / total - np.outer(mean, mean)
-    var = np.diag(cov)
-    if not np.all(np.isfinite(cov)) or np.any(var <= 0):
+def constant_column_error(X: np.ndarray, names: list[str] | None = None) -> ValueError | None:
+    """The error naming the first constant column of ``X``, or None if no column is constant."""
+    constant = np.flatnonzero(np.all(X == X[:1], axis=0))
+    if not constant.size:
         return None
-    if np.max(np.abs(mean) / np.sqrt(var)) > RAW_SUM_RATIO:
-        return None
-    return (cov + cov.T) / 2
-
-
-def _scaled_covariance(
-    X: np.ndarray, mean: np.ndarray, weights: np.ndarray | None, total: float
-) -> np.ndarray:
-    """Covariance with each column pre-divided by its largest deviation (guards over/underflow)."""
-    Xc = X - mean
-    peak = np.max(np.abs(Xc), axis=0)
-    peak[peak == 0] = 1.0
-    Xp = Xc / peak
-    cross = Xp.T @ (Xp if weights is None else Xp * weights[:, None])
-    return cross / total * peak[:, None] * peak[None, :]
+    names = names or predictor_names(X.shape[1])
+    return ValueError(f"Predictor {names[constant[0]]!r} is constant; remove it from the formula.")
 
 
 def standardize(
     X: np.ndarray, weights: np.ndarray | None = None, names: list[str] | None = None
 ) -> Standardized:
     """Centre, scale and whiten ``X`` (weights are frequency weights)."""
-    n_rows, p = X.shape
-    names = names or predictor_names(p)
-    if weights is None:
-        total = float(n_rows)
-        mean = X.mean(axis=0)
-    else:
-        total = float(weights.sum())
-        mean = weights @ X / total
-    cov = _raw_covariance(X, mean, total) if weights is None else None
-    if cov is None:
-        cov = centred_crossprod(X, mean, weights) / total
-    diag = np.diag(cov)
-    if not np.all(np.isfinite(cov)) or np.any(diag == 0):
-        constant = np.flatnonzero(np.all(X == X[:1], axis=0))
-        if constant.size:
-            raise ValueError(
-                f"Predictor {names[constant[0]]!r} is constant; remove it from the formula."
-            )
-        cov = _scaled_covariance(X, mean, weights, total)
+    names = names or predictor_names(X.shape[1])
+    total, mean, cov = mean_and_covariance(X, weights)
+    if np.any(np.diag(cov) <= 0):
+        error = constant_column_error(X, names)
+        if error is not None:
+            raise error
     return standardize_moments(total, mean, cov, names, weights=weights, source=X)
 
 
@@ -243,8 +192,15 @@ def standardize_moments(
             CollinearityWarning,
             stacklevel=5,
         )
-    std = Standardized(total, mean, scale,
-                       np.linalg.cholesky(corr) if chol is None else chol, None, weights, source)
+    std = Standardized(
+        total,
+        mean,
+        scale,
+        np.linalg.cholesky(corr) if chol is None else chol,
+        None,
+        weights,
+        source,
+    )
     std.ill_conditioned = chol is not None
     return std
 
@@ -254,8 +210,13 @@ def standardize_moments(
 QR_RCOND = 1e-12
 
 
-def _qr_factor(source: np.ndarray, mean: np.ndarray, scale: np.ndarray,
-               weights: np.ndarray | None, total: float) -> tuple[np.ndarray, float]:
+def _qr_factor(
+    source: np.ndarray,
+    mean: np.ndarray,
+    scale: np.ndarray,
+    weights: np.ndarray | None,
+    total: float,
+) -> tuple[np.ndarray, float]:
     """Lower factor ``L`` with ``L Lᵀ`` the correlation matrix, from the QR of the rows."""
     Xs = (source - mean) / scale
     if weights is not None:
@@ -303,51 +264,25 @@ def slice_moments_from_sums(
     return SliceMoments(counts / std.n, means, second, slices)
 
 
-def _slice_order(labels: np.ndarray, h: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row order grouping the slices together, and each slice's bounds in that order."""
-    order = np.argsort(labels, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=h))])
-    return order, bounds
-
-
 def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> SliceMoments:
-    """Slice fractions, means and (optionally) second moments of ``z``, in one pass."""
-    h = slices.nslices
-    w = std.weights
-    counts = np.bincount(slices.labels, weights=w, minlength=h).astype(float)
-    if np.any(counts <= 0):
-        raise ValueError("A slice has no weight; use fewer slices.")
+    """Slice fractions, means and (optionally) second moments of ``z``, in one pass over the
+    rows (the moment accumulator's sums, :class:`sdrstats.grouped.SliceStats`)."""
     X = std.source if std.source is not None else std.Xs * std.scale + std.mean
-    n_rows, p = X.shape
-    if not second:
-        # Slice sums by a sparse slice-indicator product in CSC form (one entry per row of X):
-        # the product streams through X once in row order (a CSR form revisits X per slice).
-        data = np.ones(n_rows) if w is None else w
-        indicator = scipy.sparse.csc_matrix(
-            (data, slices.labels, np.arange(n_rows + 1)), shape=(h, n_rows)
-        )
-        if np.max(np.abs(std.mean) / std.scale) <= RAW_SUM_RATIO:
-            sums = np.asarray(indicator @ X) - counts[:, None] * std.mean
-        else:  # centre first: raw sums would lose digits to a large mean
-            sums = np.asarray(indicator @ (X - std.mean))
-        return slice_moments_from_sums(std, counts, sums, None, slices)
-    order, bounds = _slice_order(slices.labels, h)
-    if std.ill_conditioned:
-        return _slice_moments_from_rows(std, slices, counts, order, bounds)
-    sums = np.zeros((h, p))
-    cross = np.zeros((h, p, p))
-    for s in range(h):
-        for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
-            rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
-            u = X[rows] - std.mean
-            uw = u if w is None else u * w[rows, None]
-            sums[s] += uw.sum(axis=0)
-            cross[s] += u.T @ uw
-    return slice_moments_from_sums(std, counts, sums, cross, slices)
+    h = slices.nslices
+    stats = SliceStats(X.shape[1], second=second)
+    stats.update_coded(X, slices.labels, list(range(h)), None, std.weights)
+    if np.any(stats.counts <= 0):
+        raise ValueError("A slice has no weight; use fewer slices.")
+    if second and std.ill_conditioned:
+        order, bounds = group_order(slices.labels, h)
+        return _slice_moments_from_rows(std, slices, stats.counts, order, bounds)
+    # the sums are about the rows' own mean, which is std.mean: no shift to apply
+    return slice_moments_from_sums(std, stats.counts, stats.sums, stats.cross, slices)
 
 
-def _slice_moments_from_rows(std: Standardized, slices: Slices, counts: np.ndarray,
-                             order: np.ndarray, bounds: np.ndarray) -> SliceMoments:
+def _slice_moments_from_rows(
+    std: Standardized, slices: Slices, counts: np.ndarray, order: np.ndarray, bounds: np.ndarray
+) -> SliceMoments:
     """Slice moments from the whitened rows (accurate when the predictors are ill-conditioned:
     whitening a cross-product would square their condition number)."""
     Z, w = std.Z, std.weights
@@ -375,6 +310,9 @@ __all__ = [
     "standardize",
     "standardize_moments",
     "centred_crossprod",
+    "constant_column_error",
+    "BLOCK_ROWS",
+    "RAW_SUM_RATIO",
     "SliceMoments",
     "slice_moments",
     "slice_moments_from_sums",

@@ -8,9 +8,17 @@ from .methods import CUME, DR, PHD, SAVE, SIR
 from .results import MomentResults
 
 
-def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-        numdir: int = 4, d: int | None = None, cut_points: Any = None,
-        missing: str = "drop") -> MomentResults:
+def sir(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    numdir: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    missing: str = "drop",
+) -> MomentResults:
     """Sliced inverse regression from a formula; see :class:`SIR` for the options.
 
     Parameters
@@ -48,14 +56,29 @@ def sir(formula: str, data: Any, *, nslices: int | None = None, slice_function: 
     >>> fit.eigenvalues.round(3).tolist()[:2]
     [0.939, 0.179]
     """
-    return SIR.from_formula(formula, data, missing=missing, nslices=nslices,
-                            slice_function=slice_function, numdir=numdir, d=d,
-                            cut_points=cut_points)
+    return SIR.from_formula(
+        formula,
+        data,
+        missing=missing,
+        nslices=nslices,
+        slice_function=slice_function,
+        numdir=numdir,
+        d=d,
+        cut_points=cut_points,
+    )
 
 
-def save(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-         numdir: int = 4, d: int | None = None, cut_points: Any = None,
-         missing: str = "drop") -> MomentResults:
+def save(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    numdir: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    missing: str = "drop",
+) -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`.
 
     Parameters
@@ -83,13 +106,27 @@ def save(formula: str, data: Any, *, nslices: int | None = None, slice_function:
     >>> fit.eigenvalues.round(3).tolist()
     [0.903, 0.224, 0.201, 0.104]
     """
-    return SAVE.from_formula(formula, data, missing=missing, nslices=nslices,
-                             slice_function=slice_function, numdir=numdir, d=d,
-                             cut_points=cut_points)
+    return SAVE.from_formula(
+        formula,
+        data,
+        missing=missing,
+        nslices=nslices,
+        slice_function=slice_function,
+        numdir=numdir,
+        d=d,
+        cut_points=cut_points,
+    )
 
 
-def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
-        d: int | None = None, missing: str = "drop") -> MomentResults:
+def phd(
+    formula: str,
+    data: Any,
+    *,
+    residuals: bool = True,
+    numdir: int = 4,
+    d: int | None = None,
+    missing: str = "drop",
+) -> MomentResults:
     """Principal Hessian directions from a formula (``residuals=True`` is R's phdres).
 
     Parameters
@@ -119,13 +156,20 @@ def phd(formula: str, data: Any, *, residuals: bool = True, numdir: int = 4,
     >>> fit.eigenvalues.round(3).tolist()
     [2.842, -1.369, 0.746, 0.192]
     """
-    return PHD.from_formula(formula, data, missing=missing, residuals=residuals,
-                            numdir=numdir, d=d)
+    return PHD.from_formula(formula, data, missing=missing, residuals=residuals, numdir=numdir, d=d)
 
 
-def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: str = "dr",
-       numdir: int = 4, d: int | None = None, cut_points: Any = None,
-       missing: str = "drop") -> MomentResults:
+def dr(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    numdir: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    missing: str = "drop",
+) -> MomentResults:
     """Directional regression from a formula; see :class:`DR`.
 
     Parameters
@@ -153,13 +197,21 @@ def dr(formula: str, data: Any, *, nslices: int | None = None, slice_function: s
     >>> fit.eigenvalues.round(3).tolist()
     [7.005, 1.302, 0.633, 0.352]
     """
-    return DR.from_formula(formula, data, missing=missing, nslices=nslices,
-                           slice_function=slice_function, numdir=numdir, d=d,
-                           cut_points=cut_points)
+    return DR.from_formula(
+        formula,
+        data,
+        missing=missing,
+        nslices=nslices,
+        slice_function=slice_function,
+        numdir=numdir,
+        d=d,
+        cut_points=cut_points,
+    )
 
 
-def cume(formula: str, data: Any, *, numdir: int = 4, d: int | None = None,
-         missing: str = "drop") -> MomentResults:
+def cume(
+    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop"
+) -> MomentResults:
     """Cumulative slicing estimation from a formula; see :class:`CUME`.
 
     Parameters

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._base import EstimatorOutput
+from .._base import Capabilities, EstimatorOutput
 from .._linalg import canonical_basis, sym_eigh_desc
 from .._validation import check_float, check_int
 from ..results import DimensionTest, Results, choose_by_pvalues
@@ -107,6 +107,7 @@ class IRE(MomentEstimator):
     """
 
     method = "ire"
+    capabilities = Capabilities(eigenvalues=False, asymptotic_test=True)
     results_class = IREResults
     params: ClassVar[dict[str, Any]] = {
         **MomentEstimator.params,

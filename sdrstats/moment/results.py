@@ -43,8 +43,14 @@ class MomentResults(Results):
 
     # Predictor tests (R dr's dr.coordinate.test, drop1.dr, dr.step): thin delegations to
     # sdrstats.moment.predictor_tests, which documents the methods and hypotheses.
-    def coordinate_test(self, hypothesis: Any, d: int | None = None, *,
-                        weights: str = "general", chi2approx: str = "bx") -> Any:
+    def coordinate_test(
+        self,
+        hypothesis: Any,
+        d: int | None = None,
+        *,
+        weights: str = "general",
+        chi2approx: str = "bx",
+    ) -> Any:
         """Test that the predictors ``hypothesis`` drops have no effect.
 
         See :func:`sdrstats.moment.predictor_tests.coordinate_test`. SIR's p-values are
@@ -81,8 +87,14 @@ class MomentResults(Results):
 
         return coordinate_test(self, hypothesis, d=d, weights=weights, chi2approx=chi2approx)
 
-    def drop1(self, scope: Any = None, d: int | None = None, *, weights: str = "general",
-              chi2approx: str = "bx") -> pd.DataFrame:
+    def drop1(
+        self,
+        scope: Any = None,
+        d: int | None = None,
+        *,
+        weights: str = "general",
+        chi2approx: str = "bx",
+    ) -> pd.DataFrame:
         """Coordinate test for dropping each predictor; see :func:`~.predictor_tests.drop1`.
 
         Parameters
@@ -119,8 +131,16 @@ class MomentResults(Results):
 
         return drop1(self, scope=scope, d=d, weights=weights, chi2approx=chi2approx)
 
-    def step(self, scope: Any = None, d: int | None = None, *, minsize: int = 2,
-             stop: float = 0.0, weights: str = "general", chi2approx: str = "bx") -> Any:
+    def step(
+        self,
+        scope: Any = None,
+        d: int | None = None,
+        *,
+        minsize: int = 2,
+        stop: float = 0.0,
+        weights: str = "general",
+        chi2approx: str = "bx",
+    ) -> Any:
         """Backward elimination by coordinate tests; see :func:`~.predictor_tests.step`.
 
         Parameters
@@ -154,5 +174,12 @@ class MomentResults(Results):
         """
         from .predictor_tests import step
 
-        return step(self, scope=scope, d=d, minsize=minsize, stop=stop, weights=weights,
-                    chi2approx=chi2approx)
+        return step(
+            self,
+            scope=scope,
+            d=d,
+            minsize=minsize,
+            stop=stop,
+            weights=weights,
+            chi2approx=chi2approx,
+        )

@@ -9,8 +9,10 @@ response kernel accept as ``data``, besides a pandas DataFrame:
 * a Dask DataFrame — per-partition statistics computed on the cluster and merged
   (:mod:`sdrstats.scale.dask`; install with ``pip install sdrstats[dask]``).
 
-Both keep only per-slice sums (:mod:`sdrstats.scale.stats`), so the fit equals the in-memory
-fit with the same slices. A continuous response is sliced by ``cut_points`` when given; else a
+Both keep only the method's mergeable statistics (per-slice sums,
+:class:`sdrstats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
+in-memory fit with the same slices. This package is a generic driver (:mod:`.fit`): which
+methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else a
 chunk source makes one extra pass over the response and reproduces R ``dr``'s slicing exactly,
 and a Dask DataFrame uses Dask's approximate quantiles (see :mod:`sdrstats.scale.dask`).
 """

@@ -1,6 +1,7 @@
 """Dask DataFrames as ``data``, and resampling on a Dask cluster (optional: ``sdrstats[dask]``).
 
-A moment-method formula function given a Dask DataFrame fits without collecting the rows:
+A formula function of a method that fits from statistics, given a Dask DataFrame, fits without
+collecting the rows:
 the formula is fixed on the first partition (declare factor levels with a categorical dtype so
 that every partition codes them alike), each partition's per-slice statistics are computed
 where it lives (``to_delayed`` + a pairwise tree of merges) and only those small arrays travel.
@@ -11,8 +12,9 @@ response at ``1/h, ..., (h-1)/h`` — approximate, and slices then follow quanti
 R ``dr``'s tie-walk; for a continuous response the slices differ from ``dr``'s by a few rows
 and the estimated subspace by a small amount (``tests/test_scale_dask.py`` measures it).
 
-CUME sorts the rows by the response on the cluster (``set_index``), then sums over the sorted
-partitions; its result equals the in-memory fit.
+A method that needs the rows in response order (CUME) gets them sorted on the cluster
+(:meth:`DaskFrame.sorted_scan`, ``set_index``), then sums over the sorted partitions; its
+result equals the in-memory fit.
 
 :func:`dask_backend` sends the resampling loops (bootstrap, permutation tests, restarts) to the
 cluster through joblib's Dask backend; every replicate draws from its own spawned seed, so the
@@ -119,23 +121,23 @@ class DaskFrame:
         cuts = np.unique(np.asarray(values, dtype=float))
         return cuts[np.isfinite(cuts)]
 
-    def cume_cross(self, plan: ChunkPlan, mean: np.ndarray) -> np.ndarray:
-        """CUME's ``Σ_k c_k C_k C_kᵀ`` (in ``x − x̄``) with the rows sorted by Dask.
+    def sorted_scan(self, plan: ChunkPlan, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
+        """Sum of ``piece_fn(part, offset, *args)`` over the design rows sorted by the response.
 
         The design rows are shuffled into response order (``set_index``, which keeps tied values
-        in one partition) and persisted; one pass gives each partition's total, the prefix sums
-        of those give each partition's starting offset, a second pass the sum of outer products.
+        in one partition) and persisted; one pass gives each partition's ``total_fn``, the
+        prefix sums of those each partition's starting ``offset``, a second pass the pieces.
         """
-        p = mean.size
+        p = len(plan.x_names)
         meta = pd.DataFrame({f"x{j}": pd.Series([], dtype=float) for j in range(p)})
         meta["__y__"] = pd.Series([], dtype=float)
         design = self.ddf.map_partitions(_design_frame, plan, meta=meta)
         ordered = design.set_index("__y__").persist()
         delayed = self.dask.delayed
         parts = ordered.to_delayed()
-        totals = self.dask.compute(*[delayed(_partition_total)(part, mean) for part in parts])
-        offsets = np.cumsum(np.vstack([np.zeros(p), *totals]), axis=0)[:-1]
-        pieces = [delayed(_partition_cume)(part, mean, off) for part, off in zip(parts, offsets)]
+        totals = self.dask.compute(*[delayed(total_fn)(part, *args) for part in parts])
+        offsets = np.cumsum(np.vstack([np.zeros_like(totals[0]), *totals]), axis=0)[:-1]
+        pieces = [delayed(piece_fn)(part, off, *args) for part, off in zip(parts, offsets)]
         return np.sum(self.dask.compute(*pieces), axis=0)
 
 
@@ -144,25 +146,6 @@ def _design_frame(frame: pd.DataFrame, plan: ChunkPlan) -> pd.DataFrame:
     out = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
     out["__y__"] = y.reshape(-1)
     return out
-
-
-def _partition_total(part: pd.DataFrame, mean: np.ndarray) -> np.ndarray:
-    return (part.to_numpy(dtype=float) - mean).sum(axis=0)
-
-
-def _partition_cume(part: pd.DataFrame, mean: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """``Σ_k c_k C_k C_kᵀ`` over the distinct responses of a partition of the sorted rows,
-    ``C_k`` the running sum of ``x − x̄`` up to value ``k`` (``offset`` carries the earlier
-    partitions), ``c_k`` the rows at value ``k``."""
-    if part.shape[0] == 0:
-        return np.zeros((mean.size, mean.size))
-    _, codes, counts = np.unique(
-        part.index.to_numpy(dtype=float), return_inverse=True, return_counts=True
-    )
-    grouped = np.zeros((counts.size, mean.size))
-    np.add.at(grouped, codes.reshape(-1), part.to_numpy(dtype=float) - mean)
-    running = offset + np.cumsum(grouped, axis=0)
-    return running.T @ (running * counts[:, None])
 
 
 @contextmanager

@@ -1,5 +1,8 @@
 """Results of fits from accumulated statistics: what needs only the statistics works as for an
-in-memory fit; what needs the rows raises an error saying to load the data in memory."""
+in-memory fit; what needs the rows raises an error saying to load the data in memory.
+
+:class:`ChunkedMixin` goes before a family's results class (the moment family's
+``ChunkedResults``, SPCA's ``ChunkedSPCAResults``); this module knows no family."""
 
 from __future__ import annotations
 
@@ -8,22 +11,26 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._base import EstimatorOutput
 from ..formula import ModelSpec
-from ..moment.methods import SIR, MomentResults
-from ..spca.spca import SPCAResults
-from ..summary import Block
-from .stats import ols_r2_from_moments
 
 
-class _Chunked:
-    """Overrides shared by the chunked results classes (mixed in before the method's class)."""
+class ChunkedMixin:
+    """Overrides shared by the chunked results classes (mixed in before the method's class).
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> isinstance(sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8), ChunkedMixin)
+    True
+    """
 
     def __init__(
         self,
         estimator: Any,
         spec: ModelSpec,
-        output: EstimatorOutput,
+        output: Any,
         *,
         call: str,
         n_rows: int,
@@ -127,74 +134,42 @@ class _Chunked:
         return pd.DataFrame(rows, index=self.directions_for(k).columns).T
 
 
-class ChunkedResults(_Chunked, MomentResults):
-    """A moment fit computed from accumulated statistics; the rows are not kept.
-
-    Everything that needs only the statistics works as for an in-memory fit (directions,
-    eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
-    what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
-    SAVE/pHd's tests) raises an error saying to load the data in memory.
-
-    Parameters
-    ----------
-    estimator, spec, output, call
-        As :class:`sdrstats.Results`; a formula function given chunked data builds it.
-    n_rows : int
-        Rows used.
-    prepared, r2_moments
-        Accumulated statistics the predictor tests and the summary's R² need.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
-    >>> type(fit).__name__, fit.n
-    ('ChunkedResults', 202)
-    """
-
-    def _dimension_rules(self) -> dict[str, Any]:
-        if isinstance(self.estimator, SIR):
-            return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-        return {}
-
-    def _prepared(self) -> Any:
-        return self._chunk_prepared
-
-    def _summary_blocks(self) -> list[Block]:
-        k = self._numdir()
-        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
-        if self.slice_sizes is not None:
-            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
-        blocks.append(
-            Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
-        )
-        blocks.append(Block("", table=self._eigen_table(k)))
-        if "asymptotic" in self._dimension_rules():
-            test = self.test_dimension("asymptotic")
-            blocks.append(Block(test.title, table=test.display_table()))
-        return blocks
+#: The mixin under its earlier name.
+_Chunked = ChunkedMixin
 
 
-class ChunkedSPCAResults(_Chunked, SPCAResults):
-    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics.
+def ols_r2_from_moments(cov: np.ndarray, cov_xy: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """R²(OLS|dr) from moments: squared correlation of the OLS fit with ``span(X B_k)``.
+
+    ``R²_k = cᵀB_k (B_kᵀ Σ B_k)⁻¹ B_kᵀ c / (cᵀ Σ⁻¹ c)`` with ``Σ = cov(x)``, ``c = cov(x, y)``,
+    for ``k = 1..K`` (the same number :func:`sdrstats.results.ols_r2` computes from rows).
 
     Parameters
     ----------
-    estimator, spec, output, call
-        As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
-    n_rows, prepared, r2_moments
-        As :class:`ChunkedResults`.
+    cov : ndarray of shape (p, p)
+        Covariance of the predictors.
+    cov_xy : ndarray of shape (p,)
+        Covariance of the predictors with the response.
+    basis : ndarray of shape (p, K)
+        Directions.
+
+    Returns
+    -------
+    ndarray of shape (K,)
 
     Examples
     --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> type(sdr.spca("sex ~ ht + wt + lbm", parts, d=1)).__name__
-    'ChunkedSPCAResults'
+    >>> import numpy as np
+    >>> ols_r2_from_moments(np.eye(2), np.array([1.0, 0.0]), np.eye(2)).tolist()
+    [1.0, 1.0]
     """
+    denom = float(cov_xy @ np.linalg.solve(cov, cov_xy))
+    out = np.empty(basis.shape[1])
+    for k in range(1, basis.shape[1] + 1):
+        B = basis[:, :k]
+        proj = B.T @ cov_xy
+        out[k - 1] = float(proj @ np.linalg.solve(B.T @ cov @ B, proj)) / denom
+    return out
 
 
-__all__ = ["ChunkedResults", "ChunkedSPCAResults"]
+__all__ = ["ChunkedMixin", "ols_r2_from_moments"]

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .._base import Estimator, EstimatorOutput
+from .._base import Capabilities, Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._parallel import spawn_generators
 from .._validation import check_choice, check_float, check_int
@@ -137,6 +137,7 @@ class KDR(Estimator):
     """
 
     method = "kdr"
+    capabilities = Capabilities(eigenvalues=False)
     params: ClassVar[dict[str, Any]] = {
         "d": 2,
         "sigma": None,

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
-from .._base import Estimator, EstimatorOutput
+from .._base import Capabilities, Estimator, EstimatorOutput
 from .._validation import check_choice, check_float, check_int
 from ..summary import Block
 from ._results import ProjectionResults
@@ -129,7 +129,7 @@ class KSPCA(Estimator):
     """
 
     method = "kspca"
-    linear = False
+    capabilities = Capabilities(linear_directions=False)
     params: ClassVar[dict[str, Any]] = {
         "d": None,
         "kernel": "rbf",

@@ -12,17 +12,16 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse
 
-from .._base import Estimator, EstimatorOutput
+from .._base import Capabilities, Estimator, EstimatorOutput
 from .._linalg import canonical_sign
 from .._validation import check_choice, check_float, check_int
+from ..scale.results import ChunkedMixin
+from ._eigen import RANK_TOL, check_rank, top_eigen
 from ._results import ProjectionResults
 from .kernels import RESPONSE_KERNELS, response_factor
-
-#: Eigenvalues below this fraction of the largest count as zero when finding the rank.
-RANK_TOL = 1e-10
+from .statistics import SPCAStatistics, fit_spca_statistics
 
 
 def hsic_matrix_factor(
@@ -58,50 +57,6 @@ def hsic_matrix_factor(
     return (blocks[0] if len(blocks) == 1 else np.hstack(blocks)), center
 
 
-def top_eigen(psi: np.ndarray, solver: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """Non-zero eigenpairs of ``Ψ Ψᵀ`` in decreasing order, by the primal or dual route.
-
-    Returns eigenvalues, orthonormal eigenvectors (p×K, K = numerical rank) and the route
-    used. ``solver="auto"`` takes the dual when ``Ψ`` has fewer columns than rows.
-    """
-    p, r = psi.shape
-    if solver == "auto":
-        solver = "dual" if r < p else "primal"
-    if solver == "primal":
-        values, vectors = scipy.linalg.eigh(psi @ psi.T)
-        values, vectors = values[::-1], vectors[:, ::-1]
-        keep = values > max(values[0], 0.0) * RANK_TOL
-        return values[keep], vectors[:, keep], solver
-    # dual: Ψ = Û Σ V̂ᵀ, ΨᵀΨ = V̂ Σ² V̂ᵀ, Û = Ψ V̂ Σ⁻¹
-    values, vectors = scipy.linalg.eigh(psi.T @ psi)
-    values, vectors = values[::-1], vectors[:, ::-1]
-    keep = values > max(values[0], 0.0) * RANK_TOL
-    values, vectors = values[keep], vectors[:, keep]
-    directions = psi @ vectors / np.sqrt(values)
-    return values, directions, solver
-
-
-def check_rank(d: int | None, rank: int, method: str, why: str) -> int:
-    """Default ``d = min(2, rank)``; an explicit ``d`` above the rank is an error."""
-    if rank == 0:
-        raise ValueError(
-            f"{method} found no direction with positive HSIC: the predictors "
-            "do not vary along the response kernel. Check the data."
-        )
-    if d is None:
-        return min(2, rank)
-    if d > rank:
-        raise ValueError(
-            f"The 'd' option of {method} must be at most the rank of the HSIC matrix, "
-            f"{rank} here ({why}); got d = {d}. Use a smaller d{_remedy(method)}."
-        )
-    return d
-
-
-def _remedy(method: str) -> str:
-    return ", kernel_y='rbf', or add_identity > 0" if method in ("spca", "kspca") else ""
-
-
 class SPCAResults(ProjectionResults):
     """Results of :class:`SPCA`; eigenvalues are HSIC contributions.
 
@@ -125,6 +80,26 @@ class SPCAResults(ProjectionResults):
         "the empirical HSIC between u_j'x and the response; their sum over "
         "Dir1..Dirk is the HSIC of the k-dimensional projection."
     )
+
+
+class ChunkedSPCAResults(ChunkedMixin, SPCAResults):
+    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
+    n_rows, prepared, r2_moments
+        As :class:`sdrstats.moment.chunked.ChunkedResults`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> type(sdr.spca("sex ~ ht + wt + lbm", parts, d=1)).__name__
+    'ChunkedSPCAResults'
+    """
 
 
 class SPCA(Estimator):
@@ -180,7 +155,9 @@ class SPCA(Estimator):
         "solver": "auto",
         "random_state": None,
     }
+    capabilities = Capabilities(from_statistics=True)
     results_class = SPCAResults
+    chunked_results_class = ChunkedSPCAResults
 
     def _check_options(self) -> None:
         o = self.options
@@ -207,6 +184,50 @@ class SPCA(Estimator):
             return "delta" if Y.ndim == 1 and Y.dtype.kind in "iu" else "linear"
         return kernel
 
+    def statistics(self, p: int, *, classes: bool) -> SPCAStatistics:
+        """An empty accumulator of class (or response) sums for ``p`` predictors.
+
+        Parameters
+        ----------
+        p : int
+            Number of predictors.
+        classes : bool
+            The response is a class label (delta kernel), else one numeric column (linear).
+
+        Returns
+        -------
+        SPCAStatistics
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> type(sdr.SPCA().statistics(3, classes=True)).__name__
+        'SPCAStatistics'
+        """
+        return SPCAStatistics(self, p, classes=classes)
+
+    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+        """Fit from chunked data (linear or delta response kernel).
+
+        Parameters
+        ----------
+        source : sdrstats.scale.fit.ChunkedData
+            The chunks.
+
+        Returns
+        -------
+        tuple of (EstimatorOutput, dict)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> sdr.spca("sex ~ ht + wt", parts, d=1).n  # calls fit_statistics
+        202
+        """
+        return fit_spca_statistics(self, source)
+
     def _fit(
         self,
         X: np.ndarray,
@@ -219,6 +240,13 @@ class SPCA(Estimator):
         kernel = self.kernel_for(Y)
         rng = np.random.default_rng(random_state)
         factor = response_factor(Y, kernel, self.method, gamma=o["gamma_y"], rng=rng, sparse=True)
+        classes = Y.ndim == 1 and Y.dtype.kind in "iu"
+        if o["add_identity"] == 0 and (
+            (classes and kernel in ("linear", "delta"))
+            or (kernel == "linear" and not classes and factor.shape[1] == 1)
+        ):
+            # Ψ is a function of class (or response) sums: the one-chunk case of the accumulator
+            return self.statistics(X.shape[1], classes=classes).update(X, Y, weights).finish()
         psi, center = hsic_matrix_factor(X, factor, o["add_identity"], weights)
         values, vectors, route = top_eigen(psi, o["solver"])
         why = f"kernel_y = {kernel!r}"
@@ -301,4 +329,13 @@ def spca(
     )
 
 
-__all__ = ["SPCA", "SPCAResults", "spca", "hsic_matrix_factor", "top_eigen", "check_rank"]
+__all__ = [
+    "SPCA",
+    "SPCAResults",
+    "ChunkedSPCAResults",
+    "spca",
+    "hsic_matrix_factor",
+    "top_eigen",
+    "check_rank",
+    "RANK_TOL",
+]

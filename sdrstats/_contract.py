@@ -1,0 +1,178 @@
+"""What every estimator declares and returns, and what generic layers may ask of it.
+
+:class:`Capabilities` (declared once per estimator class, like scikit-learn's tags),
+:class:`EstimatorOutput` (what ``_fit`` returns) and :class:`FamilyHooks`, the methods through
+which a generic layer (scale, inference) uses a family's special skill without importing it:
+``fit_statistics`` (chunked and Dask data through the family's accumulator) and
+``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats._base.Estimator` inherits
+the hooks; a family overrides the ones its ``capabilities`` declare.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an estimator class can do, declared once per class (like scikit-learn's tags).
+
+    The results, inference and scale layers and the error messages read these instead of
+    testing for a family's types or methods; ``tests/test_capabilities.py`` checks each
+    declaration against what the class really does.
+
+    Attributes
+    ----------
+    linear_directions : bool
+        The fit has a basis ``B`` (p x d); kernel methods without one transform rows themselves.
+    eigenvalues : bool
+        The fit reports per-direction eigenvalues (permutation tests and the scree plot use them).
+    from_statistics : bool
+        The method fits from mergeable statistics (``statistics()``/``fit_statistics()``), so
+        it accepts chunked and Dask data.
+    asymptotic_test : bool
+        The estimator has an ``asymptotic_test(results, ...)`` dimension test.
+    cv_test : bool
+        The estimator has a cross-validation dimension rule ``cv_test(results, ...)``.
+    weighted_replicates : bool
+        ``replicate_kernel(results)`` gives bootstrap replicates from case weights without
+        refitting row by row.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> sdr.SIR.capabilities.from_statistics, sdr.KSPCA.capabilities.linear_directions
+    (True, False)
+    """
+
+    linear_directions: bool = True
+    eigenvalues: bool = True
+    from_statistics: bool = False
+    asymptotic_test: bool = False
+    cv_test: bool = False
+    weighted_replicates: bool = False
+
+
+@dataclass
+class EstimatorOutput:
+    """What an estimator computes from arrays.
+
+    Attributes
+    ----------
+    basis : ndarray of shape (p, K)
+        Directions in the original predictor scale, unit columns, canonical sign, most
+        important first. ``K >= d`` (moment methods keep all ``p``).
+    d : int
+        Dimension of the reported subspace.
+    eigenvalues : ndarray or None
+        Eigenvalues (or other per-direction importance) for the columns of ``basis``.
+    criterion : float or None
+        The optimised objective for non-eigen methods.
+    center : ndarray or None
+        Predictor mean used to centre new rows in ``transform`` (defaults to the data mean).
+    extras : dict
+        Method-specific results (slice sizes, traces, tuning parameters...).
+    """
+
+    basis: np.ndarray | None
+    d: int
+    eigenvalues: np.ndarray | None = None
+    criterion: float | None = None
+    center: np.ndarray | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+class FamilyHooks:
+    """Default answers of the generic layers' questions: no accumulator, no weighted kernel."""
+
+    method: str = ""
+    capabilities: Capabilities = Capabilities()
+
+    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+        """Fit from chunked data through the method's accumulator (``from_statistics`` methods).
+
+        ``source`` is the generic chunk driver of :mod:`sdrstats.scale.fit`: it reduces an
+        accumulator over every chunk (``source.reduce(accumulator)``) and knows the formula's
+        names. Returns the output and the keyword arguments of ``chunked_results_class``.
+
+        Parameters
+        ----------
+        source : sdrstats.scale.fit.ChunkedData
+            The chunks, with the formula fixed on the first one.
+
+        Returns
+        -------
+        tuple of (EstimatorOutput, dict)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> sdr.MAVE().fit_statistics(None)
+        Traceback (most recent call last):
+        ...
+        ValueError: mave is not available for chunked or Dask data (it needs the rows in memory)...
+        """
+        raise self.statistics_unavailable()
+
+    def statistics_unavailable(self) -> ValueError:
+        """The error for chunked or Dask data given to a method that needs the rows.
+
+        Returns
+        -------
+        ValueError
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> "load the data with pandas" in str(sdr.MAVE().statistics_unavailable())
+        True
+        """
+        return ValueError(
+            f"{self.method} is not available for chunked or Dask data (it needs the rows in "
+            "memory); load the data with pandas. Methods that fit from accumulated statistics: "
+            f"{', '.join(from_statistics_methods())}."
+        )
+
+    def replicate_kernel(self, results: Any) -> Any:
+        """Bootstrap replicates from case weights, or None to refit on resampled rows.
+
+        A ``weighted_replicates`` method returns an object whose ``replicates(counts)`` maps a
+        block of multinomial counts (b x n) to one ``(basis, eigenvalues)`` (or an error text)
+        per row of counts, equal to the weighted refits.
+
+        Parameters
+        ----------
+        results : Results
+            The fit to resample.
+
+        Returns
+        -------
+        object or None
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.mave("lbm ~ ht + wt", ais, d=1)
+        >>> fit.estimator.replicate_kernel(fit) is None
+        True
+        """
+        return None
+
+
+def from_statistics_methods() -> list[str]:
+    """Names of the imported methods that fit from accumulated statistics (for messages)."""
+    found: list[str] = []
+    pending = list(FamilyHooks.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.capabilities.from_statistics and cls.method and cls.method not in found:
+            found.append(cls.method)
+    return sorted(found)
+
+
+__all__ = ["Capabilities", "EstimatorOutput", "FamilyHooks", "from_statistics_methods"]

@@ -1,0 +1,222 @@
+"""Moment fits from chunks or Dask partitions: the family's accumulator over every chunk.
+
+The generic driver (:mod:`sdrstats.scale.fit`) reads the chunks and reduces accumulators; what
+to accumulate and how many passes is decided here. SIR, SAVE and DR take one pass over
+per-slice sums (plus one over the response when it has to be sliced), pHd two (the mean,
+covariance and OLS fit, then the residual-weighted cross-product), and CUME, on Dask only, two
+passes over the rows sorted by the response across the cluster. IRE re-weights the rows at
+each step and is not available.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._base import EstimatorOutput
+from ..scale.results import ChunkedMixin
+from ..slicing import check_cut_points
+from ..summary import Block
+from .results import MomentResults
+from .statistics import MomentStatistics, SliceRule, output_from_kernel
+
+
+class ResidualCross:
+    """``Σ r_i (x_i − x̄)(x_i − x̄)ᵀ`` over chunks, for pHd's second pass."""
+
+    def __init__(self, mean: np.ndarray, ybar: float, coef: np.ndarray | None) -> None:
+        self.mean = mean
+        self.ybar = ybar
+        self.coef = coef  # OLS slope of y on x (phdres), or None (phdy)
+        self.total = np.zeros((mean.size, mean.size))
+
+    def update(self, X: np.ndarray, y: np.ndarray) -> ResidualCross:
+        u = X - self.mean
+        r = np.asarray(y, dtype=float).reshape(-1) - self.ybar
+        if self.coef is not None:
+            r = r - u @ self.coef
+        self.total += u.T @ (u * r[:, None])
+        return self
+
+    def merge(self, other: ResidualCross) -> ResidualCross:
+        self.total += other.total
+        return self
+
+
+def check_rows(estimator: Any, n: float, p: int) -> None:
+    """The in-memory fit's checks of ``n`` and ``d``, on accumulated totals."""
+    if n <= p:
+        raise ValueError(
+            f"{estimator.method} needs more observations than predictors; got n = {int(n)} and "
+            f"p = {p}."
+        )
+    d = estimator.options["d"]
+    if d is not None and d > p:
+        raise ValueError(f"The 'd' option of {estimator.method} must be at most p = {p}; got {d}.")
+
+
+def _cut_points(estimator: Any, source: Any) -> np.ndarray:
+    given = estimator.options["cut_points"]
+    if given is not None:
+        return check_cut_points(given)
+    if estimator.options["slice_function"] != "dr":
+        raise ValueError(
+            "slice_function='arc' splits tied responses by rank, which chunked and Dask fits "
+            "cannot do; use slice_function='dr' or give cut_points."
+        )
+    return source.response_cuts(estimator.nslices_for(source.p))
+
+
+def _info(acc: MomentStatistics, source: Any, prepared: Any) -> dict[str, Any]:
+    """Keyword arguments of :class:`ChunkedResults` besides estimator, spec, output, call."""
+    stats = acc.stats.ordered(source.level_order)
+    r2 = None
+    if not source.categorical:
+        r2 = (stats.cov, stats.response_moments()[2])
+    levels = list(stats.keys) if source.categorical else None
+    return {
+        "n_rows": int(round(stats.n)),
+        "prepared": prepared,
+        "r2_moments": r2,
+        "y_levels": levels,
+    }
+
+
+def fit_sliced(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """SIR, SAVE, DR: one pass of per-slice sums (slices by cut points or class labels)."""
+    numeric = not source.categorical
+    rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
+    acc = source.reduce(MomentStatistics(estimator, source.p, rule, response=numeric))
+    check_rows(estimator, acc.n, source.p)
+    if len(acc.stats.keys) < 2:
+        raise ValueError(
+            f"The response has a single value, so {estimator.method} finds only one slice; "
+            "it needs a response that varies."
+        )
+    std, moments = acc.prepared(source.x_names, order=source.level_order)
+    M = estimator.kernel(std, moments, None)
+    output = output_from_kernel(estimator, std, moments, M, {"n_chunks": source.n_chunks})
+    return output, _info(acc, source, (std, moments))
+
+
+def _single_pass(estimator: Any, source: Any) -> tuple[MomentStatistics, Any]:
+    acc = source.reduce(
+        MomentStatistics(estimator, source.p, SliceRule(single=True), response=True)
+    )
+    check_rows(estimator, acc.n, source.p)
+    std, _ = acc.prepared(source.x_names)
+    return acc, std
+
+
+def fit_phd(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """pHd: moments and OLS fit in a first pass, the residual cross-product in a second."""
+    acc, std = _single_pass(estimator, source)
+    ybar, _, cov_xy = acc.stats.response_moments()
+    coef = np.linalg.solve(acc.stats.cov, cov_xy) if estimator.options["residuals"] else None
+    cross = source.reduce(ResidualCross(std.mean, ybar, coef))
+    M = std.whiten_moments(cross.total / std.n)
+    M = (M + M.T) / 2
+    output = output_from_kernel(estimator, std, None, M, {"n_chunks": source.n_chunks})
+    return output, _info(acc, source, (std, None))
+
+
+def fit_cume(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """CUME: the moments, then ``Σ_k c_k C_k C_kᵀ`` over the rows sorted by the response."""
+    if not source.can_sort:
+        raise ValueError(
+            "cume needs the rows sorted by the response, which a chunk source cannot do in "
+            "bounded memory; use a Dask DataFrame (sorted across the cluster) or load the data "
+            "in memory."
+        )
+    acc, std = _single_pass(estimator, source)
+    if acc.stats.response_moments()[1] <= 0:
+        raise ValueError("The response has a single value; cume needs a response that varies.")
+    cross = source.sorted_scan(partition_total, partition_cume, std.mean)
+    M = std.whiten_moments(cross / std.n**3)
+    M = (M + M.T) / 2
+    output = output_from_kernel(estimator, std, None, M, {"n_chunks": source.n_chunks})
+    return output, _info(acc, source, (std, None))
+
+
+def partition_total(part: pd.DataFrame, mean: np.ndarray) -> np.ndarray:
+    """Sum of ``x − x̄`` over one partition of the rows sorted by the response."""
+    return (part.to_numpy(dtype=float) - mean).sum(axis=0)
+
+
+def partition_cume(part: pd.DataFrame, offset: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """``Σ_k c_k C_k C_kᵀ`` over the distinct responses of a partition of the sorted rows,
+    ``C_k`` the running sum of ``x − x̄`` up to value ``k`` (``offset`` carries the earlier
+    partitions), ``c_k`` the rows at value ``k``."""
+    if part.shape[0] == 0:
+        return np.zeros((mean.size, mean.size))
+    _, codes, counts = np.unique(
+        part.index.to_numpy(dtype=float), return_inverse=True, return_counts=True
+    )
+    grouped = np.zeros((counts.size, mean.size))
+    np.add.at(grouped, codes.reshape(-1), part.to_numpy(dtype=float) - mean)
+    running = offset + np.cumsum(grouped, axis=0)
+    return running.T @ (running * counts[:, None])
+
+
+class ChunkedResults(ChunkedMixin, MomentResults):
+    """A moment fit computed from accumulated statistics; the rows are not kept.
+
+    Everything that needs only the statistics works as for an in-memory fit (directions,
+    eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
+    what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
+    SAVE/pHd's tests) raises an error saying to load the data in memory.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; a formula function given chunked data builds it.
+    n_rows : int
+        Rows used.
+    prepared, r2_moments
+        Accumulated statistics the predictor tests and the summary's R² need.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
+    >>> type(fit).__name__, fit.n
+    ('ChunkedResults', 202)
+    """
+
+    def _dimension_rules(self) -> dict[str, Any]:
+        if getattr(self.estimator, "asymptotic_test_from_statistics", False):
+            return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
+        return {}
+
+    def _prepared(self) -> Any:
+        return self._chunk_prepared
+
+    def _summary_blocks(self) -> list[Block]:
+        k = self._numdir()
+        blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
+        if self.slice_sizes is not None:
+            blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
+        blocks.append(
+            Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
+        )
+        blocks.append(Block("", table=self._eigen_table(k)))
+        if "asymptotic" in self._dimension_rules():
+            test = self.test_dimension("asymptotic")
+            blocks.append(Block(test.title, table=test.display_table()))
+        return blocks
+
+
+__all__ = [
+    "ChunkedResults",
+    "ResidualCross",
+    "fit_sliced",
+    "fit_phd",
+    "fit_cume",
+    "check_rows",
+    "partition_total",
+    "partition_cume",
+]

@@ -1,0 +1,246 @@
+"""The common path of the moment methods: options, slices, and the accumulator.
+
+:class:`MomentEstimator` holds what SIR, SAVE, pHd, DR and CUME share: the slicing options, the
+data checks, and every fit through the family's accumulator (:mod:`.statistics`): in memory
+(``statistics_of``, the one-chunk case), from chunks and Dask (``fit_statistics``) and the
+weighted bootstrap (``replicate_kernel``). A method adds its kernel ``M`` and, where R ``dr``
+has one, its asymptotic test.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._base import Estimator, EstimatorOutput
+from .._validation import check_choice, check_int
+from ..results import Results
+from ..slicing import default_nslices, make_slices
+from ._core import SliceMoments, Standardized
+from ._replicates import WeightedReplicates
+from .chunked import ChunkedResults, fit_sliced
+from .results import MomentResults
+from .statistics import MomentStatistics, SliceRule
+
+
+class MomentEstimator(Estimator):
+    """Common path of the moment methods (not used directly)."""
+
+    params: ClassVar[dict[str, Any]] = {
+        "nslices": None,
+        "slice_function": "dr",
+        "numdir": 4,
+        "d": None,
+        "cut_points": None,
+    }
+    uses_slices: ClassVar[bool] = True
+    second_moments: ClassVar[bool] = False
+    by_abs: ClassVar[bool] = False
+    #: The asymptotic test needs only the eigenvalues and slice sizes (works on chunked fits).
+    asymptotic_test_from_statistics: ClassVar[bool] = False
+    results_class = MomentResults
+    chunked_results_class = ChunkedResults
+
+    def _check_options(self) -> None:
+        o = self.options
+        name = self.method
+        check_int(o["nslices"], "nslices", name, low=2, allow_none=True)
+        check_choice(o["slice_function"], "slice_function", name, ["dr", "arc"])
+        check_int(o["numdir"], "numdir", name, low=1)
+        check_int(o["d"], "d", name, low=1, allow_none=True)
+
+    def nslices_for(self, p: int) -> int:
+        return self.options["nslices"] or default_nslices(p)
+
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        n, p = X.shape
+        if n <= p:
+            raise ValueError(
+                f"{self.method} needs more observations than predictors; got n = {n} and "
+                f"p = {p}. Remove predictors, or use a method for p >= n (lasso_sir, spca)."
+            )
+        d = self.options["d"]
+        if d is not None and d > p:
+            raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
+        if self.uses_slices and not categorical:
+            h = self.nslices_for(p)
+            if h > n / 2:
+                raise ValueError(
+                    f"The 'nslices' option of {self.method} must be at most n/2 = {n // 2} so "
+                    f"that slices hold at least two cases; got {h}."
+                )
+
+    def _slices(self, Y: np.ndarray, p: int):
+        categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+        slices = make_slices(
+            Y,
+            self.nslices_for(p),
+            function=self.options["slice_function"],
+            categorical=categorical,
+            cut_points=self.options["cut_points"],
+        )
+        if slices.nslices < 2:
+            raise ValueError(
+                f"The response has a single value, so {self.method} finds only one slice; it "
+                "needs a response that varies."
+            )
+        return slices
+
+    # -- the accumulator: in memory, chunks, Dask and the weighted bootstrap ---------------
+    def statistics(
+        self,
+        p: int,
+        *,
+        cut_points: Any = None,
+        classes: bool = False,
+        response: bool = False,
+    ) -> MomentStatistics:
+        """An empty accumulator of this method's statistics for rows of ``p`` predictors.
+
+        Rows fall into slices by ``cut_points`` (default the ``cut_points`` option), or by
+        their class label (``classes=True``); methods without slices keep one group.
+
+        Parameters
+        ----------
+        p : int
+            Number of predictors.
+        cut_points : sequence of float, optional
+            Slice boundaries of a continuous response.
+        classes : bool, default False
+            Slice by class label.
+        response : bool, default False
+            Also keep the response's moments (R²(OLS|dr), chunked pHd).
+
+        Returns
+        -------
+        MomentStatistics
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> X, y = np.log(ais[["wt", "ht"]].to_numpy()), ais["lbm"].to_numpy()
+        >>> acc = sdr.SIR(cut_points=[50, 60, 70]).statistics(2).update(X, y)
+        >>> acc.finish().extras["slice_sizes"].tolist()
+        [22, 61, 53, 66]
+        """
+        if not self.uses_slices:
+            rule = SliceRule(single=True)
+        else:
+            cuts = self.options["cut_points"] if cut_points is None else cut_points
+            rule = SliceRule(
+                cuts=None if cuts is None else np.asarray(cuts, dtype=float), classes=classes
+            )
+        return MomentStatistics(self, p, rule, response=response)
+
+    def statistics_of(
+        self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None
+    ) -> MomentStatistics:
+        """The accumulator of the rows ``X`` in memory: the one-chunk case, rows kept.
+
+        The slices are those of the whole response (R ``dr``'s slicing).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, p)
+            Predictors.
+        Y : ndarray
+            Response as ``_fit`` takes it.
+        weights : ndarray of shape (n,), optional
+            Case weights.
+
+        Returns
+        -------
+        MomentStatistics
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> X, y = np.log(ais[["wt", "ht"]].to_numpy()), ais["lbm"].to_numpy()
+        >>> round(sdr.SIR(nslices=4).statistics_of(X, y).n)
+        202
+        """
+        p = X.shape[1]
+        rule = SliceRule(slices=self._slices(Y, p)) if self.uses_slices else SliceRule(single=True)
+        return MomentStatistics(self, p, rule, keep_rows=True).update(X, Y, weights)
+
+    def _prepare(
+        self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None
+    ) -> tuple[Standardized, SliceMoments | None]:
+        return self.statistics_of(X, Y, weights).prepared()
+
+    def kernel(self, std: Standardized, moments: SliceMoments | None, Y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _fit(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        return self.statistics_of(X, Y, weights).finish()
+
+    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+        """Fit from chunked data (see :mod:`sdrstats.moment.chunked`).
+
+        Parameters
+        ----------
+        source : sdrstats.scale.fit.ChunkedData
+            The chunks.
+
+        Returns
+        -------
+        tuple of (EstimatorOutput, dict)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> sdr.save("lbm ~ log(wt) + log(ht)", parts, nslices=8).n  # calls fit_statistics
+        202
+        """
+        return fit_sliced(self, source)
+
+    def replicate_kernel(self, results: Results) -> WeightedReplicates | None:
+        """Weighted-moment bootstrap replicates (SIR, SAVE, DR), or None for a row refit.
+
+        Parameters
+        ----------
+        results : Results
+            The fit to resample.
+
+        Returns
+        -------
+        WeightedReplicates or None
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", ais, nslices=8)
+        >>> type(fit.estimator.replicate_kernel(fit)).__name__
+        'WeightedReplicates'
+        """
+        if not (self.capabilities.weighted_replicates and self.uses_slices):
+            return None
+        if not WeightedReplicates.fits(results.n, results.p):
+            return None
+        return WeightedReplicates(results)
+
+    def _test_rows(self, results: Results, numdir: int | None) -> int:
+        numdir = results.options["numdir"] if numdir is None else numdir
+        return min(results.p, check_int(numdir, "numdir", self.method, low=1))
+
+
+def response_vector(Y: np.ndarray, method: str) -> np.ndarray:
+    if Y.ndim == 2 and Y.shape[1] > 1:
+        raise ValueError(f"{method} needs a single response column; got {Y.shape[1]}.")
+    return Y.reshape(-1).astype(float)
+
+
+__all__ = ["MomentEstimator", "response_vector"]

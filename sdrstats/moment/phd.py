@@ -1,0 +1,145 @@
+"""Principal Hessian directions (Li 1992; Cook 1998), with R ``dr``'s tests."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+
+from .._base import Capabilities, EstimatorOutput
+from .._stats import chi2_sf, weighted_chi2_sf
+from .._validation import check_int
+from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ._core import Standardized
+from .chunked import fit_phd
+from .estimator import MomentEstimator, response_vector
+
+
+class PHD(MomentEstimator):
+    """Principal Hessian directions (Li 1992; Cook 1998): ``M = (1/n) Σ r_i z_i z_iᵀ``.
+
+    Parameters
+    ----------
+    residuals : bool
+        ``True`` (default, R's ``phdres``): ``r`` are the OLS residuals of y on X;
+        ``False`` (``phdy``): ``r = y − ȳ``.
+    numdir, d : int
+        As :class:`SIR`. Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.PHD().fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> fit.eigenvalues.round(3).tolist()
+    [2.892, -1.347, 0.221]
+    """
+
+    method = "phd"
+    params: ClassVar[dict[str, Any]] = {"residuals": True, "numdir": 4, "d": None}
+    uses_slices = False
+    by_abs = True
+    response = "continuous"
+    capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
+
+    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+        """Two passes over chunked data (see :func:`sdrstats.moment.chunked.fit_phd`).
+
+        Parameters
+        ----------
+        source : sdrstats.scale.fit.ChunkedData
+            The chunks.
+
+        Returns
+        -------
+        tuple of (EstimatorOutput, dict)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> sdr.phd("lbm ~ log(wt) + log(ht)", parts).n  # calls fit_statistics
+        202
+        """
+        return fit_phd(self, source)
+
+    def _check_options(self) -> None:
+        check_int(self.options["numdir"], "numdir", self.method, low=1)
+        check_int(self.options["d"], "d", self.method, low=1, allow_none=True)
+        if not isinstance(self.options["residuals"], bool):
+            raise TypeError("The 'residuals' option of phd must be True (phdres) or False (phdy).")
+
+    @property
+    def label(self) -> str:
+        return "phdres" if self.options["residuals"] else "phdy"
+
+    def _residual(self, std: Standardized, Y: np.ndarray) -> np.ndarray:
+        y = response_vector(Y, "phd")
+        w = std.weights
+        ybar = y.mean() if w is None else w @ y / std.n
+        r = y - ybar
+        if self.options["residuals"]:
+            Z = std.Z
+            coef = (Z.T @ (r if w is None else r * w)) / std.n  # ZᵀWZ = n I
+            r = r - Z @ coef
+        return r
+
+    def kernel(self, std, moments, Y):
+        Z, r = std.Z, self._residual(std, Y)
+        rw = r if std.weights is None else r * std.weights
+        return Z.T @ (Z * rw[:, None]) / std.n
+
+    def asymptotic_test(
+        self, results: Results, numdir: int | None = None, level: float = 0.05
+    ) -> DimensionTest:
+        """Li's normal-theory test; for phdres also Cook's general and independence tests."""
+        std, _ = results._prepared()
+        r = self._residual(std, results.spec.Y)
+        ev = np.asarray(results.output.eigenvalues)
+        p, n = results.p, results.n
+        var_r = r.var(ddof=1)
+        rows = self._test_rows(results, numdir)
+        abs_sorted = np.sort(np.abs(ev))
+        stat = np.array([n * np.sum(abs_sorted[: p - m] ** 2) / (2 * var_r) for m in range(rows)])
+        df = np.array([(p - m) * (p - m + 1) // 2 for m in range(rows)])
+        pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
+        columns: dict[str, Any] = {"stat": stat, "df": df, "p_value": pv}
+        names = {"stat": "Stat", "p_value": "Normal theory"}
+        if self.options["residuals"]:
+            v = std.Z @ results.output.extras["raw_vectors"]
+            pairs = [(i, j) for i in range(p) for j in range(i, p)]
+            first = np.array([i for i, _ in pairs])
+
+            def features(resid: np.ndarray) -> np.ndarray:
+                cols = [
+                    resid * (v[:, j] ** 2 - 1) if i == j else resid * np.sqrt(2) * v[:, i] * v[:, j]
+                    for i, j in pairs
+                ]
+                return np.column_stack(cols)
+
+            gamma = np.atleast_2d(np.cov(features(r - r.mean()), rowvar=False, ddof=0))
+            general = []
+            for m in range(rows):
+                keep = first >= m
+                weights = np.linalg.eigvalsh(gamma[np.ix_(keep, keep)]) / (2 * var_r)
+                general.append(weighted_chi2_sf(stat[m], weights))
+            indep_gamma = np.atleast_2d(np.cov(features(np.ones(n)), rowvar=False, ddof=0))
+            indep = [weighted_chi2_sf(stat[0], np.linalg.eigvalsh(indep_gamma) / 2)]
+            columns["p_value_indep"] = indep + [np.nan] * (rows - 1)
+            columns["p_value_general"] = general
+            names.update({"p_value_indep": "Indep. test", "p_value_general": "General theory"})
+        table = pd.DataFrame(columns, index=hypothesis_labels(rows))
+        return DimensionTest(
+            table,
+            choose_by_pvalues(pv, level),
+            "asymptotic",
+            self.label,
+            level=level,
+            title="Large-sample Marginal Dimension Tests",
+            display_names=names,
+        )
+
+
+__all__ = ["PHD"]

@@ -15,6 +15,7 @@ import pandas as pd
 from .._base import Capabilities, EstimatorOutput
 from .._stats import chi2_sf
 from .._validation import check_int
+from ..moment_kernels import save_kernel, sir_kernel
 from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ._core import SliceMoments
 from .chunked import ChunkedResults, fit_cume
@@ -57,8 +58,7 @@ class SIR(MomentEstimator):
     asymptotic_test_from_statistics = True
 
     def kernel(self, std, moments, Y):
-        m = moments.means
-        return m.T @ (m * moments.fractions[:, None])
+        return sir_kernel(moments.fractions, moments.means)
 
     def asymptotic_test(
         self, results: Results, numdir: int | None = None, level: float = 0.05
@@ -121,9 +121,7 @@ class SAVE(MomentEstimator):
         return moments.second - mean_outer
 
     def kernel(self, std, moments, Y):
-        p = moments.means.shape[1]
-        A = np.eye(p)[None] - self._within(moments)
-        return np.einsum("s,sij,sjk->ik", moments.fractions, A, A)
+        return save_kernel(moments.fractions, self._within(moments))
 
     def asymptotic_test(
         self, results: Results, numdir: int | None = None, level: float = 0.05

@@ -10,6 +10,7 @@ import pandas as pd
 from .._base import Capabilities, EstimatorOutput
 from .._stats import chi2_sf, weighted_chi2_sf
 from .._validation import check_int
+from ..moment_kernels import phd_kernel
 from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ._core import Standardized
 from .chunked import fit_phd
@@ -88,8 +89,7 @@ class PHD(MomentEstimator):
 
     def kernel(self, std, moments, Y):
         Z, r = std.Z, self._residual(std, Y)
-        rw = r if std.weights is None else r * std.weights
-        return Z.T @ (Z * rw[:, None]) / std.n
+        return phd_kernel(Z, r if std.weights is None else r * std.weights, std.n)
 
     def asymptotic_test(
         self, results: Results, numdir: int | None = None, level: float = 0.05

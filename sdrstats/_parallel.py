@@ -7,8 +7,11 @@ Two functions are all a method needs:
   :func:`spawn_generators` into ``k`` ready :class:`numpy.random.Generator` objects. Replicate
   ``i`` always gets child ``i``, so results never depend on how work is split over workers.
 - :func:`parallel_map` applies a function to items with joblib (``n_jobs`` workers), returns
-  the results **in item order** and shows a tqdm progress bar when the loop runs longer than
-  about two seconds (``progress=False`` silences it).
+  the results **in item order** and shows a tqdm progress bar when the loop is predicted to
+  run longer than a few seconds (``progress=False`` silences it). One user call draws at most
+  one bar: a loop running inside another's (a bootstrap refitting LSCE, whose restarts are a
+  loop too; or any loop in a joblib worker) stays silent, and the bar is redrawn at most
+  every ``PROGRESS_INTERVAL`` seconds, so a log file gets a few lines, not one per item.
 
 Typical use (a bootstrap with ``B`` replicates)::
 
@@ -23,8 +26,10 @@ sends the work to the cluster; nothing here changes.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,8 +37,58 @@ import numpy as np
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Seconds a loop must run before its progress bar appears (tqdm's ``delay``).
-PROGRESS_DELAY = 2.0
+#: A loop's bar appears once it has run ``PROGRESS_DELAY`` seconds, or earlier (after
+#: ``PROGRESS_MIN_ELAPSED`` s) when the items done so far predict a total of at least that long.
+PROGRESS_DELAY = 4.0
+PROGRESS_MIN_ELAPSED = 1.0
+#: Seconds between redraws of a bar.
+PROGRESS_INTERVAL = 2.0
+
+#: True while a loop that may draw a bar runs: loops inside it draw none.
+_IN_LOOP: ContextVar[bool] = ContextVar("sdrstats_in_progress_loop", default=False)
+
+
+class _LazyBar:
+    """A tqdm bar created only when the loop turns out to be long (see ``PROGRESS_DELAY``)."""
+
+    def __init__(self, total: int, desc: str | None) -> None:
+        self.total, self.desc, self.done = total, desc, 0
+        self.start = time.perf_counter()
+        self.bar: Any = None
+
+    def update(self, k: int = 1) -> None:
+        self.done += k
+        if self.bar is not None:
+            self.bar.update(k)
+            return
+        elapsed = time.perf_counter() - self.start
+        predicted = elapsed / max(self.done, 1) * self.total
+        if self.done < self.total and (
+            elapsed >= PROGRESS_DELAY
+            or (elapsed >= PROGRESS_MIN_ELAPSED and predicted >= PROGRESS_DELAY)
+        ):
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(
+                total=self.total,
+                initial=self.done,
+                desc=self.desc,
+                leave=False,
+                mininterval=PROGRESS_INTERVAL,
+            )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _silent_call(fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)`` with nested loops' bars off (runs in joblib workers)."""
+    token = _IN_LOOP.set(True)
+    try:
+        return fn(item)
+    finally:
+        _IN_LOOP.reset(token)
 
 
 def as_seed_sequence(random_state: Any = None) -> np.random.SeedSequence:
@@ -201,8 +256,9 @@ def parallel_map(
     n_jobs : int or None, default 1
         Workers; ``-1`` uses every core. ``1`` runs in this process without joblib.
     progress : bool, default True
-        Show a tqdm bar (on stderr) if the loop takes longer than ``PROGRESS_DELAY`` seconds;
-        ``False`` never shows one.
+        Show a tqdm bar (on stderr) if the loop is predicted to take longer than
+        ``PROGRESS_DELAY`` seconds, unless this loop runs inside another one (which owns the
+        bar); ``False`` never shows one.
     desc : str, optional
         Label of the progress bar.
     total : int, optional
@@ -225,11 +281,8 @@ def parallel_map(
     workers = effective_n_jobs(n_jobs)
     items = list(items)
     total = len(items) if total is None else total
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc=desc, delay=PROGRESS_DELAY, leave=False)
+    bar = _LazyBar(total, desc) if progress and not _IN_LOOP.get() else None
+    token = _IN_LOOP.set(True)
     try:
         if workers == 1 or len(items) <= 1:
             out = []
@@ -243,18 +296,20 @@ def parallel_map(
 
         runner = Parallel(n_jobs=workers, return_as="generator")
         out = []
-        for result in runner(delayed(fn)(item) for item in items):
+        for result in runner(delayed(_silent_call)(fn, item) for item in items):
             out.append(result)
             if bar is not None:
                 bar.update(1)
         return out
     finally:
+        _IN_LOOP.reset(token)
         if bar is not None:
             bar.close()
 
 
 __all__ = [
     "PROGRESS_DELAY",
+    "PROGRESS_INTERVAL",
     "as_seed_sequence",
     "effective_n_jobs",
     "limit_blas_threads",

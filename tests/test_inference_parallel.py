@@ -76,3 +76,42 @@ def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
     assert "long loop" in capsys.readouterr().err
     parallel_map(slow, range(5), progress=False, desc="silenced")
     assert "silenced" not in capsys.readouterr().err
+
+
+def _inner_loop(x):
+    import time
+
+    def slow(v):
+        time.sleep(0.005)
+        return v
+
+    return sum(parallel_map(slow, range(3), progress=True, desc="inner loop"))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
+    import sdrstats._parallel as par
+
+    monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(par, "PROGRESS_MIN_ELAPSED", 0.0)
+    assert parallel_map(_inner_loop, range(4), n_jobs=n_jobs, desc="outer loop") == [3] * 4
+    err = capsys.readouterr().err
+    assert "outer loop" in err
+    assert "inner loop" not in err  # loops inside a loop (here or in workers) draw no bar
+
+
+def test_bar_is_redrawn_rarely(monkeypatch, capsys):
+    import time
+
+    import sdrstats._parallel as par
+
+    monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+
+    def slow(x):
+        time.sleep(0.01)
+        return x
+
+    parallel_map(slow, range(60), progress=True, desc="many items")
+    # 60 updates within ~0.6 s and redraws at most every PROGRESS_INTERVAL = 2 s: the bar is
+    # drawn when it appears and cleared at the end, not once per item.
+    assert capsys.readouterr().err.count("many items") <= 3

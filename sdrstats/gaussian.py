@@ -31,9 +31,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.linalg
+from scipy.linalg.lapack import dpotrf, dpotrs
 
 CRITERIA = ("sce", "smi")
+
+
+def cholesky(A: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor by LAPACK ``dpotrf`` directly: these b x b solves (b <= 100) run
+    thousands of times per fit, and scipy's wrappers cost more than the factorisation."""
+    factor, info = dpotrf(A, lower=1, clean=0)
+    if info != 0:
+        raise np.linalg.LinAlgError("matrix is not positive definite")
+    return factor
+
+
+def cholesky_solve(factor: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``A^{-1} rhs`` from the lower factor of :func:`cholesky` (``dpotrs``)."""
+    x, info = dpotrs(factor, rhs, lower=1)
+    if info != 0:  # pragma: no cover - only for malformed arguments
+        raise np.linalg.LinAlgError(f"dpotrs failed (info = {info})")
+    return x
 
 
 def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -157,11 +174,11 @@ class BasisProblem:
         G = (Kz.T @ Kz) * C
         h = (Kz * Ky).mean(axis=0)
         b = len(h)
-        factor = scipy.linalg.cho_factor(G + lam * np.eye(b), check_finite=False)
-        alpha = scipy.linalg.cho_solve(factor, h, check_finite=False)
+        factor = cholesky(G + lam * np.eye(b))
+        alpha = cholesky_solve(factor, h)
         if self.criterion == "sce":
             Galpha = G @ alpha
-            beta = scipy.linalg.cho_solve(factor, Galpha, check_finite=False)
+            beta = cholesky_solve(factor, Galpha)
             value = 0.5 * alpha @ Galpha - h @ alpha
             a, c = 1.5 * alpha - beta, beta - 2.0 * alpha
         else:
@@ -231,16 +248,7 @@ def _ridge_path(G: np.ndarray, h: np.ndarray, lams: np.ndarray) -> np.ndarray:
     b <= 100 and few λ; an eigen-decomposition if rounding made ``G + λI`` indefinite)."""
     eye = np.eye(len(h))
     try:
-        return np.column_stack(
-            [
-                scipy.linalg.cho_solve(
-                    scipy.linalg.cho_factor(G + lam * eye, check_finite=False),
-                    h,
-                    check_finite=False,
-                )
-                for lam in lams
-            ]
-        )
+        return np.column_stack([cholesky_solve(cholesky(G + lam * eye), h) for lam in lams])
     except np.linalg.LinAlgError:
         evals, evecs = np.linalg.eigh(G)
         coef = (evecs.T @ h)[:, None] / (np.maximum(evals, 0.0)[:, None] + lams[None, :])

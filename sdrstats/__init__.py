@@ -9,7 +9,13 @@ A formula and a data frame in, a fitted result out::
 """
 
 from . import datasets, distances, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
-from ._warnings import CollinearityWarning, ConvergenceWarning, MissingValueWarning, SDRWarning
+from ._warnings import (
+    CollinearityWarning,
+    ConvergenceWarning,
+    MissingValueWarning,
+    SDRWarning,
+    TuningWarning,
+)
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
@@ -49,6 +55,7 @@ __all__ = [
     "ConvergenceWarning",
     "MissingValueWarning",
     "CollinearityWarning",
+    "TuningWarning",
     "projection_distance",
     "det_distance",
     "trace_correlation",

@@ -79,4 +79,29 @@ class CollinearityWarning(SDRWarning):
     """
 
 
-__all__ = ["SDRWarning", "ConvergenceWarning", "MissingValueWarning", "CollinearityWarning"]
+class TuningWarning(SDRWarning):
+    """A tuning parameter chosen by cross-validation lies at the end of its grid.
+
+    The optimum may lie beyond the grid; the message names the option (e.g. ``sigma_grid``)
+    to widen.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     dens = sdr.lscde("lbm ~ ht + wt", ais, sigma_grid=[5.0, 10.0], random_state=0)
+    >>> any(issubclass(w.category, sdr.TuningWarning) for w in caught)
+    True
+    """
+
+
+__all__ = [
+    "SDRWarning",
+    "ConvergenceWarning",
+    "MissingValueWarning",
+    "CollinearityWarning",
+    "TuningWarning",
+]

@@ -24,11 +24,18 @@ Both criteria are quadratic programmes in the basis weights ``alpha``:
 In both, the derivative is ``dJ = αᵀ dĜ a + dĥᵀ c`` with ``(a, c) = (3/2 α - β, β - 2α)``,
 ``β = (Ĝ + λI)^{-1}Ĝα`` for SCE (the seed's formula) and ``(a, c) = (α/2, -α)`` for SMI, and
 ``dK_z[i, k]/dW = -K_z[i, k] (z_i - u_k)(x_i - x_{c_k})ᵀ / σ²`` carries it to ``W``.
+
+(σ, λ) are chosen by K-fold cross-validation (:func:`choose_tuning`). A σ chosen at an end of
+its grid means the held-out criterion may still fall beyond it, so with ``extend > 0`` the grid
+grows by its own logarithmic step on that side (up to ``extend`` points) until the minimum is
+interior; :class:`Tuning` records whether the choice still sits at an end, so the caller warns
+(naming ``sigma_grid``) rather than passing it silently.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf, dpotrs
@@ -281,13 +288,72 @@ def standardise_response(Y: np.ndarray, method: str) -> tuple[np.ndarray, np.nda
     return (Y - mean) / scale, mean, scale
 
 
+#: Points the default σ grid may grow by on either side when its end is chosen.
+SIGMA_EXTENSIONS = 3
+
+
+class Tuning(NamedTuple):
+    """Chosen ``sigma``, ``lam`` and their ``cv`` score; ``at_edge`` when σ is still at an
+    end of the grid tried (``"low"``, ``"high"`` or ``""``)."""
+
+    sigma: float
+    lam: float
+    cv: float
+    at_edge: str
+
+
+def choose_tuning(
+    problem: BasisProblem,
+    W: np.ndarray,
+    sigmas: np.ndarray,
+    lams: np.ndarray,
+    folds: np.ndarray,
+    extend: int = 0,
+) -> Tuning:
+    """(σ, λ) minimising the K-fold held-out criterion at ``W``; see the module docstring."""
+    sigmas = np.asarray(sigmas, dtype=float)
+    scores = problem.cv_scores(W, sigmas, lams, folds)
+    added = 0
+    while True:
+        i, j = np.unravel_index(np.argmin(scores), scores.shape)
+        edge = (
+            "" if len(sigmas) == 1 else "low" if i == 0 else "high" if i == len(sigmas) - 1 else ""
+        )
+        if not edge or added >= extend or len(sigmas) < 2:
+            break
+        if edge == "low":
+            new = sigmas[0] * sigmas[0] / sigmas[1]
+            sigmas = np.concatenate([[new], sigmas])
+            scores = np.vstack([problem.cv_scores(W, [new], lams, folds), scores])
+        else:
+            new = sigmas[-1] * sigmas[-1] / sigmas[-2]
+            sigmas = np.concatenate([sigmas, [new]])
+            scores = np.vstack([scores, problem.cv_scores(W, [new], lams, folds)])
+        added += 1
+    return Tuning(float(sigmas[i]), float(lams[j]), float(scores[i, j]), edge)
+
+
 def select_hyperparameters(
     problem: BasisProblem, W: np.ndarray, sigmas: np.ndarray, lams: np.ndarray, folds: np.ndarray
 ) -> tuple[float, float, float]:
-    """(σ, λ, CV score) minimising the K-fold held-out criterion at ``W``."""
-    scores = problem.cv_scores(W, sigmas, lams, folds)
-    i, j = np.unravel_index(np.argmin(scores), scores.shape)
-    return float(sigmas[i]), float(lams[j]), float(scores[i, j])
+    """(σ, λ, CV score) minimising the K-fold held-out criterion at ``W`` (grid as given)."""
+    tuning = choose_tuning(problem, W, sigmas, lams, folds)
+    return tuning.sigma, tuning.lam, tuning.cv
+
+
+def edge_message(method: str, edge: str, sigma: float, user_grid: bool) -> str:
+    """The warning text for a σ left at the ``edge`` ("low"/"high") of its grid."""
+    side = "smallest" if edge == "low" else "largest"
+    how = (
+        "the grid given by 'sigma_grid'"
+        if user_grid
+        else f"the default grid, after extending it by {SIGMA_EXTENSIONS} points"
+    )
+    return (
+        f"{method} chose sigma = {sigma:.4g}, the {side} value of {how}; the cross-validated "
+        f"optimum may lie beyond it. Pass a 'sigma_grid' reaching further "
+        f"{'down' if edge == 'low' else 'up'}."
+    )
 
 
 __all__ = [
@@ -299,4 +365,8 @@ __all__ = [
     "choose_centres",
     "select_hyperparameters",
     "standardise_response",
+    "SIGMA_EXTENSIONS",
+    "Tuning",
+    "choose_tuning",
+    "edge_message",
 ]

@@ -9,6 +9,7 @@ sits below the method families and imports none of them.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,11 +17,14 @@ from threadpoolctl import threadpool_limits
 
 from .._parallel import as_seed_sequence
 from .._validation import check_int, check_positive_grid
+from .._warnings import TuningWarning
 from ..gaussian import (
+    SIGMA_EXTENSIONS,
     BasisProblem,
     choose_centres,
+    choose_tuning,
+    edge_message,
     make_folds,
-    select_hyperparameters,
     squared_distances,
     standardise_response,
 )
@@ -58,8 +62,9 @@ def fit_lscde(
     """LSCDE (Sugiyama et al. 2010) of standardised ``Ys`` given standardised ``Z``.
 
     (σ, λ) minimise the K-fold held-out squared loss over the grids (defaults
-    ``logspace(-1.5, 1.5, 9)`` and ``logspace(-3, 1, 9)``); centres are ``min(n_basis, n)``
-    random rows. Returns the centres, ``α̂``, σ, λ and the CV score.
+    ``logspace(-1.5, 1.5, 9)``, extended beyond an end that is chosen, and
+    ``logspace(-3, 1, 9)``); centres are ``min(n_basis, n)`` random rows. Returns the
+    centres, ``α̂``, σ, λ and the CV score.
     """
     check_int(n_basis, "n_basis", "lscde", low=2)
     check_int(n_folds, "n_folds", "lscde", low=2)
@@ -75,10 +80,22 @@ def fit_lscde(
     problem = BasisProblem(Z, Ys, choose_centres(n, n_basis, rng), "sce")
     identity = np.eye(d)
     with threadpool_limits(1, user_api="blas"):
-        sigma, lam, cv = select_hyperparameters(
-            problem, identity, sigmas, lams, make_folds(n, n_folds, rng)
+        tuning = choose_tuning(
+            problem,
+            identity,
+            sigmas,
+            lams,
+            make_folds(n, n_folds, rng),
+            extend=SIGMA_EXTENSIONS if sigma_grid is None else 0,
         )
+        sigma, lam, cv = tuning.sigma, tuning.lam, tuning.cv
         alpha = problem.solve(identity, sigma, lam, gradient=False).alpha
+    if tuning.at_edge:
+        warnings.warn(
+            edge_message("lscde", tuning.at_edge, sigma, sigma_grid is not None),
+            TuningWarning,
+            stacklevel=4,
+        )
     return {
         "centres_z": problem.Xc,
         "centres_y": problem.Yc,

@@ -1,8 +1,12 @@
-"""Speed of one LSCE fit: seed 000 data (a), n = 400, d = 2, 20 restarts, CV every 5 updates.
+"""Speed of LSCE and LSCDE (seed 000 data (a), n = 400).
 
-Prints a markdown report: wall and CPU time for n_jobs = 1 (and 2), and the functions that
-dominate (cProfile, by own time). Usage: python benchmarks/bench_lsce.py [--no-parallel]
-The machine is shared with other jobs: wall time is noisy, CPU time is the steadier number.
+Prints a markdown report: wall and CPU time of one default LSCE fit (d = 2; 5 restarts from
+SIR, SAVE, pHd and 2 random starts), of the seed's setting (20 random restarts, kept by the
+smallest SCE^), of a fit choosing d by CV, and of LSCDE with its 9 x 9 (σ, λ) CV; then the
+functions that dominate the default fit (cProfile, by own time).
+Usage: python benchmarks/bench_lsce.py [--no-parallel] [--repeats K]
+The machine is shared with other jobs: wall time is noisy, CPU time is the steadier number;
+the load average is printed with the results.
 """
 
 from __future__ import annotations
@@ -10,41 +14,73 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import os
 import pstats
 import time
 import warnings
 
+import numpy as np
+
 import sdrstats as sdr
 from sdrstats.simulate import lsce_artificial
 
+SEED_SETTING = {"n_restarts": 20, "warm_starts": False, "select_by": "criterion"}
 
-def timed(data, **options):
-    wall, cpu = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
-        fit = sdr.lsce("y ~ .", data, d=2, n_restarts=20, progress=False, random_state=0, **options)
-    return fit, time.perf_counter() - wall, time.process_time() - cpu
+
+def timed(fn, repeats: int = 1):
+    """Median wall and CPU seconds of ``fn()`` over ``repeats`` runs, and its last result."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", sdr.SDRWarning)
+            out = fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return out, float(np.median(walls)), float(np.median(cpus))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--no-parallel", action="store_true")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     data, _ = lsce_artificial("a", 400, random_state=0)
-    lines = ["# LSCE speed: data (a), n = 400, d = 2, 20 restarts, CV every 5 updates", ""]
-    fit, wall, cpu = timed(data)
-    iters = fit.restarts["n_iter"].sum()
-    lines += [
-        "| n_jobs | wall (s) | CPU of this process (s) | total iterations |",
+    load_before = os.getloadavg()[0]
+
+    def lsce(**options):
+        return lambda: sdr.lsce("y ~ .", data, progress=False, random_state=0, **options)
+
+    fit, wall, cpu = timed(lsce(d=2), args.repeats)
+    seed_fit, seed_wall, seed_cpu = timed(lsce(d=2, **SEED_SETTING))
+    dfit, d_wall, d_cpu = timed(lsce())
+    dens, l_wall, l_cpu = timed(lambda: sdr.lscde("y ~ .", data, random_state=0), 10 * args.repeats)
+    dens2, l2_wall, l2_cpu = timed(
+        lambda: sdr.lscde("y ~ x1 + x2", data, random_state=0), 10 * args.repeats
+    )
+    lines = [
+        "# LSCE and LSCDE speed: data (a), n = 400",
+        "",
+        "| fit | wall (s) | CPU of this process (s) | total iterations |",
         "|---|---|---|---|",
-        f"| 1 | {wall:.1f} | {cpu:.1f} | {iters} |",
+        f"| LSCE default, d = 2 (5 restarts: SIR, SAVE, pHd + 2 random; kept by CV) | "
+        f"{wall:.2f} | {cpu:.2f} | {fit.restarts['n_iter'].sum()} |",
+        f"| LSCE seed setting, d = 2 (20 random restarts, kept by SCE^) | {seed_wall:.2f} | "
+        f"{seed_cpu:.2f} | {seed_fit.restarts['n_iter'].sum()} |",
+        f"| LSCE default, d chosen by CV over 1..4 (chose d = {dfit.d}) | {d_wall:.2f} | "
+        f"{d_cpu:.2f} | {dfit.restarts['n_iter'].sum()} |",
+        f"| LSCDE `y ~ .` (p = 5), 9 x 9 (σ, λ) 5-fold CV | {l_wall:.3f} | {l_cpu:.3f} | - |",
+        f"| LSCDE `y ~ x1 + x2`, 9 x 9 (σ, λ) 5-fold CV | {l2_wall:.3f} | {l2_cpu:.3f} | - |",
     ]
     if not args.no_parallel:
-        _, wall2, cpu2 = timed(data, n_jobs=2)
-        lines.append(f"| 2 | {wall2:.1f} | {cpu2:.1f} (workers not counted) | {iters} |")
+        _, wall2, cpu2 = timed(lsce(d=2, n_jobs=2))
+        lines.append(
+            f"| LSCE default, d = 2, n_jobs = 2 | {wall2:.2f} | {cpu2:.2f} (workers not "
+            "counted) | - |"
+        )
     profiler = cProfile.Profile()
     profiler.enable()
-    timed(data)
+    lsce(d=2)()
     profiler.disable()
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
@@ -52,19 +88,22 @@ def main() -> None:
     total = sum(v[2] for v in stats.stats.values())
     lines += [
         "",
-        "Profile (n_jobs = 1), own time:",
+        "Profile of the default LSCE fit (n_jobs = 1), own time:",
         "",
         "| function | calls | own s | share |",
         "|---|---|---|---|",
     ]
     for (file, line, name), (_calls, nc, tt, _cum, _) in rows:
-        short = file.split("site-packages/")[-1].split("/work/main/")[-1]
-        lines.append(f"| `{short}:{line}({name})` | {nc} | {tt:.2f} | {tt / total:.0%} |")
+        short = file.split("site-packages/")[-1].split("/sdrstats/")[-1]
+        lines.append(f"| `{short}:{line}({name})` | {nc} | {tt:.3f} | {tt / total:.0%} |")
     lines += [
         "",
-        f"Final SCE^ = {fit.criterion:.4f}, sigma = {fit.sigma:.3g}, "
-        f"lambda = {fit.lambda_:.3g}; machine shared with other engineers' jobs, so wall "
-        "times are noisy.",
+        f"Times are medians of {args.repeats} runs (LSCDE: {10 * args.repeats}). Default fit: "
+        f"SCE^ = {fit.criterion:.4f}, sigma = {fit.sigma:.3g}, lambda = {fit.lambda_:.3g}; "
+        f"seed setting: SCE^ = {seed_fit.criterion:.4f}. LSCDE: sigma = "
+        f"{dens.tuning['sigma']:.3g}, lambda = {dens.tuning['lambda']:.3g}. Load average "
+        f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after on {os.cpu_count()} "
+        "cores (the machine is shared with other engineers' jobs).",
     ]
     print("\n".join(lines))
 

@@ -287,6 +287,9 @@ def test_own_density_uses_the_fitted_projection_of_whitened_predictors():
     np.testing.assert_allclose(z.var(axis=0, ddof=1), 1.0, atol=1e-10)
 
 
+# Under independence LSMI's held-out criterion prefers σ → ∞ (a flat density ratio), so its σ
+# ends at the top of the extended grid with a TuningWarning; that is expected here.
+@pytest.mark.filterwarnings("ignore::sdrstats.TuningWarning")
 def test_criteria_estimate_known_values_under_dependence_and_independence():
     rng = np.random.default_rng(0)
     df = pd.DataFrame(rng.standard_normal((100, 3)), columns=["a", "b", "c"])

@@ -18,14 +18,18 @@ from .._base import Capabilities, Estimator, EstimatorOutput
 from .._linalg import canonical_basis
 from .._parallel import parallel_map, spawn_seeds
 from .._validation import check_bool, check_choice, check_float, check_int, check_positive_grid
-from .._warnings import ConvergenceWarning
+from .._warnings import ConvergenceWarning, TuningWarning
 from ..gaussian import (
+    SIGMA_EXTENSIONS,
     BasisProblem,
     choose_centres,
+    choose_tuning,
+    edge_message,
     make_folds,
     select_hyperparameters,
     standardise_response,
 )
+from ..moment_kernels import starting_directions
 from ..optim.grassmann import grassmann_minimize, random_orthonormal_rows
 
 
@@ -44,54 +48,81 @@ def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def run_restart(
-    problem: BasisProblem, settings: dict[str, Any], task: tuple[int, Any]
+    problem: BasisProblem, settings: dict[str, Any], task: tuple[int, str, Any]
 ) -> dict[str, Any]:
-    """One random start: optimise ``W`` (re-selecting σ, λ every ``cv_every`` updates)."""
+    """One restart ``(d, start, W0 or seed)``: optimise ``W`` from a warm start (``start`` is
+    "sir", "save" or "phd" and ``W0`` its directions) or from a random ``W`` drawn from the
+    seed (``start = "random"``), re-selecting σ, λ every ``cv_every`` updates."""
     # Small dense problems (b x b with b <= 100): one BLAS thread is many times faster than
     # several competing for the cores, and parallelism comes from running restarts side by side.
     with threadpool_limits(1, user_api="blas"):
         return _restart(problem, settings, *task)
 
 
-def _restart(problem: BasisProblem, settings: dict[str, Any], d: int, seed: Any) -> dict[str, Any]:
-    rng = np.random.default_rng(seed)
+def _restart(
+    problem: BasisProblem, settings: dict[str, Any], d: int, start: str, payload: Any
+) -> dict[str, Any]:
+    if start == "random":
+        W0 = random_orthonormal_rows(d, problem.X.shape[1], np.random.default_rng(payload))
+    else:
+        W0 = np.asarray(payload, dtype=float)
     sigmas, lams, folds = settings["sigmas"], settings["lams"], settings["folds"]
-    W0 = random_orthonormal_rows(d, problem.X.shape[1], rng)
-    state: dict[str, float] = {}
-    state["sigma"], state["lam"], state["cv"] = select_hyperparameters(
-        problem, W0, sigmas, lams, folds
+    tune = partial(
+        choose_tuning, problem, sigmas=sigmas, lams=lams, folds=folds, extend=settings["extend"]
     )
+    state = {"tuning": tune(W0)}
 
     def fun(W: np.ndarray) -> tuple[float, np.ndarray]:
-        fit = problem.solve(W, state["sigma"], state["lam"])
+        t = state["tuning"]
+        fit = problem.solve(W, t.sigma, t.lam)
         return fit.value, fit.gradient
 
     def callback(iteration: int, W: np.ndarray) -> bool:
         if iteration % settings["cv_every"]:
             return False
-        old = (state["sigma"], state["lam"])
-        state["sigma"], state["lam"], state["cv"] = select_hyperparameters(
-            problem, W, sigmas, lams, folds
-        )
-        return (state["sigma"], state["lam"]) != old
+        old = state["tuning"][:2]
+        state["tuning"] = tune(W)
+        return state["tuning"][:2] != old
 
     res = grassmann_minimize(
         fun, W0, max_iter=settings["max_iter"], tol=settings["tol"], callback=callback
     )
     # The seed's step 4: the model chosen by CV at the final W, refitted on all samples.
-    sigma, lam, cv = select_hyperparameters(problem, res.W, sigmas, lams, folds)
-    final = problem.solve(res.W, sigma, lam, gradient=False)
+    final_tuning = tune(res.W)
+    final = problem.solve(res.W, final_tuning.sigma, final_tuning.lam, gradient=False)
     return {
         "d": d,
+        "start": start,
         "W": res.W,
         "value": final.value,
-        "sigma": sigma,
-        "lambda": lam,
-        "cv_score": cv,
+        "sigma": final_tuning.sigma,
+        "lambda": final_tuning.lam,
+        "cv_score": final_tuning.cv,
+        "sigma_at_edge": final_tuning.at_edge,
         "n_iter": res.n_iter,
         "converged": res.converged,
         "trace": res.trace,
     }
+
+
+def restart_tasks(
+    Xw: np.ndarray,
+    Ys: np.ndarray,
+    dims: list[int],
+    n_restarts: int,
+    seeds: list[Any],
+    warm_starts: bool,
+) -> list[tuple[int, str, Any]]:
+    """For each ``d``: the SIR, SAVE and pHd directions of the whitened data first (when
+    ``warm_starts``), then random starts, ``n_restarts`` in all. Random start ``i`` always uses
+    ``seeds[i]``, so a restart's result does not depend on how many warm starts precede it."""
+    tasks: list[tuple[int, str, Any]] = []
+    for d in dims:
+        warm = list(starting_directions(Xw, Ys, d).items()) if warm_starts else []
+        chosen = [(d, name, W0) for name, W0 in warm[:n_restarts]]
+        chosen += [(d, "random", seeds[i]) for i in range(n_restarts - len(chosen))]
+        tasks += chosen
+    return tasks
 
 
 class CriterionEstimator(Estimator):
@@ -109,10 +140,11 @@ class CriterionEstimator(Estimator):
         "lambda_grid": None,
         "n_folds": 5,
         "cv_every": 5,
-        "n_restarts": 20,
+        "n_restarts": 5,
+        "warm_starts": True,
         "max_iter": 100,
         "tol": 1e-6,
-        "select_by": "criterion",
+        "select_by": "cv",
         "n_jobs": 1,
         "progress": True,
         "random_state": None,
@@ -133,6 +165,7 @@ class CriterionEstimator(Estimator):
         check_int(o["max_iter"], "max_iter", name, low=1)
         check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
         check_bool(o["progress"], "progress", name)
+        check_bool(o["warm_starts"], "warm_starts", name)
         check_choice(o["select_by"], "select_by", name, ["criterion", "cv"])
 
     def grids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -217,9 +250,10 @@ class CriterionEstimator(Estimator):
             "cv_every": o["cv_every"],
             "max_iter": o["max_iter"],
             "tol": o["tol"],
+            "extend": SIGMA_EXTENSIONS if o["sigma_grid"] is None else 0,
         }
         dims = self.candidate_dims(p)
-        tasks = [(d, seed) for d in dims for seed in restart_seeds]
+        tasks = restart_tasks(Xw, Ys, dims, o["n_restarts"], restart_seeds, o["warm_starts"])
         runs = parallel_map(
             partial(run_restart, problem, settings),
             tasks,
@@ -243,6 +277,17 @@ class CriterionEstimator(Estimator):
         ]
         d = min(dims, key=lambda k: best[k]["cv_score"])
         chosen = best[d]
+        if chosen["sigma_at_edge"]:
+            warnings.warn(
+                edge_message(
+                    self.method,
+                    chosen["sigma_at_edge"],
+                    chosen["sigma"],
+                    o["sigma_grid"] is not None,
+                ),
+                TuningWarning,
+                stacklevel=4,
+            )
         stalled = sum(not r["converged"] for r in runs)
         if stalled:
             warnings.warn(
@@ -287,12 +332,18 @@ class CriterionEstimator(Estimator):
             "restarts": [
                 {
                     "d": r["d"],
+                    "start": r["start"],
                     "criterion": self.report(r["value"]),
+                    "cv_score": r["cv_score"],
+                    "sigma": r["sigma"],
+                    "lambda": r["lambda"],
                     "n_iter": r["n_iter"],
                     "converged": r["converged"],
                 }
                 for r in runs
             ],
+            # Original-scale directions of every restart, so the restart rules can be compared.
+            "restart_bases": [canonical_basis(root @ r["W"].T) for r in runs],
         }
         return EstimatorOutput(
             basis=basis, d=d, criterion=self.report(final.value), center=x_mean, extras=extras
@@ -302,6 +353,7 @@ class CriterionEstimator(Estimator):
 __all__ = [
     "CriterionEstimator",
     "run_restart",
+    "restart_tasks",
     "select_hyperparameters",
     "whiten",
     "standardise_response",

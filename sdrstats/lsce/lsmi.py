@@ -20,7 +20,7 @@ class LSMI(CriterionEstimator):
 
     Parameters
     ----------
-    d, d_max, n_basis, sigma_grid, lambda_grid, n_folds, cv_every, n_restarts, max_iter, tol, select_by, n_jobs, progress, random_state
+    d, d_max, n_basis, sigma_grid, lambda_grid, n_folds, cv_every, n_restarts, warm_starts, max_iter, tol, select_by, n_jobs, progress, random_state
         As :func:`lsmi`, with the same defaults.
 
     Examples
@@ -57,10 +57,11 @@ def lsmi(
     lambda_grid: Any = None,
     n_folds: int = 5,
     cv_every: int = 5,
-    n_restarts: int = 20,
+    n_restarts: int = 5,
+    warm_starts: bool = True,
     max_iter: int = 100,
     tol: float = 1e-6,
-    select_by: str = "criterion",
+    select_by: str = "cv",
     n_jobs: int = 1,
     progress: bool = True,
     random_state: Any = None,
@@ -82,7 +83,7 @@ def lsmi(
         The columns the formula names.
     sigma_grid : array-like, optional
         Gaussian widths (standardised units), default ``logspace(-2, 2, 9)``.
-    d, d_max, n_basis, lambda_grid, n_folds, cv_every, n_restarts, max_iter, tol, select_by, n_jobs, progress, random_state, missing
+    d, d_max, n_basis, lambda_grid, n_folds, cv_every, n_restarts, warm_starts, max_iter, tol, select_by, n_jobs, progress, random_state, missing
         As :func:`sdrstats.lsce`, with the same defaults.
 
     Returns
@@ -118,6 +119,7 @@ def lsmi(
         n_folds=n_folds,
         cv_every=cv_every,
         n_restarts=n_restarts,
+        warm_starts=warm_starts,
         max_iter=max_iter,
         tol=tol,
         select_by=select_by,

@@ -300,6 +300,9 @@ class Tuning(NamedTuple):
     lam: float
     cv: float
     at_edge: str
+    #: The σ values tried (the grid with any extension) and their scores (σ x λ).
+    sigmas: np.ndarray | None = None
+    scores: np.ndarray | None = None
 
 
 def choose_tuning(
@@ -330,7 +333,7 @@ def choose_tuning(
             sigmas = np.concatenate([sigmas, [new]])
             scores = np.vstack([scores, problem.cv_scores(W, [new], lams, folds)])
         added += 1
-    return Tuning(float(sigmas[i]), float(lams[j]), float(scores[i, j]), edge)
+    return Tuning(float(sigmas[i]), float(lams[j]), float(scores[i, j]), edge, sigmas, scores)
 
 
 def select_hyperparameters(

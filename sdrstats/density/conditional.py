@@ -98,6 +98,8 @@ class ConditionalDensity(DensityQueries):
         self.y_names = list(y_names)
         self.method = method
         self.tuning = dict(tuning)
+        #: Held-out criterion over the tuning grid (set by the estimators that search one).
+        self.cv_grid: pd.DataFrame | None = None
 
     # -- the mixture ------------------------------------------------------------------------
     def _weights(self, Z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract

@@ -13,6 +13,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .._parallel import as_seed_sequence
@@ -103,6 +104,9 @@ def fit_lscde(
         "sigma": sigma,
         "lambda": lam,
         "cv_score": cv,
+        "cv_table": tuning.scores,
+        "sigma_grid": tuning.sigmas,
+        "lambda_grid": lams,
     }
 
 
@@ -174,7 +178,7 @@ def fit_density(
         allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds"}
         _reject_unknown(options, allowed, "lscde")
         fit = fit_lscde(Z, Ys, random_state=random_state, **options)
-        return MixtureWeightsLSCDE(
+        density = MixtureWeightsLSCDE(
             features,
             fit["centres_z"],
             fit["alpha"],
@@ -184,11 +188,13 @@ def fit_density(
             tuning={"sigma": fit["sigma"], "lambda": fit["lambda"], "cv_score": fit["cv_score"]},
             **common,
         )
+        density.cv_grid = _cv_frame(fit, "sigma", "lambda")
+        return density
     _reject_unknown(options, {"eps_grid", "bandwidth_grid"}, "eps_kde")
     _check_common(Z, 1, "eps_kde")
     with threadpool_limits(1, user_api="blas"):  # n x n products: one thread avoids contention
         fit = fit_eps_kde(Z, Ys, **options)
-    return NeighbourWeights(
+    density = NeighbourWeights(
         features,
         Z,
         fit["eps"],
@@ -196,6 +202,17 @@ def fit_density(
         sd=fit["bandwidth"] * y_scale,
         tuning={"eps": fit["eps"], "bandwidth": fit["bandwidth"], "cv_score": fit["cv_score"]},
         **common,
+    )
+    density.cv_grid = _cv_frame(fit, "eps", "bandwidth")
+    return density
+
+
+def _cv_frame(fit: dict[str, Any], rows: str, cols: str) -> pd.DataFrame:
+    """The held-out criterion over the tuning grid: rows ``rows`` values, columns ``cols``."""
+    return pd.DataFrame(
+        fit["cv_table"],
+        index=pd.Index(np.asarray(fit[f"{rows}_grid"], float), name=rows),
+        columns=pd.Index(np.asarray(fit[f"{cols}_grid"], float), name=cols),
     )
 
 

@@ -18,7 +18,7 @@ from ._warnings import (
 )
 from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
-from .lsce import LSCE, LSMI, ConditionalDensity, eps_kde, lscde, lsce, lsmi
+from .lsce import LSCE, LSMI, ConditionalDensity, DensityFit, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
@@ -79,6 +79,7 @@ __all__ = [
     "LSCE",
     "LSMI",
     "ConditionalDensity",
+    "DensityFit",
     "lsce",
     "lsmi",
     "lscde",

@@ -23,6 +23,7 @@ from ..density.mixture import (
 )
 from ..formula import parse
 from ..results import Results
+from .density_fit import LABELS, DensityFit
 
 
 def _front(
@@ -32,10 +33,24 @@ def _front(
     missing: str,
     random_state: Any,
     options: dict[str, Any],
-):
+    defaults: dict[str, Any],
+) -> DensityFit:
+    shown = [f"{k}={v!r}" for k, v in options.items() if not _same(v, defaults.get(k))]
+    if random_state is not None:
+        shown.append(f"random_state={random_state!r}")
+    tail = ", " + ", ".join(shown) if shown else ""
     if isinstance(formula_or_fit, Results):
-        return conditional_density_for(
-            formula_or_fit, estimator, random_state=random_state, **options
+        fit = formula_or_fit
+        density = conditional_density_for(fit, estimator, random_state=random_state, **options)
+        d = density.features.d
+        return DensityFit(
+            density,
+            method=estimator,
+            call=f"{estimator}(<{fit.method} fit>{tail})",
+            n=fit.n,
+            predictors=[f"Dir{j + 1}" for j in range(d)],
+            reduction=fit.method,
+            options=options,
         )
     if not isinstance(formula_or_fit, str):
         raise TypeError(
@@ -50,15 +65,30 @@ def _front(
     if np.any(scale <= 0):
         const = [spec.x_names[j] for j in np.flatnonzero(scale <= 0)]
         raise ValueError(f"Predictor(s) {const} are constant; drop them from the formula.")
-    return fit_density(
+    density = fit_density(
         estimator,
         Features(spec, shift, scale),
         spec.Y,
         spec.y_names,
-        label=f"None/{estimator}",
+        label=LABELS[estimator],
         random_state=random_state,
         **options,
     )
+    return DensityFit(
+        density,
+        method=estimator,
+        call=f"{estimator}({formula_or_fit!r}, data{tail})",
+        n=spec.n,
+        predictors=list(spec.x_names),
+        options=options,
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+    except (TypeError, ValueError):  # pragma: no cover - exotic option values
+        return False
 
 
 def lscde(
@@ -71,7 +101,7 @@ def lscde(
     n_folds: int = 5,
     random_state: Any = None,
     missing: str = "drop",
-):
+) -> DensityFit:
     """Least-squares conditional density estimation (Sugiyama et al. 2010).
 
     Without reduction from a formula (``lscde("y ~ .", df)``: every predictor standardised),
@@ -96,15 +126,26 @@ def lscde(
 
     Returns
     -------
-    ConditionalDensity
+    DensityFit
+        ``summary()`` (chosen σ and λ, the CV table, n, the predictors), ``cv_table``, and
+        ``conditional_density()``, the fitted :class:`~sdrstats.ConditionalDensity`. The
+        density's own attributes (``pdf``, ``mean``, ``quantile``, ``tuning``...) also work on
+        the result itself, as when this function returned the density.
+
+    Notes
+    -----
+    Cost: one 5-fold CV over the 9 x 9 grid is 405 Cholesky solves of ``n_basis`` x
+    ``n_basis`` systems; about 0.04 s at n = 400 (``benchmarks/bench_lsce.md``).
 
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> dens = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
-    >>> dens.pdf([60.0, 70.0], ais.iloc[:2]).shape
+    >>> fit = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
+    >>> fit.conditional_density().pdf([60.0, 70.0], ais.iloc[:2]).shape
     (2, 2)
+    >>> fit.cv_table.shape
+    (9, 9)
     """
     opts = {
         "sigma_grid": sigma_grid,
@@ -112,7 +153,8 @@ def lscde(
         "n_basis": n_basis,
         "n_folds": n_folds,
     }
-    return _front("lscde", formula_or_fit, data, missing, random_state, opts)
+    defaults = {"sigma_grid": None, "lambda_grid": None, "n_basis": 100, "n_folds": 5}
+    return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults)
 
 
 def eps_kde(
@@ -122,7 +164,7 @@ def eps_kde(
     eps_grid: Any = None,
     bandwidth_grid: Any = None,
     missing: str = "drop",
-):
+) -> DensityFit:
     """ε-neighbour kernel conditional density estimation, ε and bandwidth by LS-CV.
 
     ``p̂(y|x)`` is the Gaussian KDE of the responses of the training rows whose standardised
@@ -144,21 +186,26 @@ def eps_kde(
 
     Returns
     -------
-    ConditionalDensity
+    DensityFit
+        ``summary()`` (chosen ε and bandwidth, the leave-one-out CV table, n, the
+        predictors), ``cv_table`` and ``conditional_density()``; the density's attributes also
+        work on the result itself.
 
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> dens = sdr.eps_kde("lbm ~ ht + wt", ais)
-    >>> bool(dens.tuning["eps"] > 0)
-    True
+    >>> fit = sdr.eps_kde("lbm ~ ht + wt", ais)
+    >>> bool(fit.tuning["eps"] > 0), fit.conditional_density().method
+    (True, 'eps-KDE')
     """
     opts = {"eps_grid": eps_grid, "bandwidth_grid": bandwidth_grid}
-    return _front("eps_kde", formula_or_fit, data, missing, None, opts)
+    defaults = {"eps_grid": None, "bandwidth_grid": None}
+    return _front("eps_kde", formula_or_fit, data, missing, None, opts, defaults)
 
 
 __all__ = [
+    "DensityFit",
     "fit_lscde",
     "fit_eps_kde",
     "fit_density",

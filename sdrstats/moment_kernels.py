@@ -69,7 +69,7 @@ def starting_directions(
     >>> rng = np.random.default_rng(0)
     >>> Z = rng.standard_normal((200, 3))
     >>> starts = starting_directions(Z, Z[:, 1] + 0.1 * rng.standard_normal(200), 1)
-    >>> np.abs(starts["sir"]).argmax()
+    >>> int(np.abs(starts["sir"]).argmax())
     1
     """
     n, p = Z.shape

@@ -75,11 +75,13 @@ def one_repetition(
     return row
 
 
-def reliability_draw(dataset: str, rep: int, n: int = 300) -> dict:
+def reliability_draw(dataset: str, rep: int, n: int = 300, restarts: int | None = None) -> dict:
     """Default LSCE and LSMI on one fresh draw, both restart rules, and SIR/SAVE."""
     key = [ord(dataset), n, 1000 + rep]
     train, truth = lsce_artificial(dataset, n, random_state=key)
     opts = {"d": TRUE_D[dataset], "progress": False, "random_state": key}
+    if restarts is not None:
+        opts["n_restarts"] = restarts
     cpu = time.process_time()
     wall = time.perf_counter()
     with warnings.catch_warnings():
@@ -105,12 +107,12 @@ def reliability_draw(dataset: str, rep: int, n: int = 300) -> dict:
     return row
 
 
-def reliability(reps: int) -> list[str]:
+def reliability(reps: int, n: int = 300, restarts: int | None = None) -> list[str]:
     rows = []
     start = time.perf_counter()
     for dataset in ("a", "b"):
         for rep in range(reps):
-            rows.append(reliability_draw(dataset, rep))
+            rows.append(reliability_draw(dataset, rep, n, restarts))
             print(
                 f"  reliability {dataset} {rep} ({time.perf_counter() - start:.0f} s)",
                 file=sys.stderr,
@@ -143,10 +145,12 @@ def reliability(reps: int) -> list[str]:
     paired_table.index = [f"({d}) LSCE default minus {m}" for d, m in paired_table.index]
     starts = frame.groupby("dataset")["kept start (CV)"].value_counts().unstack(fill_value=0)
     return [
-        f"## Reliability of the defaults: {reps} fresh draws each of (a) and (b), n = 300",
+        f"## Reliability: {reps} fresh draws each of (a) and (b), n = {n}"
+        + (f", {restarts} restarts" if restarts else ", default options"),
         "",
-        f"`python benchmarks/papers/lsce_artificial.py --reliability` — LSCE and LSMI with "
-        "their default options (5 restarts: SIR, SAVE, pHd, then 2 random; restart kept by "
+        f"`python benchmarks/papers/lsce_artificial.py {' '.join(sys.argv[1:])}` — LSCE and "
+        f"LSMI with {f'{restarts} restarts' if restarts else 'their default options (5 restarts)'}"
+        " (SIR, SAVE, pHd, then random starts; restart kept by "
         "held-out CV; sigma grid extended at its ends), SIR and SAVE (d given, R dr "
         "defaults). Both LSCE rows come from the same fits: the restart the default keeps "
         "(smallest held-out CV score) and the one the seed's rule keeps (smallest SCE^). "
@@ -163,7 +167,7 @@ def reliability(reps: int) -> list[str]:
         "",
         to_markdown(starts),
         "",
-        f"One LSCE fit at n = 300: median wall {frame['LSCE wall s'].median():.2f} s, median "
+        f"One LSCE fit at n = {n}: median wall {frame['LSCE wall s'].median():.2f} s, median "
         f"CPU {frame['LSCE CPU s'].median():.2f} s (this process; machine shared).",
         "",
     ]
@@ -193,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=None, help="also write the markdown here")
     args = parser.parse_args(argv)
     if args.reliability:
-        text = "\n".join(reliability(args.reps or 20))
+        n = args.sizes[0] if args.sizes else 300
+        text = "\n".join(reliability(args.reps or 20, n, args.restarts))
         print(text)
         if args.out:
             with open(args.out, "w") as fh:

@@ -62,9 +62,7 @@ def test_restart_is_kept_by_held_out_cv_by_default():
     fit = sdr.lsce("y ~ .", data, d=2, progress=False, random_state=1)
     assert fit.options["select_by"] == "cv"
     assert fit.extras["cv_score"] == fit.restarts["cv_score"].min()
-    seed_rule = sdr.lsce(
-        "y ~ .", data, d=2, select_by="criterion", progress=False, random_state=1
-    )
+    seed_rule = sdr.lsce("y ~ .", data, d=2, select_by="criterion", progress=False, random_state=1)
     assert seed_rule.criterion == seed_rule.restarts["SCE^"].min()
     # Every restart's directions are kept, so the two rules can be compared on one fit.
     assert len(fit.extras["restart_bases"]) == len(fit.restarts)

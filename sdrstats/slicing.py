@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .exact_slicing import SortedCounts, walk_cuts
+
 
 @dataclass(frozen=True)
 class Slices:
@@ -49,29 +51,11 @@ def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
     """``dr.slice2``: walk the cumulative counts of the sorted unique values.
 
     Works from one sort of ``y`` (no inverse index): a slice ends at a value of ``y``, so
-    each observation's slice is the number of slice-ending values below it.
+    each observation's slice is the number of slice-ending values below it. The walk is
+    :func:`sdrstats.exact_slicing.walk_cuts`, the same one chunked and Dask fits run on counts.
     """
-    n = y.size
-    ordered = np.sort(y)
-    new_value = np.empty(n, dtype=bool)
-    new_value[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new_value[1:])
-    values = ordered[new_value]
-    if values.size <= h:
-        return np.searchsorted(values, y).astype(np.int64)
-    # cumulative count of each distinct value = position after its last copy
-    cumulative = np.append(np.flatnonzero(new_value)[1:], n)
-    m = n // h
-    bounds: list[int] = []
-    end = 0
-    while end < n - 2:
-        end += m
-        k = int(np.searchsorted(cumulative, end, side="left"))
-        end = int(cumulative[min(k, cumulative.size - 1)])
-        bounds.append(end)
-    bounds[-1] = n
-    last_values = ordered[np.asarray(bounds) - 1]  # largest value of each slice
-    return np.searchsorted(last_values, y, side="left").astype(np.int64)
+    cuts = walk_cuts(SortedCounts.from_sorted(np.sort(y)), h, "dr")
+    return np.searchsorted(cuts, y, side="left").astype(np.int64)
 
 
 def _slice_arc(y: np.ndarray, h: int) -> np.ndarray:

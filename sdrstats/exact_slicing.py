@@ -270,12 +270,13 @@ def walk_cuts(counts: SortedCounts, nslices: int, function: str = "dr") -> np.nd
     ``"dr"`` is ``dr.slice2`` (walk the cumulative counts: ``end += n // h``, move the end to the
     end of its run of ties, while ``end < n - 2``); ``"arc"`` is ``dr.slices.arc`` (the first
     ``n - h·(n // h)`` slices one case larger, a cut moved past the ties at it, no final
-    singleton). With at most ``h`` distinct values every value is a slice.
+    singleton). For ``"dr"``, at most ``h`` distinct values make a slice each (``dr.slices``;
+    ``dr.slices.arc`` has no such rule).
     """
     n, h = counts.n, int(nslices)
     distinct = counts.distinct_values()
-    if distinct is not None and distinct.size <= h:
-        return np.asarray(distinct[:-1], dtype=float)
+    if function == "dr" and distinct is not None and distinct.size <= h:
+        return np.asarray(distinct[:-1], dtype=float)  # dr.slices: a slice per value
     m = n // h
     cuts: list[tuple[float, int]] = []
     if function == "dr":

@@ -59,18 +59,11 @@ def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
 
 
 def _slice_arc(y: np.ndarray, h: int) -> np.ndarray:
-    """Arc's variant: equal counts by rank, the first ``n - h*m`` slices one case larger."""
-    n = y.size
-    values, inverse = np.unique(y, return_inverse=True)
-    if values.size <= h:
-        return inverse.astype(np.int64)
-    m, extra = divmod(n, h)
-    sizes = np.full(h, m)
-    sizes[:extra] += 1
-    order = np.argsort(y, kind="stable")
-    labels = np.empty(n, dtype=np.int64)
-    labels[order] = np.repeat(np.arange(h), sizes)
-    return labels
+    """``dr.slices.arc``: equal counts by rank, the first ``n - h*m`` slices one case larger,
+    each cut moved to the end of the run of ties at it (ties are never split), and no final
+    slice of one case (the walk is :func:`sdrstats.exact_slicing.walk_cuts`)."""
+    cuts = walk_cuts(SortedCounts.from_sorted(np.sort(y)), h, "arc")
+    return np.searchsorted(cuts, y, side="left").astype(np.int64)
 
 
 def _slice_1d(y: np.ndarray, h: int, function: str) -> np.ndarray:
@@ -112,7 +105,8 @@ def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
     nslices : int
         Target number of slices ``h`` (fewer can result when values tie).
     function : {"dr", "arc"}
-        ``"dr"`` never splits ties (R ``dr`` default); ``"arc"`` gives equal counts by rank.
+        R's rules: ``"dr"`` is ``dr.slices`` (the default), ``"arc"`` is ``dr.slices.arc``;
+        neither splits tied values.
     categorical : bool
         One slice per class.
     cut_points : sequence of float, optional

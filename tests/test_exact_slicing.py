@@ -102,3 +102,16 @@ def test_accumulators_merge_in_any_order():
 def test_non_finite_response_is_refused():
     with pytest.raises(ValueError, match="non-finite"):
         ResponseSummary().update(np.array([1.0, np.nan]))
+
+
+def test_in_memory_arc_slicing_never_splits_ties():
+    # the METHODS.md §0 examples (R dr 3.0.11's dr.slices.arc)
+    y = np.array([1, 2, 2, 2, 3, 4, 5, 6, 7, 8], dtype=float)
+    assert make_slices(y, 3, function="arc").sizes.tolist() == [4, 3, 3]
+    y = np.array([1, 1, 2, 3, 3, 3, 4, 5, 6, 7, 8], dtype=float)
+    assert make_slices(y, 4, function="arc").sizes.tolist() == [3, 3, 3, 2]
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 40, 500).astype(float)
+    labels = make_slices(y, 8, function="arc").labels
+    for value in np.unique(y):  # every tied value sits in one slice
+        assert np.unique(labels[y == value]).size == 1

@@ -69,21 +69,37 @@ def test_dask_cume_sorts_on_the_cluster_and_equals_in_memory(client, frame):
     np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
 
 
-def test_quantile_slices_are_close_to_dr_slices(client, frame):
-    # Without cut points Dask's approximate quantiles set the slices: the slice sizes differ
-    # from dr's equal-count slices and so does the estimate, but only by sampling-level noise.
-    ddf = dd.from_pandas(frame, npartitions=4)
-    memory = sdr.sir("y ~ a + b + c + d", frame, nslices=8)
-    fit = sdr.sir("y ~ a + b + c + d", ddf, nslices=8)
-    assert fit.slice_sizes.sum() == 3000 and len(fit.slice_sizes) == 8
-    # Quantile slices hold 375 +- a few percent of the rows each (dr's hold exactly 375).
-    assert np.all(np.abs(fit.slice_sizes - 375) < 0.15 * 375)
-    distance = sdr.projection_distance(
-        memory.directions_for(1).to_numpy(), fit.directions_for(1).to_numpy()
-    )
-    # The SIR direction's own sampling error at n = 3000 is ~0.05 in this distance; slices
-    # moved by a few percent change it by far less.
-    assert distance < 0.05
+RESPONSES = {
+    "continuous": lambda y: y,
+    "many ties": lambda y: y.round(1),
+    "discrete": lambda y: np.floor(y).clip(-2, 3),
+}
+
+
+@pytest.mark.parametrize("response", list(RESPONSES))
+@pytest.mark.parametrize("slice_function", ["dr", "arc"])
+@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.dr])
+def test_dask_fit_equals_in_memory_fit_by_default(client, frame, fn, slice_function, response):
+    # No cut points: the exact slicing passes find R's slices of the whole response, so the
+    # Dask fit and its test table equal the pandas fit (issue 16 item 2).
+    data = frame.assign(y=RESPONSES[response](frame["y"]))
+    data.loc[data.index[::97], "a"] = np.nan  # rows with missing values are dropped alike
+    ddf = dd.from_pandas(data, npartitions=5)
+    with pytest.warns(sdr.MissingValueWarning):
+        memory = fn(FORMULA, data, nslices=8, slice_function=slice_function)
+    with pytest.warns(sdr.MissingValueWarning):
+        fit = fn(FORMULA, ddf, nslices=8, slice_function=slice_function)
+    np.testing.assert_array_equal(fit.slice_sizes, memory.slice_sizes)
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+    # directions past rank h - 1 (SIR) span a null space: any basis of it is as good
+    k = min(fit.slice_sizes.size - 1, fit.p) if fn is sdr.sir else fit.p
+    np.testing.assert_allclose(fit.output.basis[:, :k], memory.output.basis[:, :k], atol=TOL)
+    if fn is sdr.sir:
+        np.testing.assert_allclose(
+            fit.test_dimension().table.to_numpy(dtype=float),
+            memory.test_dimension().table.to_numpy(dtype=float),
+            atol=TOL,
+        )
 
 
 def test_unseen_level_in_a_later_partition_is_an_error(client, frame):

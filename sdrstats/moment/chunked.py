@@ -61,12 +61,8 @@ def _cut_points(estimator: Any, source: Any) -> np.ndarray:
     given = estimator.options["cut_points"]
     if given is not None:
         return check_cut_points(given)
-    if estimator.options["slice_function"] != "dr":
-        raise ValueError(
-            "slice_function='arc' splits tied responses by rank, which chunked and Dask fits "
-            "cannot do; use slice_function='dr' or give cut_points."
-        )
-    return source.response_cuts(estimator.nslices_for(source.p))
+    return source.response_cuts(estimator.nslices_for(source.p),
+                                estimator.options["slice_function"])
 
 
 def _info(acc: MomentStatistics, source: Any, prepared: Any) -> dict[str, Any]:

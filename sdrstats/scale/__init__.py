@@ -12,9 +12,10 @@ response kernel accept as ``data``, besides a pandas DataFrame:
 Both keep only the method's mergeable statistics (per-slice sums,
 :class:`sdrstats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
 in-memory fit with the same slices. This package is a generic driver (:mod:`.fit`): which
-methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else a
-chunk source makes one extra pass over the response and reproduces R ``dr``'s slicing exactly,
-and a Dask DataFrame uses Dask's approximate quantiles (see :mod:`sdrstats.scale.dask`).
+methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else
+passes over the response alone (one when it has few distinct values, three otherwise;
+:mod:`sdrstats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
+``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
 """
 
 from __future__ import annotations

@@ -6,11 +6,11 @@ the formula is fixed on the first partition (declare factor levels with a catego
 that every partition codes them alike), each partition's per-slice statistics are computed
 where it lives (``to_delayed`` + a pairwise tree of merges) and only those small arrays travel.
 
-Slicing a continuous response: with ``cut_points`` the fit equals the in-memory fit with the
-same cut points (to rounding, ~1e-13). Without them the cut points are Dask's quantiles of the
-response at ``1/h, ..., (h-1)/h`` — approximate, and slices then follow quantiles rather than
-R ``dr``'s tie-walk; for a continuous response the slices differ from ``dr``'s by a few rows
-and the estimated subspace by a small amount (``tests/test_scale_dask.py`` measures it).
+Slicing a continuous response is exact by default: the cut points are found from passes over
+the response alone (value counts when it has few distinct values, else a bracketing grid and
+the values inside the brackets; :mod:`sdrstats.exact_slicing`), so the slices are R ``dr``'s
+(or Arc's) slices of the whole response and the fit equals the in-memory fit to rounding.
+Given ``cut_points`` are used as they are.
 
 A method that needs the rows in response order (CUME) gets them sorted on the cluster
 (:meth:`DaskFrame.sorted_scan`, ``set_index``), then sums over the sorted partitions; its
@@ -70,10 +70,6 @@ def _merge(a: Any, b: Any) -> Any:
     return a.merge(b)
 
 
-def _response_series(frame: pd.DataFrame, plan: ChunkPlan) -> pd.Series:
-    return pd.Series(plan.response(frame, "a partition"), dtype=float)
-
-
 class DaskFrame:
     """Backend of :func:`sdrstats.scale.fit.fit_chunked` for a Dask DataFrame."""
 
@@ -105,21 +101,6 @@ class DaskFrame:
         if isinstance(total, _Failure):
             raise total.kind(total.message)
         return total
-
-    def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
-        """Dask's (approximate) quantiles of the response at ``1/h, ..., (h-1)/h``."""
-        y = self.ddf.map_partitions(_response_series, plan, meta=pd.Series([], dtype=float))
-        levels = np.arange(1, nslices) / nslices
-        try:
-            values = y.quantile(list(levels)).compute()
-        except Exception as error:  # a worker's input error arrives wrapped; unwrap its text
-            text = str(error)
-            if "In partition" not in text:
-                raise
-            start = text.index("In partition")
-            raise ValueError(text[start:].rstrip("\")'")) from None
-        cuts = np.unique(np.asarray(values, dtype=float))
-        return cuts[np.isfinite(cuts)]
 
     def sorted_scan(self, plan: ChunkPlan, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the design rows sorted by the response.

@@ -1,9 +1,10 @@
 """Fits from chunks or Dask partitions: a generic driver that knows no method family.
 
 A *backend* knows how to read the first partition, run a function on every partition and merge
-the results, and find slice cut points of a continuous response (:class:`LocalChunks` for a
-:class:`~sdrstats.scale.chunks.ChunkSource`, :class:`~sdrstats.scale.dask.DaskFrame` for
-Dask). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
+the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSource`,
+:class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
+from passes over the response alone and give exactly R ``dr``'s slices
+(:mod:`sdrstats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
 and hands it to the estimator's ``fit_statistics``: the family decides what to accumulate
 (its accumulator's ``update``/``merge``) and how many passes; the driver only reduces
 accumulators over the chunks, counts chunks and dropped rows, and wraps the result in the
@@ -22,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from .._warnings import MissingValueWarning
+from ..exact_slicing import SortedCounts, exact_cut_points, walk_cuts
 from ..formula import ModelSpec
-from ..slicing import make_slices
 from .chunks import ChunkPlan, ChunkSource
 
 
@@ -80,13 +81,6 @@ class LocalChunks:
             total = part if total is None else total.merge(part)
         return total
 
-    def response_cuts(self, plan: ChunkPlan, nslices: int) -> np.ndarray:
-        """Cut points reproducing R ``dr``'s slicing of the whole response exactly."""
-        y = np.concatenate(
-            [plan.response(chunk, f"chunk {k + 1}") for k, chunk in enumerate(self._chunks())]
-        )
-        return dr_cut_points(y, nslices)
-
 
 def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
     """Cut points that slice ``y`` exactly as ``make_slices(y, nslices)`` does.
@@ -94,9 +88,12 @@ def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
     R ``dr``'s slices never split tied values, so each slice is a range of values and its
     largest value is a cut point.
     """
-    sizes = make_slices(y, nslices).sizes
-    ordered = np.sort(y)
-    return ordered[np.cumsum(sizes)[:-1] - 1]
+    return walk_cuts(SortedCounts.from_sorted(np.sort(np.asarray(y, dtype=float))), nslices)
+
+
+def response_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any) -> Any:
+    """``template``'s empty copy updated with the response of one chunk's complete rows."""
+    return template.empty().update(plan.response(chunk, where))
 
 
 class ChunkedData:
@@ -115,6 +112,8 @@ class ChunkedData:
         The formula's predictors and response (``level_order``: declared class levels).
     n_chunks, n_dropped
         Chunks with rows and rows dropped for missing values, counted on the first pass.
+    slicing_passes : int
+        Passes over the response that finding the exact slices took (0 when not sliced).
     can_sort : bool
         Whether :meth:`sorted_scan` is available (Dask: rows sorted across the cluster).
     """
@@ -130,6 +129,7 @@ class ChunkedData:
         self.can_sort = hasattr(backend, "sorted_scan")
         self.n_chunks: int | None = None
         self.n_dropped = 0
+        self.slicing_passes = 0
 
     def reduce(self, template: Any) -> Any:
         """An accumulator like ``template`` (``update(X, y)``, ``merge``) over every chunk."""
@@ -138,9 +138,18 @@ class ChunkedData:
             self.n_chunks, self.n_dropped = tally.n_chunks, tally.n_dropped
         return tally.accumulator
 
-    def response_cuts(self, nslices: int) -> np.ndarray:
-        """Cut points slicing the one-column response into ``nslices`` (see the backend)."""
-        return self.backend.response_cuts(self.plan, nslices)
+    def response_cuts(self, nslices: int, function: str = "dr") -> np.ndarray:
+        """Cut points that slice the one-column response exactly as R ``dr`` slices it in
+        memory (``function`` "dr" or "arc", ties never split), from passes over the response
+        only (:func:`sdrstats.exact_slicing.exact_cut_points`: one pass when it has few
+        distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
+
+        def run_pass(template: Any) -> Any:
+            return self.backend.map_reduce(response_part, self.plan, template)
+
+        found = exact_cut_points(run_pass, nslices, function)
+        self.slicing_passes = found.passes
+        return found.cuts
 
     def sorted_scan(self, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the rows sorted by the response, with

@@ -276,3 +276,21 @@ def test_spca_with_linear_or_class_kernel_equals_in_memory(ais, formula, options
 def test_spca_rbf_kernel_needs_the_rows(ais):
     with pytest.raises(ValueError, match="rbf kernel needs the rows in memory"):
         sdr.spca("lbm ~ log(ssf) + log(wt)", sdr.chunks_from(parts(ais)), kernel_y="rbf")
+
+
+def test_exact_slicing_rereads_chunks_when_the_response_is_too_large_to_keep(monkeypatch):
+    import sdrstats.scale.fit as scale_fit
+
+    rng = np.random.default_rng(8)
+    frame = pd.DataFrame(rng.standard_normal((6000, 3)), columns=["a", "b", "c"])
+    frame["y"] = frame.a + frame.b**2 + 0.5 * rng.standard_normal(6000)  # 6000 distinct values
+    pieces = [frame.iloc[k : k + 1000] for k in range(0, 6000, 1000)]
+    memory = sdr.sir("y ~ a + b + c", frame, nslices=10)
+    kept = sdr.sir("y ~ a + b + c", sdr.chunks_from(pieces), nslices=10)
+    monkeypatch.setattr(scale_fit, "RESPONSE_CACHE", 10)  # no chunk's response is kept
+    reread = sdr.sir("y ~ a + b + c", sdr.chunks_from(pieces), nslices=10)
+    for fit in (kept, reread):
+        np.testing.assert_array_equal(fit.slice_sizes, memory.slice_sizes)
+        # the same sums in another order: rounding only (~1e-15)
+        np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=1e-10)
+        assert fit.slicing_passes == 3  # summary, bracketing grid, values in the brackets

@@ -88,11 +88,14 @@ class DaskFrame:
 
     def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
         """``fn(plan, partition, where, *args)`` on every partition, merged pairwise."""
+        return self._tree(self.ddf.to_delayed(), fn, plan, *args)
+
+    def _tree(self, parts: list[Any], fn: Any, *args: Any) -> Any:
         delayed = self.dask.delayed
-        shared = delayed(plan, pure=True)
+        shared = [delayed(a, pure=True) if isinstance(a, ChunkPlan) else a for a in args]
         tasks = [
-            delayed(_guarded, pure=True)(fn, shared, part, f"partition {k + 1}", *args)
-            for k, part in enumerate(self.ddf.to_delayed())
+            delayed(_guarded, pure=True)(fn, shared[0], part, f"partition {k + 1}", *shared[1:])
+            for k, part in enumerate(parts)
         ]
         while len(tasks) > 1:
             paired = [delayed(_merge, pure=True)(a, b) for a, b in zip(tasks[::2], tasks[1::2])]
@@ -101,6 +104,23 @@ class DaskFrame:
         if isinstance(total, _Failure):
             raise total.kind(total.message)
         return total
+
+    def response_passes(self, plan: ChunkPlan) -> Any:
+        """A ``run_pass`` for exact slicing over the response of the complete rows, computed
+        once and kept on the workers (``persist``), so later passes read no partition again."""
+        parts = self.ddf.to_delayed()
+        delayed = self.dask.delayed
+        shared = delayed(plan, pure=True)
+        responses = [
+            delayed(_guarded, pure=True)(_partition_response, shared, part, f"partition {k + 1}")
+            for k, part in enumerate(parts)
+        ]
+        responses = self.dask.persist(*responses)
+
+        def run_pass(template: Any) -> Any:
+            return self._tree(list(responses), _update_with, template)
+
+        return run_pass
 
     def sorted_scan(self, plan: ChunkPlan, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the design rows sorted by the response.
@@ -120,6 +140,16 @@ class DaskFrame:
         offsets = np.cumsum(np.vstack([np.zeros_like(totals[0]), *totals]), axis=0)[:-1]
         pieces = [delayed(piece_fn)(part, off, *args) for part, off in zip(parts, offsets)]
         return np.sum(self.dask.compute(*pieces), axis=0)
+
+
+def _partition_response(plan: ChunkPlan, part: pd.DataFrame, where: str) -> np.ndarray:
+    return plan.response(part, where)
+
+
+def _update_with(template: Any, y: Any, where: str) -> Any:
+    if isinstance(y, _Failure):
+        return y
+    return template.empty().update(y)
 
 
 def _design_frame(frame: pd.DataFrame, plan: ChunkPlan) -> pd.DataFrame:

@@ -96,6 +96,55 @@ def response_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: An
     return template.empty().update(plan.response(chunk, where))
 
 
+#: Response values a chunked fit keeps in memory between its slicing passes (128 MB).
+RESPONSE_CACHE = 2**24
+
+
+class _Responses:
+    """An accumulator of one pass, with the pass's response values while they are few."""
+
+    def __init__(self, accumulator: Any, values: list[np.ndarray] | None) -> None:
+        self.accumulator = accumulator
+        self.values = values
+
+    def merge(self, other: _Responses) -> _Responses:
+        values = None
+        if self.values is not None and other.values is not None:
+            values = self.values + other.values
+            if sum(v.size for v in values) > RESPONSE_CACHE:
+                values = None
+        return _Responses(self.accumulator.merge(other.accumulator), values)
+
+
+def _response_with_values(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any
+                          ) -> _Responses:
+    y = plan.response(chunk, where)
+    return _Responses(template.empty().update(y), [y] if y.size <= RESPONSE_CACHE else None)
+
+
+class _CachedResponse:
+    """``run_pass`` over the chunks' response: the first pass reads the chunks and keeps the
+    response values (up to :data:`RESPONSE_CACHE` of them), so later passes read no chunk."""
+
+    def __init__(self, backend: Any, plan: ChunkPlan) -> None:
+        self.backend, self.plan = backend, plan
+        self.values: list[np.ndarray] | None = None
+        self.first_pass = True
+
+    def __call__(self, template: Any) -> Any:
+        if self.values is not None:
+            out = template.empty()
+            for y in self.values:
+                out.update(y)
+            return out
+        if not self.first_pass:  # too many values to keep: read the chunks again
+            return self.backend.map_reduce(response_part, self.plan, template)
+        self.first_pass = False
+        total = self.backend.map_reduce(_response_with_values, self.plan, template)
+        self.values = total.values
+        return total.accumulator
+
+
 class ChunkedData:
     """What a family's ``fit_statistics`` sees of chunked data: names and passes over chunks.
 
@@ -144,9 +193,10 @@ class ChunkedData:
         only (:func:`sdrstats.exact_slicing.exact_cut_points`: one pass when it has few
         distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
 
-        def run_pass(template: Any) -> Any:
-            return self.backend.map_reduce(response_part, self.plan, template)
-
+        if hasattr(self.backend, "response_passes"):  # Dask: the response stays on the workers
+            run_pass = self.backend.response_passes(self.plan)
+        else:
+            run_pass = _CachedResponse(self.backend, self.plan)
         found = exact_cut_points(run_pass, nslices, function)
         self.slicing_passes = found.passes
         return found.cuts
@@ -206,7 +256,9 @@ def fit_chunked(
         if not isinstance(v, np.ndarray) and v != cls.params.get(k)
     )
     call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
-    return estimator.chunked_results_class(estimator, spec, output, call=call, **info)
+    result = estimator.chunked_results_class(estimator, spec, output, call=call, **info)
+    result.slicing_passes = source.slicing_passes  # passes over the response to slice it
+    return result
 
 
 __all__ = ["fit_chunked", "dr_cut_points", "ChunkedData", "Tally", "LocalChunks"]

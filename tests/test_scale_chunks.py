@@ -160,10 +160,22 @@ def test_summary_test_transform_and_pickle_of_a_chunked_fit(ais):
     pd.testing.assert_frame_equal(
         again.transform(ais.head()), memory.transform(ais.head()), atol=TOL, rtol=0
     )
-    save = sdr.save(AIS, sdr.chunks_from(parts(ais)), nslices=8)
-    assert "Dimension Tests" not in str(save.summary())
-    with pytest.raises(ValueError, match="not available for save"):
-        save.test_dimension("asymptotic")
+
+
+@pytest.mark.parametrize("response", ["lbm", "round(lbm / 5)", "log(ssf)"])
+def test_chunked_save_has_both_of_rs_tests(ais, response):
+    # SAVE's normal-theory and general tests from accumulated fourth moments (a second pass)
+    # equal the in-memory tests; the sums come in another order: rounding only.
+    formula = f"{response} ~ log(wt) + log(ht) + log(hg) + log(ferr)"
+    memory = sdr.save(formula, ais, nslices=6)
+    save = sdr.save(formula, sdr.chunks_from(parts(ais)), nslices=6)
+    assert "Dimension Tests" in str(save.summary())
+    pd.testing.assert_frame_equal(
+        save.test_dimension("asymptotic").table,
+        memory.test_dimension("asymptotic").table,
+        atol=1e-10,
+        rtol=1e-9,
+    )
 
 
 def test_what_chunked_fits_cannot_do_is_explained(ais):

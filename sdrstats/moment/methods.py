@@ -18,7 +18,7 @@ from .._validation import check_int
 from ..moment_kernels import save_kernel, sir_kernel
 from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ._core import SliceMoments
-from .chunked import ChunkedResults, fit_cume
+from .chunked import ChunkedResults, fit_cume, pair_covariance_block
 from .estimator import MomentEstimator, response_vector
 from .phd import PHD
 from .results import MomentResults
@@ -111,6 +111,8 @@ class SAVE(MomentEstimator):
 
     method = "save"
     second_moments = True
+    #: A chunked fit makes a second pass for the fourth moments of its general test.
+    test_needs_pair_moments = True
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True
     )
@@ -132,7 +134,7 @@ class SAVE(MomentEstimator):
         A = np.eye(results.p)[None] - self._within(moments)
         f, n, p, h = moments.fractions, results.n, results.p, moments.slices.nslices
         rows = self._test_rows(results, numdir)
-        Z = std.Z
+        pair_moments = results.output.extras.get("pair_moments")
         stat, df, pv_normal, pv_general = [], [], [], []
         for m in range(rows):
             theta = theta_all[:, m:]
@@ -140,9 +142,12 @@ class SAVE(MomentEstimator):
             t = n / 2 * float(np.sum(f[:, None, None] * proj**2))
             k = p - m
             dfm = (h - 1) * k * (k + 1) // 2
-            u = Z @ theta
-            outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
-            sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
+            if pair_moments is None:
+                u = std.Z @ theta
+                outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
+                sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
+            else:  # a chunked fit: the same covariance from accumulated fourth moments
+                sigma = pair_covariance_block(pair_moments, m) / 2
             tr, tr2 = np.trace(sigma), float(np.sum(sigma**2))
             stat.append(t)
             df.append(dfm)

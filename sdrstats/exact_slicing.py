@@ -93,6 +93,9 @@ class ResponseSummary:
             self.counts = None if merged[0].size > self.max_distinct else merged
         else:
             self.counts = None
+        if self.sample.size == self.sample_size and sample.size:
+            # only values hashing below the sample's largest hash can enter it
+            sample = sample[_hash(sample) < _hash(self.sample).max()]
         pool = np.unique(np.concatenate([self.sample, sample]))
         if pool.size > self.sample_size:
             pool = np.sort(pool[np.argsort(_hash(pool), kind="stable")[: self.sample_size]])
@@ -103,8 +106,11 @@ class ResponseSummary:
         if y.size:
             self.n += y.size
             self.low, self.high = min(self.low, y.min()), max(self.high, y.max())
-            counts = np.unique(y, return_counts=True)
-            self._absorb(counts if self.counts is not None else None, counts[0])
+            if self.counts is not None:
+                counts = np.unique(y, return_counts=True)
+                self._absorb(counts, counts[0])
+            else:
+                self._absorb(None, y)
         return self
 
     def merge(self, other: ResponseSummary) -> ResponseSummary:
@@ -180,9 +186,12 @@ class CellValues:
 
     def update(self, y: Any) -> CellValues:
         y = _as_response(y)
-        wanted = np.zeros(self.edges.size, dtype=bool)
-        wanted[self.wanted] = True
-        inside = y[wanted[np.maximum(self._cells(y), 0)]]
+        # the wanted cells' value ranges, merged where adjacent: a short, cache-friendly search
+        lows = self.edges[self.wanted]
+        tops = np.append(self.edges, np.inf)[self.wanted + 1]
+        starts = np.r_[True, lows[1:] != tops[:-1]]
+        bounds = np.column_stack([lows[starts], tops[np.r_[starts[1:], True]]]).reshape(-1)
+        inside = y[np.searchsorted(bounds, y, side="right") % 2 == 1]
         values, counts = _merge_counts(
             (self.values, self.counts), np.unique(inside, return_counts=True)
         )

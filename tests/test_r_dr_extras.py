@@ -1,0 +1,53 @@
+"""Issue 15 against R dr 3.0.11 on data/ais.csv: Arc slicing with ties, phdq, subset=.
+
+The numbers come from tests/reference/r_dr_extras.json, written by
+tests/reference/make_r_dr_extras.R (R 4.2.2, dr 3.0.11). Both sides compute in double
+precision on at most 202 rows, so agreement is ~1e-12; the issue asks for 1e-8 (ATOL below).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sdrstats as sdr
+from sdrstats.slicing import make_slices
+
+REF = json.loads((Path(__file__).parent / "reference" / "r_dr_extras.json").read_text())
+ATOL = 1e-8
+PRED = "log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
+
+
+def _max_dir_diff(ours: np.ndarray, theirs_by_row: list, columns: int) -> float:
+    theirs = np.asarray(theirs_by_row)
+    worst = 0.0
+    for j in range(columns):
+        sign = np.sign(ours[:, j] @ theirs[:, j]) or 1.0
+        worst = max(worst, float(np.max(np.abs(sign * ours[:, j] - theirs[:, j]))))
+    return worst
+
+
+@pytest.mark.parametrize("case", REF["arc_examples"], ids=lambda c: f"n{len(c['y'])}h{c['h']}")
+def test_arc_slices_match_r_ties_included(case):
+    y = np.asarray(case["y"], dtype=float)
+    arc = make_slices(y, case["h"], function="arc")
+    assert arc.sizes.tolist() == case["arc_sizes"]
+    assert (arc.labels + 1).tolist() == case["arc_labels"]
+    assert make_slices(y, case["h"]).sizes.tolist() == case["dr_sizes"]
+
+
+@pytest.mark.parametrize("key,method,response", [
+    ("sir_arc", "sir", "lbm"), ("sir_arc_tied", "sir", "rlbm"), ("save_arc_tied", "save", "rlbm"),
+])
+def test_arc_sliced_fits_match_r(ais, key, method, response):
+    ref = REF[key]
+    data = ais.assign(rlbm=np.round(ais["lbm"]))
+    fit = getattr(sdr, method)(f"{response} ~ {PRED}", data, nslices=8, slice_function="arc")
+    assert fit.slice_sizes.tolist() == ref["slice_sizes"]
+    ev = fit.eigenvalues.to_numpy()
+    np.testing.assert_allclose(ev, ref["evalues"], atol=ATOL)
+    keep = int(np.sum(np.abs(ref["evalues"]) > 1e-10))
+    assert _max_dir_diff(fit.all_directions.to_numpy(), ref["evectors_by_row"], keep) < 1e-7
+    table = fit.test_dimension().table
+    np.testing.assert_allclose(table["stat"], ref["tests"]["Stat"], rtol=1e-10)

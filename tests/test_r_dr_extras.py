@@ -51,3 +51,31 @@ def test_arc_sliced_fits_match_r(ais, key, method, response):
     assert _max_dir_diff(fit.all_directions.to_numpy(), ref["evectors_by_row"], keep) < 1e-7
     table = fit.test_dimension().table
     np.testing.assert_allclose(table["stat"], ref["tests"]["Stat"], rtol=1e-10)
+
+
+def test_phdq_matches_r(ais):
+    ref = REF["phdq"]
+    fit = sdr.phd(f"lbm ~ {PRED}", ais, residuals="quadratic")
+    assert fit.estimator.label == "phdq"
+    np.testing.assert_allclose(fit.eigenvalues.to_numpy(), ref["evalues"], atol=ATOL)
+    assert _max_dir_diff(fit.all_directions.to_numpy(), ref["evectors_by_row"], 8) < 1e-7
+    std, _ = fit._prepared()
+    resid = fit.estimator._residual(std, fit.spec.Y)
+    np.testing.assert_allclose(resid, ref["pearson_residuals"], atol=ATOL)
+    table = fit.test_dimension().table
+    t = ref["tests"]
+    np.testing.assert_allclose(table["stat"], t["Stat"], rtol=1e-10)
+    assert table["df"].tolist() == t["df"]
+    for ours, theirs in [("p_value", "Normal theory"), ("p_value_general", "General theory")]:
+        # R computes 1 - pchisq (absolute error ~1e-16, so tiny p-values lose relative
+        # digits) and we the survival function: compare absolutely
+        np.testing.assert_allclose(table[ours].to_numpy(), t[theirs], rtol=0, atol=1e-12)
+    assert "phdq" in str(fit.summary())
+
+
+def test_phd_residuals_option_spellings(ais):
+    linear = sdr.phd(f"lbm ~ {PRED}", ais, residuals="linear")
+    default = sdr.phd(f"lbm ~ {PRED}", ais)
+    np.testing.assert_array_equal(linear.eigenvalues, default.eigenvalues)
+    with pytest.raises(TypeError, match="'quadratic' \\(phdq\\)"):
+        sdr.phd(f"lbm ~ {PRED}", ais, residuals="cubic")

@@ -122,7 +122,7 @@ def phd(
     formula: str,
     data: Any,
     *,
-    residuals: bool = True,
+    residuals: bool | str = True,
     numdir: int = 4,
     d: int | None = None,
     missing: str = "drop",
@@ -137,8 +137,9 @@ def phd(
         from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
-    residuals : bool, default True
-        Use OLS residuals (R's ``phdres``); False uses ``y - ȳ`` (``phdy``).
+    residuals : bool or {"linear", "quadratic"}, default True
+        Use OLS residuals (R's ``phdres``; also ``"linear"``); False uses ``y - ȳ``
+        (``phdy``); ``"quadratic"`` is R's ``phdq`` (the Hessian of the full quadratic fit).
     numdir, d
         As :func:`sir`.
     missing : {"drop", "raise"}, default "drop"

@@ -22,9 +22,12 @@ class PHD(MomentEstimator):
 
     Parameters
     ----------
-    residuals : bool
-        ``True`` (default, R's ``phdres``): ``r`` are the OLS residuals of y on X;
-        ``False`` (``phdy``): ``r = y − ȳ``.
+    residuals : bool or {"linear", "quadratic"}
+        ``True`` or ``"linear"`` (default, R's ``phdres``): ``r`` are the OLS residuals of y
+        on X; ``False`` (``phdy``): ``r = y − ȳ``; ``"quadratic"`` (R's ``phdq``, Li 1992):
+        ``M`` is the Hessian of the full quadratic OLS fit of y on ``z`` (``M_jj`` the
+        coefficient of ``z_j²``, ``M_jk`` half that of ``z_j z_k``), and the tests use the
+        Pearson residuals of that fit.
     numdir, d : int
         As :class:`SIR`. Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
 
@@ -43,6 +46,27 @@ class PHD(MomentEstimator):
     by_abs = True
     response = "continuous"
     capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
+
+    def _check_options(self) -> None:
+        check_int(self.options["numdir"], "numdir", self.method, low=1)
+        check_int(self.options["d"], "d", self.method, low=1, allow_none=True)
+        res = self.options["residuals"]
+        if not (isinstance(res, bool) or res in ("linear", "quadratic")):
+            raise TypeError(
+                "The 'residuals' option of phd must be True or 'linear' (phdres), False (phdy) "
+                f"or 'quadratic' (phdq); got {res!r}."
+            )
+
+    @property
+    def quadratic(self) -> bool:
+        """True for R's ``phdq`` (the Hessian of the full quadratic fit)."""
+        return self.options["residuals"] == "quadratic"
+
+    @property
+    def label(self) -> str:
+        if self.quadratic:
+            return "phdq"
+        return "phdres" if self.options["residuals"] else "phdy"
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
         """Two passes over chunked data (see :func:`sdrstats.moment.chunked.fit_phd`).
@@ -64,19 +88,32 @@ class PHD(MomentEstimator):
         >>> sdr.phd("lbm ~ log(wt) + log(ht)", parts).n  # calls fit_statistics
         202
         """
+        if self.quadratic:
+            raise ValueError(
+                "phd with residuals='quadratic' (phdq) needs the rows in memory (a quadratic "
+                "fit in the whitened predictors); load the data as a pandas DataFrame."
+            )
         return fit_phd(self, source)
 
-    def _check_options(self) -> None:
-        check_int(self.options["numdir"], "numdir", self.method, low=1)
-        check_int(self.options["d"], "d", self.method, low=1, allow_none=True)
-        if not isinstance(self.options["residuals"], bool):
-            raise TypeError("The 'residuals' option of phd must be True (phdres) or False (phdy).")
-
-    @property
-    def label(self) -> str:
-        return "phdres" if self.options["residuals"] else "phdy"
+    def _quadratic_fit(self, std: Standardized, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Hessian ``M`` and Pearson residuals of the full quadratic OLS fit of y on ``z``."""
+        y = response_vector(Y, "phd")
+        Z = std.Z
+        n, p = Z.shape
+        upper = [(j, k) for j in range(p) for k in range(j + 1, p)]
+        design = np.column_stack(
+            [np.ones(n), Z, Z**2] + [Z[:, j] * Z[:, k] for j, k in upper]
+        )
+        sw = np.ones(n) if std.weights is None else np.sqrt(std.weights)
+        coef = np.linalg.lstsq(design * sw[:, None], y * sw, rcond=None)[0]
+        M = np.diag(coef[1 + p : 1 + 2 * p])
+        for c, (j, k) in zip(coef[1 + 2 * p :], upper):
+            M[j, k] = M[k, j] = c / 2
+        return M, sw * (y - design @ coef)
 
     def _residual(self, std: Standardized, Y: np.ndarray) -> np.ndarray:
+        if self.quadratic:
+            return self._quadratic_fit(std, Y)[1]
         y = response_vector(Y, "phd")
         w = std.weights
         ybar = y.mean() if w is None else w @ y / std.n
@@ -88,6 +125,8 @@ class PHD(MomentEstimator):
         return r
 
     def kernel(self, std, moments, Y):
+        if self.quadratic:
+            return self._quadratic_fit(std, Y)[0]
         Z, r = std.Z, self._residual(std, Y)
         return phd_kernel(Z, r if std.weights is None else r * std.weights, std.n)
 

@@ -109,11 +109,24 @@ def test_categorical_response_and_declared_factor_levels(ais):
     )
 
 
-def test_unseen_level_in_a_later_chunk_names_the_column(ais):
+def test_a_level_first_seen_in_a_later_chunk_codes_as_in_memory(ais):
+    # a levels pass finds every level before the formula is fixed (issue 16)
+    memory = sdr.sir("lbm ~ log(ssf) + sex + sport", ais)  # h = p + 3: every direction fixed
+    fit = sdr.sir("lbm ~ log(ssf) + sex + sport", sdr.chunks_from(parts(ais)[::-1]))
+    assert fit.spec.x_names == memory.spec.x_names
+    assert_same_fit(memory, fit)
+    pd.testing.assert_frame_equal(
+        fit.transform(ais.head()), memory.transform(ais.head()), atol=TOL, rtol=0
+    )
+
+
+def test_unseen_level_in_a_one_shot_iterator_names_the_column(ais):
+    # one pass only: the levels cannot be found first, so a new level is a clear error
     with pytest.raises(
         ValueError, match=r"chunk 4, column 'sex' has level\(s\) \['f'\].*CategoricalDtype"
     ):
-        sdr.sir("lbm ~ log(ssf) + sex", sdr.chunks_from(parts(ais)[::-1]))
+        sdr.sir("lbm ~ log(ssf) + sex", sdr.chunks_from(iter(parts(ais)[::-1])),
+                cut_points=[50, 60, 70])
 
 
 def test_missing_values_are_dropped_per_chunk_with_one_warning(ais):

@@ -102,11 +102,24 @@ def test_dask_fit_equals_in_memory_fit_by_default(client, frame, fn, slice_funct
         )
 
 
-def test_unseen_level_in_a_later_partition_is_an_error(client, frame):
+def test_a_level_first_seen_in_a_later_partition_codes_as_in_memory(client, frame):
     plain = frame.assign(g=frame["g"].astype(str)).sort_values("g")  # first partition: 'u' only
     ddf = dd.from_pandas(plain, npartitions=3, sort=False)
-    with pytest.raises(ValueError, match=r"In partition \d, column 'g' has level"):
-        sdr.sir("y ~ a + b + g", ddf, cut_points=[0.0, 1.0])
+    memory = sdr.sir("y ~ a + b + g", plain, nslices=8)
+    fit = sdr.sir("y ~ a + b + g", ddf, nslices=8)
+    assert fit.spec.x_names == memory.spec.x_names
+    np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)
+
+
+@pytest.mark.parametrize("formula", ["g ~ a + b + c + d", "y ~ a + b + c"])
+def test_dask_categorical_response_and_spca_equal_in_memory(client, frame, formula):
+    ddf = dd.from_pandas(frame, npartitions=4)
+    k = 2 if formula.startswith("g") else None  # 3 classes: rank 2, the rest a null space
+    for fn in (sdr.sir, sdr.spca):
+        memory, fit = fn(formula, frame), fn(formula, ddf)
+        np.testing.assert_allclose(fit.output.basis[:, :k], memory.output.basis[:, :k], atol=TOL)
+        np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=TOL)
 
 
 def test_bootstrap_on_the_cluster_equals_the_local_bootstrap(client, frame):

@@ -86,6 +86,13 @@ class DaskFrame:
             raise ValueError("The Dask DataFrame has no rows; a fit needs observations.")
         return first
 
+    rereadable = True
+
+    def set_dtypes(self, dtypes: dict[str, pd.CategoricalDtype]) -> None:
+        """Read these columns as these categoricals from now on."""
+        if dtypes:
+            self.ddf = self.ddf.astype(dtypes)
+
     def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
         """``fn(plan, partition, where, *args)`` on every partition, merged pairwise."""
         return self._tree(self.ddf.to_delayed(), fn, plan, *args)

@@ -26,6 +26,7 @@ from .._warnings import MissingValueWarning
 from ..exact_slicing import SortedCounts, exact_cut_points, walk_cuts
 from ..formula import ModelSpec
 from .chunks import ChunkPlan, ChunkSource
+from .levels import LevelSet, factor_columns, levels_part, recode
 
 
 class Tally:
@@ -58,6 +59,7 @@ class LocalChunks:
     def __init__(self, source: ChunkSource) -> None:
         self.source = source
         self.description = source.description
+        self.dtypes: dict[str, pd.CategoricalDtype] = {}  # factor columns read as these
         self._pending = iter(source)
         try:
             self._first = next(self._pending)
@@ -65,13 +67,22 @@ class LocalChunks:
             raise ValueError(f"{source.description} gave no chunks; a fit needs rows.") from None
 
     def first(self) -> pd.DataFrame:
-        return self._first
+        return recode(self._first, self.dtypes)
+
+    @property
+    def rereadable(self) -> bool:
+        return self.source.reiterable
 
     def _chunks(self):
         if self._pending is not None:
             chunks, self._pending = itertools.chain([self._first], self._pending), None
-            return chunks
-        return iter(self.source)
+        else:
+            chunks = iter(self.source)
+        return (recode(chunk, self.dtypes) for chunk in chunks)
+
+    def set_dtypes(self, dtypes: dict[str, pd.CategoricalDtype]) -> None:
+        """Read these columns as these categoricals from now on."""
+        self.dtypes = dict(dtypes)
 
     def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, *args)`` of every chunk, merged."""
@@ -220,6 +231,11 @@ def fit_chunked(
         from .dask import DaskFrame
 
         backend = DaskFrame(data)
+    factors = factor_columns(backend.first(), formula)
+    if factors and backend.rereadable:
+        # levels first seen in a later chunk must code as in memory: find them all first
+        levels = backend.map_reduce(levels_part, None, LevelSet(factors))
+        backend.set_dtypes(levels.dtypes())
     plan = ChunkPlan(formula, backend.first(), missing)
     estimator._check_response(plan.spec)
     if not plan.categorical and len(plan.y_names) > 1:

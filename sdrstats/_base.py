@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from .formula import ModelSpec, from_arrays, parse
+from .formula import ModelSpec, describe_subset, from_arrays, parse
 from .results import Results
 
 #: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
@@ -268,7 +268,8 @@ class Estimator(FamilyHooks):
 
     @classmethod
     def from_formula(
-        cls, formula: str, data: Any, *, missing: str = "drop", **options: Any
+        cls, formula: str, data: Any, *, missing: str = "drop", subset: Any = None,
+        **options: Any
     ) -> Results:
         """Fit ``formula`` on ``data`` with ``options``.
 
@@ -285,6 +286,9 @@ class Estimator(FamilyHooks):
             The columns the formula names.
         missing : {"drop", "raise"}, default "drop"
             Rows with a missing value are dropped with a warning, or raise.
+        subset : str or array-like of bool, optional
+            Rows to use, selected before anything else as R's ``subset``: a pandas query
+            string (``"sex == 'f'"``) or a boolean mask; the call records it.
         **options
             Options of the estimator.
 
@@ -302,14 +306,21 @@ class Estimator(FamilyHooks):
         from .scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
         if is_chunked(data):
+            if subset is not None:
+                raise ValueError(
+                    "The 'subset' option needs the data in memory; filter the chunks (or the "
+                    "Dask DataFrame) before fitting."
+                )
             return fit_chunked(cls, formula, data, missing=missing, **options)
         estimator = cls(**options)
-        spec = parse(formula, data, missing=missing)
+        spec = parse(formula, data, missing=missing, subset=subset)
         shown = ", ".join(
             f"{k}={v!r}"
             for k, v in options.items()
             if not isinstance(v, np.ndarray) and v != cls.params.get(k)
         )
+        if subset is not None:
+            shown = ", ".join(filter(None, [shown, f"subset={describe_subset(subset)}"]))
         call = f"{cls.method}({formula!r}, data{', ' + shown if shown else ''})"
         return estimator.fit_spec(spec, call=call)
 

@@ -131,7 +131,79 @@ def _label_term(term: str, data: pd.DataFrame) -> str | None:
     return None
 
 
-def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
+def select_rows(data: Any, subset: Any) -> pd.DataFrame:
+    """The rows of ``data`` that ``subset`` selects (R's ``subset=``), before anything else.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The data; it is never modified.
+    subset : str or array-like of bool or None
+        A pandas query string (``"sex == 'f'"``, ``"ht > 175"``) or a boolean mask with one
+        entry per row (a boolean Series is aligned on the index); ``None`` keeps every row.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> select_rows(sdr.datasets.load("ais"), "sex == 'f'").shape
+    (100, 13)
+    """
+    data = _check_data(data)
+    if subset is None:
+        return data
+    if isinstance(subset, str):
+        try:
+            mask = data.eval(subset, engine="python")
+        except Exception as exc:
+            raise ValueError(
+                f"The 'subset' query {subset!r} could not be evaluated on data: {exc}. Write a "
+                "pandas query on its columns, e.g. \"sex == 'f'\" or \"ht > 175\"."
+            ) from None
+        if not isinstance(mask, pd.Series) or mask.dtype != bool:
+            raise ValueError(
+                f"The 'subset' query {subset!r} must give True/False per row (a comparison such "
+                "as \"ht > 175\"); it gave "
+                f"{getattr(mask, 'dtype', type(mask).__name__)}."
+            )
+        mask = mask.to_numpy()
+    elif isinstance(subset, pd.Series):
+        if subset.dtype != bool:
+            raise TypeError(f"A 'subset' Series must be boolean; got dtype {subset.dtype}.")
+        if not subset.index.equals(data.index):
+            if not data.index.isin(subset.index).all():
+                raise ValueError("The 'subset' Series does not have an entry for every row of data.")
+            subset = subset.reindex(data.index)
+        mask = subset.to_numpy()
+    else:
+        mask = np.asarray(subset)
+        if mask.dtype != bool:
+            raise TypeError(
+                "The 'subset' option must be a query string or a boolean mask; got an array of "
+                f"dtype {mask.dtype} (use e.g. data['ht'] > 175)."
+            )
+        if mask.shape != (data.shape[0],):
+            raise ValueError(
+                f"The 'subset' mask has shape {mask.shape}; it needs one entry per row of data "
+                f"({data.shape[0]})."
+            )
+    if not mask.any():
+        raise ValueError(f"The 'subset' option {describe_subset(subset)} selects no rows.")
+    return data.loc[mask]
+
+
+def describe_subset(subset: Any) -> str:
+    """How ``subset`` is shown in a fit's call: the query text, or the size of a mask."""
+    if isinstance(subset, str):
+        return repr(subset)
+    mask = np.asarray(subset, dtype=bool)
+    return f"<mask: {int(mask.sum())} of {mask.size} rows>"
+
+
+def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None) -> ModelSpec:
     """Evaluate ``formula`` on ``data`` and return the model spec.
 
     Parameters
@@ -145,6 +217,8 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
     missing : {"drop", "raise"}
         Rows with a missing value in any variable of the formula are dropped with a
         :class:`~sdrstats.MissingValueWarning` saying how many (``"drop"``), or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected first (see :func:`select_rows`).
 
     Returns
     -------
@@ -163,7 +237,7 @@ def parse(formula: str, data: Any, *, missing: str = "drop") -> ModelSpec:
         )
     if missing not in ("drop", "raise"):
         raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-    data = _check_data(data)
+    data = select_rows(data, subset)
     if formula.count("~") != 1:
         raise ValueError(
             f"formula {formula!r} must have exactly one '~' with the response on its left, "
@@ -412,4 +486,4 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     )
 
 
-__all__ = ["ModelSpec", "parse", "from_arrays"]
+__all__ = ["ModelSpec", "parse", "from_arrays", "select_rows", "describe_subset"]

@@ -66,6 +66,7 @@ def lsce(
     progress: bool = True,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> DensityReductionResults:
     """Least-squares conditional entropy (LSCE) dimension reduction with its density.
 
@@ -126,6 +127,9 @@ def lsce(
     random_state : int, SeedSequence or Generator, optional
         Seeds centres, folds and the random starts.
     missing : {"drop", "raise"}, default "drop"
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -161,6 +165,7 @@ def lsce(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         d_max=d_max,
         n_basis=n_basis,

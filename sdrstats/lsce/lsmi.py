@@ -66,6 +66,7 @@ def lsmi(
     progress: bool = True,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> DensityReductionResults:
     """Least-squares mutual information (LSMI) dimension reduction.
 
@@ -86,6 +87,9 @@ def lsmi(
     d, d_max, n_basis, lambda_grid, n_folds, cv_every, n_restarts, warm_starts, max_iter, tol, select_by, n_jobs, progress, random_state, missing
         As :func:`sdrstats.lsce`, with the same defaults.
 
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
     Returns
     -------
     DensityReductionResults
@@ -111,6 +115,7 @@ def lsmi(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         d_max=d_max,
         n_basis=n_basis,

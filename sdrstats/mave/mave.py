@@ -323,6 +323,7 @@ def mave(
     tol: float = 1e-3,
     cv_rule: str = "1se",
     missing: str = "drop",
+    subset: Any = None,
 ) -> MaveResults:
     """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
 
@@ -343,6 +344,9 @@ def mave(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -360,6 +364,7 @@ def mave(
         formula,
         data,
         missing=missing,
+        subset=subset,
         method=method,
         d=d,
         max_dim=max_dim,

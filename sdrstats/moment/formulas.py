@@ -18,6 +18,7 @@ def sir(
     d: int | None = None,
     cut_points: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> MomentResults:
     """Sliced inverse regression from a formula; see :class:`SIR` for the options.
 
@@ -43,6 +44,9 @@ def sir(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`
         saying how many, or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -60,6 +64,7 @@ def sir(
         formula,
         data,
         missing=missing,
+        subset=subset,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -78,6 +83,7 @@ def save(
     d: int | None = None,
     cut_points: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`.
 
@@ -93,6 +99,9 @@ def save(
         As :func:`sir`.
     missing : {"drop", "raise"}, default "drop"
         What to do with rows with missing values.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -110,6 +119,7 @@ def save(
         formula,
         data,
         missing=missing,
+        subset=subset,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -126,6 +136,7 @@ def phd(
     numdir: int = 4,
     d: int | None = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> MomentResults:
     """Principal Hessian directions from a formula (``residuals=True`` is R's phdres).
 
@@ -144,6 +155,9 @@ def phd(
         As :func:`sir`.
     missing : {"drop", "raise"}, default "drop"
         What to do with rows with missing values.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -157,7 +171,7 @@ def phd(
     >>> fit.eigenvalues.round(3).tolist()
     [2.842, -1.369, 0.746, 0.192]
     """
-    return PHD.from_formula(formula, data, missing=missing, residuals=residuals, numdir=numdir, d=d)
+    return PHD.from_formula(formula, data, missing=missing, subset=subset, residuals=residuals, numdir=numdir, d=d)
 
 
 def dr(
@@ -170,6 +184,7 @@ def dr(
     d: int | None = None,
     cut_points: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> MomentResults:
     """Directional regression from a formula; see :class:`DR`.
 
@@ -185,6 +200,9 @@ def dr(
         As :func:`sir`.
     missing : {"drop", "raise"}, default "drop"
         What to do with rows with missing values.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -202,6 +220,7 @@ def dr(
         formula,
         data,
         missing=missing,
+        subset=subset,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -211,7 +230,7 @@ def dr(
 
 
 def cume(
-    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop"
+    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop", subset: Any = None
 ) -> MomentResults:
     """Cumulative slicing estimation from a formula; see :class:`CUME`.
 
@@ -227,6 +246,9 @@ def cume(
         As :func:`sir`.
     missing : {"drop", "raise"}, default "drop"
         What to do with rows with missing values.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -244,7 +266,7 @@ def cume(
     log(hg)   0.208
     log(ht)  -0.001
     """
-    return CUME.from_formula(formula, data, missing=missing, numdir=numdir, d=d)
+    return CUME.from_formula(formula, data, missing=missing, subset=subset, numdir=numdir, d=d)
 
 
 __all__ = ["sir", "save", "phd", "dr", "cume"]

@@ -288,6 +288,7 @@ def ire(
     tol: float = 1e-6,
     max_iter: int = 200,
     missing: str = "drop",
+    subset: Any = None,
 ) -> MomentResults:
     """Inverse regression estimation from a formula; see :class:`IRE` for the options.
 
@@ -304,6 +305,9 @@ def ire(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -322,6 +326,7 @@ def ire(
         formula,
         data,
         missing=missing,
+        subset=subset,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,

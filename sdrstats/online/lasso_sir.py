@@ -306,6 +306,7 @@ def lasso_sir(
     max_iter: int = 5000,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> LassoSIRResults:
     """Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.
 
@@ -324,6 +325,9 @@ def lasso_sir(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -341,6 +345,7 @@ def lasso_sir(
         formula,
         data,
         missing=missing,
+        subset=subset,
         nslices=nslices,
         d=d,
         penalty=penalty,

@@ -26,6 +26,7 @@ def sdspcaan(
     max_iter: int = 100,
     eigensolver: str = "auto",
     missing: str = "drop",
+    subset: Any = None,
 ) -> SDSPCAANResults:
     """SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.
 
@@ -47,6 +48,9 @@ def sdspcaan(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -67,6 +71,7 @@ def sdspcaan(
         formula,
         data,
         missing=missing,
+        subset=subset,
         k=k,
         alpha=alpha,
         beta=beta,
@@ -90,6 +95,7 @@ def sdspca(
     max_iter: int = 100,
     eigensolver: str = "auto",
     missing: str = "drop",
+    subset: Any = None,
 ) -> SDSPCAANResults:
     """SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.
 
@@ -108,6 +114,9 @@ def sdspca(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -124,6 +133,7 @@ def sdspca(
         formula,
         data,
         missing=missing,
+        subset=subset,
         k=k,
         alpha=alpha,
         beta=beta,
@@ -147,6 +157,7 @@ def sdspca_lpp(
     max_iter: int = 100,
     eigensolver: str = "auto",
     missing: str = "drop",
+    subset: Any = None,
 ) -> SDSPCAANResults:
     """SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.
 
@@ -165,6 +176,9 @@ def sdspca_lpp(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -181,6 +195,7 @@ def sdspca_lpp(
         formula,
         data,
         missing=missing,
+        subset=subset,
         k=k,
         alpha=alpha,
         beta=beta,
@@ -204,6 +219,7 @@ def spcan(
     max_iter: int = 100,
     eigensolver: str = "auto",
     missing: str = "drop",
+    subset: Any = None,
 ) -> SDSPCAANResults:
     """Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.
 
@@ -222,6 +238,9 @@ def spcan(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -238,6 +257,7 @@ def spcan(
         formula,
         data,
         missing=missing,
+        subset=subset,
         k=k,
         n_neighbors=n_neighbors,
         lam=lam,
@@ -258,6 +278,7 @@ def pcan(
     max_iter: int = 100,
     eigensolver: str = "auto",
     missing: str = "drop",
+    subset: Any = None,
 ) -> SDSPCAANResults:
     """Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.
 
@@ -276,6 +297,9 @@ def pcan(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -292,6 +316,7 @@ def pcan(
         formula,
         data,
         missing=missing,
+        subset=subset,
         k=k,
         n_neighbors=n_neighbors,
         lam=lam,
@@ -301,7 +326,7 @@ def pcan(
     )
 
 
-def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
+def pca(formula: str, data: Any, k: int, *, missing: str = "drop", subset: Any = None) -> SDSPCAANResults:
     """PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.
 
     Parameters
@@ -317,6 +342,9 @@ def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANRe
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -329,10 +357,10 @@ def pca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANRe
     >>> fit.directions.shape
     (3, 1)
     """
-    return PCA.from_formula(formula, data, missing=missing, k=k)
+    return PCA.from_formula(formula, data, missing=missing, subset=subset, k=k)
 
 
-def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANResults:
+def vpca(formula: str, data: Any, k: int, *, missing: str = "drop", subset: Any = None) -> SDSPCAANResults:
     """vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.
 
     Parameters
@@ -348,6 +376,9 @@ def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANR
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -360,7 +391,7 @@ def vpca(formula: str, data: Any, k: int, *, missing: str = "drop") -> SDSPCAANR
     >>> fit.directions.shape
     (3, 1)
     """
-    return VPCA.from_formula(formula, data, missing=missing, k=k)
+    return VPCA.from_formula(formula, data, missing=missing, subset=subset, k=k)
 
 
 __all__ = ["sdspcaan", "sdspca", "sdspca_lpp", "spcan", "pcan", "pca", "vpca"]

@@ -264,6 +264,7 @@ def bpca(
     standardize: bool = False,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> BPCAResults:
     """Bair's supervised PCA from a formula; see :class:`BPCA` for the options.
 
@@ -280,6 +281,9 @@ def bpca(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -297,6 +301,7 @@ def bpca(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         threshold=threshold,
         n_folds=n_folds,

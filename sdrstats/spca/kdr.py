@@ -300,6 +300,7 @@ def kdr(
     n_features: int = 300,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> KDRResults:
     """Kernel dimension reduction from a formula; see :class:`KDR` for the options.
 
@@ -318,6 +319,9 @@ def kdr(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -335,6 +339,7 @@ def kdr(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         sigma=sigma,
         sigma_start=sigma_start,

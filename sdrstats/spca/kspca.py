@@ -353,6 +353,7 @@ def kspca(
     n_components: int = 300,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> KSPCAResults:
     """Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.
 
@@ -371,6 +372,9 @@ def kspca(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -392,6 +396,7 @@ def kspca(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         kernel=kernel,
         gamma=gamma,

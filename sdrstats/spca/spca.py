@@ -282,6 +282,7 @@ def spca(
     solver: str = "auto",
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> SPCAResults:
     """Supervised PCA from a formula; see :class:`SPCA` for the options.
 
@@ -298,6 +299,9 @@ def spca(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, selected before anything else (R's ``subset``): a pandas query
+        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
 
     Returns
     -------
@@ -320,6 +324,7 @@ def spca(
         formula,
         data,
         missing=missing,
+        subset=subset,
         d=d,
         kernel_y=kernel_y,
         gamma_y=gamma_y,

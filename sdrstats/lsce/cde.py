@@ -137,6 +137,10 @@ def lscde(
     Cost: one 5-fold CV over the 9 x 9 grid is 405 Cholesky solves of ``n_basis`` x
     ``n_basis`` systems; about 0.04 s at n = 400 (``benchmarks/bench_lsce.md``).
 
+    Every mixture component has the same width (σ times the response's sd), so a noise level
+    that changes with ``x`` is smoothed over: intervals come out too wide where the noise is
+    small and too narrow where it is large (see :func:`sdrstats.lsce`, Notes).
+
     Examples
     --------
     >>> import sdrstats as sdr

@@ -144,6 +144,14 @@ def lsce(
     ``Ĝ = (√π σ)^q (K_zᵀK_z/n) ∘ exp(-||v_k - v_k'||²/4σ²)``, ``ĥ = mean_i K_z[i] ∘ K_y[i]``,
     ``α̂ = (Ĝ + λI)^{-1}ĥ``. The gradient goes through both ``z_i`` and the centres ``u_k``.
 
+    The density (seed eq. 10) is a mixture of Gaussians in ``y`` centred at the centres'
+    responses, all of width σ times the response's sd, weighted by a Gaussian window of the
+    same σ in ``z``. One width cannot follow a noise level that changes with ``x``: on
+    ``y = x1 + (0.2 + |x2|)ε`` (n = 400) the 10-90 % intervals cover about 80 % of new draws
+    overall, but about 95 % where the noise sd is 0.2 and 45-72 % where it exceeds 1.7, and
+    where few centres lie (``|x2| = 2``) the mixture can show several peaks
+    (``tests/test_density_heteroscedastic.py``).
+
     References
     ----------
     Tangkaratt, V., Xie, N. and Sugiyama, M. Conditional density estimation with

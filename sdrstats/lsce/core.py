@@ -327,6 +327,7 @@ class CriterionEstimator(Estimator):
             "trace": chosen["trace"],
             "n_iter": chosen["n_iter"],
             "converged": chosen["converged"],
+            "start": chosen["start"],
             "cv_table": cv_table,
             "d_chosen_by": "given" if self.options["d"] is not None else "cv",
             "restarts": [

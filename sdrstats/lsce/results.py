@@ -124,6 +124,16 @@ class DensityReductionResults(Results):
         how = "chosen by cross-validation" if self.extras["d_chosen_by"] == "cv" else "given"
         return f"{self.method}, n = {self.n}, d = {self.d} ({how})."
 
+    @staticmethod
+    def _starts_text(runs: pd.DataFrame) -> str:
+        first = runs[runs["d"] == runs["d"].iloc[0]]["start"]
+        warm = [s for s in first if s != "random"]
+        random = int((first == "random").sum())
+        parts = ([", ".join(warm) + " directions"] if warm else []) + (
+            [f"{random} random"] if random else []
+        )
+        return "starts: " + " + ".join(parts)
+
     def _summary_blocks(self) -> list[Block]:
         ex = self.extras
         runs = self.restarts
@@ -134,7 +144,9 @@ class DensityReductionResults(Results):
             f"{ex['cv_score']:.6g}\n"
             f"{self.options['n_restarts']} restarts"
             f"{f' for each of {runs.d.nunique()} candidate d' if runs.d.nunique() > 1 else ''}"
-            f" ({int(runs['n_iter'].sum())} iterations in all); best: "
+            f" ({self._starts_text(runs)}; {int(runs['n_iter'].sum())} iterations in all); "
+            f"kept by {'held-out CV' if self.options['select_by'] == 'cv' else 'smallest ' + self.criterion_name}"
+            f" (start: {ex.get('start', '?')}): "
             f"{ex['n_iter']} iterations, "
             f"{'converged' if ex['converged'] else 'stopped at max_iter'}; "
             f"{int((~runs['converged'].astype(bool)).sum())} restarts stopped at max_iter"

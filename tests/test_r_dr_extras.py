@@ -133,3 +133,49 @@ def test_subset_on_every_formula_function():
                  "kspca", "bpca", "kdr", "mave", "sdspcaan", "sdspca", "pcan", "spcan",
                  "sdspca_lpp", "pca"]:
         assert "subset" in inspect.signature(getattr(sdr, name)).parameters, name
+
+
+@pytest.mark.parametrize("key,group,options", [
+    ("pire_sex", "sex", {"numdir": 3}),
+    ("pire_sex_h6", "~ sex", {"nslices": 6, "numdir": 2}),
+    ("pire_tall_arc", "tall", {"nslices": 8, "numdir": 2, "slice_function": "arc"}),
+])
+def test_partial_ire_matches_r(ais, key, group, options):
+    ref = REF[key]
+    data = ais.assign(tall=np.where(ais["ht"] > 180, "tall", "short"))
+    fit = sdr.ire(f"lbm ~ {PRED}", data, group=group, **options)
+    ex = fit.output.extras
+    assert ex["group_levels"] == ref["group_levels"]
+    assert [s.tolist() for s in ex["group_slice_sizes"]] == ref["group_slice_sizes"]
+    table = fit.test_dimension().table
+    assert table.index.tolist() == ref["tests"]["rows"]
+    np.testing.assert_allclose(table["stat"], ref["tests"]["Test"], rtol=0, atol=ATOL)
+    assert table["df"].tolist() == ref["tests"]["df"]
+    np.testing.assert_allclose(table["p_value"], ref["tests"]["p.value"], rtol=0, atol=1e-12)
+    for d, basis in ref["bases_by_row"].items():  # both make the first entry positive
+        np.testing.assert_allclose(ex["solutions"][int(d)],
+                                   np.reshape(basis, (8, -1)), rtol=0, atol=ATOL)
+    for name, label in [("hg", "log(hg)"), ("ht", "log(ht)")]:
+        for kind, d in [("marginal", None), ("d1", 1), ("d2", 2)]:
+            theirs = ref["coordinate"][f"{name}_{kind}"]
+            test = fit.coordinate_test(f"~ . - {label}", d=d)
+            assert test.statistic == pytest.approx(theirs["Test"], abs=ATOL)
+            assert test.df == theirs["df"]
+            assert test.p_value == pytest.approx(theirs["p.value"], abs=1e-12)
+    assert "group='" in fit.call
+
+
+def test_partial_ire_errors(ais):
+    small = ais.assign(g=np.where(np.arange(202) < 5, "a", "b"))
+    with pytest.raises(ValueError, match="Group 'a' of 'g' has 5 rows; partial IRE needs at least p = 8"):
+        sdr.ire(f"lbm ~ {PRED}", small, group="g")
+    with pytest.raises(ValueError, match="'group' column 'nope' is not in data"):
+        sdr.ire(f"lbm ~ {PRED}", ais, group="nope")
+    fit = sdr.ire(f"lbm ~ {PRED}", ais, group="sex", numdir=1)
+    with pytest.raises(ValueError, match="refits on resampled or weighted rows"):
+        fit.estimator._fit(fit.spec.X[:100], fit.spec.Y[:100])
+
+
+def test_partial_ire_summary_names_groups(ais):
+    fit = sdr.ire(f"lbm ~ {PRED}", ais, group="sex", numdir=1)
+    assert "partial ire (group sex: f, m) with 9 8 slices, n = 100 102." in str(fit.summary())

@@ -21,6 +21,7 @@ from ..summary import Block, dir_labels
 from ._core import Standardized
 from ._ire_als import Discrepancy, chi2_upper, gamma_factor, helmert_basis, importance_order
 from .methods import MomentEstimator, MomentResults
+from .pire import fit_grouped, fit_partial_ire, group_values, partial_coordinate_test
 
 
 class IREResults(MomentResults):
@@ -39,6 +40,15 @@ class IREResults(MomentResults):
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
+
+    def _method_line(self) -> str:
+        ex = self.output.extras
+        if "group_levels" not in ex:
+            return super()._method_line()
+        slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
+        sizes = " ".join(str(k) for k in ex["group_n"])
+        return (f"partial ire (group {self.estimator.options['group']}: "
+                f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}.")
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
@@ -71,6 +81,9 @@ class IRE(MomentEstimator):
         Relative change of the discrepancy that stops the iterations (default 1e-6).
     max_iter : int
         Sweeps of alternating least squares before a ConvergenceWarning (default 200).
+    group : str, optional
+        Name of a grouping column: partial IRE (Wen & Cook 2007), R's ``group = ~G``. Set by
+        :func:`ire` (``group="G"``), which attaches the rows' levels; see :mod:`.pire`.
 
     Notes
     -----
@@ -114,6 +127,7 @@ class IRE(MomentEstimator):
         "steps": 1,
         "tol": 1e-6,
         "max_iter": 200,
+        "group": None,
     }
 
     def _check_options(self) -> None:
@@ -138,6 +152,8 @@ class IRE(MomentEstimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
+        if self.options["group"] is not None:
+            return fit_partial_ire(self, X, Y, group_values(self, X.shape[0], weights))
         std, moments = self._prepare(X, Y, weights)
         Z, n = std.Z, std.n
         f, xi = moments.fractions, moments.means.T  # xi: p × h
@@ -244,6 +260,8 @@ class IRE(MomentEstimator):
         conditional test (eq. 14), ``F_joint − F_k ~ χ²(r·k)``. Both use ``Γ_ζ`` re-estimated
         at the largest fitted dimension, as R ``dr`` does.
         """
+        if self.options["group"] is not None:
+            return partial_coordinate_test(self, results, gamma, d)
         ex = results.output.extras
         std, _ = results._prepared()
         zeta, factor, n = ex["zeta"], ex["gamma_factor"], results.n
@@ -289,6 +307,7 @@ def ire(
     max_iter: int = 200,
     missing: str = "drop",
     subset: Any = None,
+    group: str | None = None,
 ) -> MomentResults:
     """Inverse regression estimation from a formula; see :class:`IRE` for the options.
 
@@ -308,6 +327,12 @@ def ire(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    group : str, optional
+        A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
+        ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
+        group; each level is sliced on its own (default ``nslices`` is then p, as R), and
+        every level needs at least p rows. Refits on resampled rows (bootstrap,
+        permutation) are not available for it.
 
     Returns
     -------
@@ -322,6 +347,12 @@ def ire(
     >>> fit.directions.shape
     (4, 2)
     """
+    if group is not None:
+        return fit_grouped(
+            IRE, formula, data, group, missing=missing, subset=subset, nslices=nslices,
+            slice_function=slice_function, numdir=numdir, d=d, steps=steps, tol=tol,
+            max_iter=max_iter,
+        )
     return IRE.from_formula(
         formula,
         data,

@@ -21,13 +21,15 @@ bootstrap). See DESIGN.md, "How the layers meet".
 from __future__ import annotations
 
 import copy
+import dataclasses
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ._contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from .formula import ModelSpec, describe_subset, from_arrays, parse
+from ._weights import ZERO_WEIGHT, check_case_weights, rescale
+from .formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
 from .results import Results
 
 #: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
@@ -40,6 +42,12 @@ def predictor_names(p: int) -> list[str]:
     names = PREDICTOR_NAMES.get()
     return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
 
+
+
+def _row_index(X: Any, n_rows: int) -> Any:
+    import pandas as pd
+
+    return X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_rows)
 
 class Estimator(FamilyHooks):
     """Base class of all estimators: options in, ``EstimatorOutput`` out.
@@ -238,7 +246,8 @@ class Estimator(FamilyHooks):
             PREDICTOR_NAMES.reset(token)
         return self.results_class(self, spec, output, call=call)
 
-    def fit(self, X: Any, y: Any, *, missing: str = "drop") -> Results:
+    def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None
+            ) -> Results:
         """Fit to arrays (or a predictor DataFrame and a response Series).
 
         Parameters
@@ -249,6 +258,9 @@ class Estimator(FamilyHooks):
             Strings, booleans or a pandas categorical are class labels.
         missing : {"drop", "raise"}
             Rows with a missing value are dropped with a warning, or raise.
+        sample_weight : array-like of shape (n,), optional
+            Case weights of the moment methods, with R ``dr``'s rule (see ``weights`` of
+            :func:`sdrstats.sir`).
 
         Returns
         -------
@@ -263,13 +275,37 @@ class Estimator(FamilyHooks):
         ['wt', 'ht']
         """
         spec = from_arrays(X, y, missing=missing)
+        self.case_weights_ = None
+        if sample_weight is not None:
+            n_rows = len(X) if hasattr(X, "__len__") else spec.n
+            spec = self._attach_weights(spec, sample_weight, _row_index(X, n_rows))
         args = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v != self.params[k])
-        return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y)")
+        tail = ", sample_weight=w" if sample_weight is not None else ""
+        return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y{tail})")
+
+    def _attach_weights(self, spec: ModelSpec, weights: Any, index: Any) -> ModelSpec:
+        """Validate R-style case weights, align them to the fitted rows, apply R's rule."""
+        if not hasattr(self, "_case_weights"):
+            raise TypeError(
+                f"{self.method} does not take case weights; weights= is for the moment methods "
+                "(sir, save, phd, ire, dr, cume)."
+            )
+        w = check_case_weights(weights, len(index))
+        w = w[index.get_indexer(spec.index)] if len(index) != spec.n else w
+        keep, w = rescale(w) if (w > ZERO_WEIGHT).any() else (None, None)
+        if keep is None:
+            raise ValueError("The 'weights' option is zero for every fitted row.")
+        if not keep.all():
+            spec = dataclasses.replace(spec, X=np.ascontiguousarray(spec.X[keep]),
+                                       Y=np.ascontiguousarray(spec.Y[keep]),
+                                       index=spec.index[keep])
+        self.case_weights_ = w
+        return spec
 
     @classmethod
     def from_formula(
         cls, formula: str, data: Any, *, missing: str = "drop", subset: Any = None,
-        **options: Any
+        weights: Any = None, **options: Any
     ) -> Results:
         """Fit ``formula`` on ``data`` with ``options``.
 
@@ -289,6 +325,10 @@ class Estimator(FamilyHooks):
         subset : str or array-like of bool, optional
             Rows to use, selected before anything else as R's ``subset``: a pandas query
             string (``"sex == 'f'"``) or a boolean mask; the call records it.
+        weights : str or array-like, optional
+            Case weights (a column of ``data`` or one number per row) with R ``dr``'s rule:
+            negative, NaN or infinite weights are errors, rows with ``w <= 1e-30`` are
+            dropped, the rest rescaled to sum to the rows kept (moment methods only).
         **options
             Options of the estimator.
 
@@ -305,15 +345,29 @@ class Estimator(FamilyHooks):
         """
         from .scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
+        weights_arg = weights
+
         if is_chunked(data):
-            if subset is not None:
+            if subset is not None or weights is not None:
                 raise ValueError(
-                    "The 'subset' option needs the data in memory; filter the chunks (or the "
+                    "The 'subset' and 'weights' options need the data in memory; filter the chunks (or the "
                     "Dask DataFrame) before fitting."
                 )
             return fit_chunked(cls, formula, data, missing=missing, **options)
         estimator = cls(**options)
         spec = parse(formula, data, missing=missing, subset=subset)
+        if weights is not None:
+            frame = select_rows(data, subset)
+            if isinstance(weights, str):
+                if weights not in frame.columns:
+                    raise ValueError(
+                        f"The 'weights' column {weights!r} is not in data; pass a column name "
+                        "or an array with one weight per row."
+                    )
+                weights = frame[weights].to_numpy()
+            elif subset is not None and len(weights) == len(data) != len(frame):
+                weights = np.asarray(weights)[data.index.get_indexer(frame.index)]
+            spec = estimator._attach_weights(spec, weights, frame.index)
         shown = ", ".join(
             f"{k}={v!r}"
             for k, v in options.items()
@@ -321,6 +375,9 @@ class Estimator(FamilyHooks):
         )
         if subset is not None:
             shown = ", ".join(filter(None, [shown, f"subset={describe_subset(subset)}"]))
+        if weights is not None:
+            label = weights_arg if isinstance(weights_arg, str) else "<array>"
+            shown = ", ".join(filter(None, [shown, f"weights={label}"]))
         call = f"{cls.method}({formula!r}, data{', ' + shown if shown else ''})"
         return estimator.fit_spec(spec, call=call)
 

@@ -44,9 +44,11 @@ class SummaryMixin:
 
     def _method_line(self) -> str:
         sizes = self.slice_sizes
+        w = getattr(self.estimator, "case_weights_", None)
+        end = ", using weights." if w is not None and np.ptp(w) > 0 else "."
         if sizes is not None:
-            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}."
-        return f"{self.estimator.label}, n = {self.n}."
+            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}{end}"
+        return f"{self.estimator.label}, n = {self.n}{end}"
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         ev = self.output.eigenvalues

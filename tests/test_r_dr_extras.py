@@ -179,3 +179,74 @@ def test_partial_ire_errors(ais):
 def test_partial_ire_summary_names_groups(ais):
     fit = sdr.ire(f"lbm ~ {PRED}", ais, group="sex", numdir=1)
     assert "partial ire (group sex: f, m) with 9 8 slices, n = 100 102." in str(fit.summary())
+
+
+WEIGHTED = [("sir_weighted", "sir", {"nslices": 8}), ("save_weighted", "save", {"nslices": 8}),
+            ("phdy_weighted", "phd", {"residuals": False}), ("phdres_weighted", "phd", {}),
+            ("phdq_weighted", "phd", {"residuals": "quadratic"})]
+
+
+@pytest.mark.parametrize("key,method,options", WEIGHTED, ids=[w[0] for w in WEIGHTED])
+def test_case_weights_match_r(ais, key, method, options):
+    ref = REF[key]
+    data = ais.assign(w=REF["weights"])
+    fit = getattr(sdr, method)(f"lbm ~ {PRED}", data, weights="w", **options)
+    assert fit.n == ref["n"] == 200  # two zero weights dropped, as R
+    np.testing.assert_allclose(fit.eigenvalues.to_numpy(), ref["evalues"], rtol=0, atol=ATOL)
+    keep = int(np.sum(np.abs(ref["evalues"]) > 1e-10))
+    assert _max_dir_diff(fit.all_directions.to_numpy(), ref["evectors_by_row"], keep) < 1e-7
+    table = fit.test_dimension().table
+    columns = [c for c in ref["tests"] if c != "rows"]
+    for ours, theirs in zip(table.columns, columns):
+        want = np.array(ref["tests"][theirs], dtype=float)
+        got = table[ours].to_numpy(dtype=float)
+        shown = ~np.isnan(want)
+        np.testing.assert_allclose(got[shown], want[shown], rtol=1e-9, atol=1e-10)
+    assert ", using weights." in str(fit.summary())
+    if "slice_sizes" in ref:
+        assert fit.slice_sizes.tolist() == ref["slice_sizes"]
+
+
+def test_case_weights_rescaled_as_r(ais):
+    data = ais.assign(w=REF["weights"])
+    fit = sdr.sir(f"lbm ~ {PRED}", data, weights="w", nslices=8)
+    np.testing.assert_allclose(fit.estimator.case_weights_, REF["sir_weighted"]["rescaled_weights"],
+                               rtol=1e-14)
+    # an array, and fit(X, y, sample_weight=) on the same rows, give the same numbers
+    by_array = sdr.sir(f"lbm ~ {PRED}", data, weights=np.asarray(REF["weights"]), nslices=8)
+    np.testing.assert_array_equal(by_array.eigenvalues, fit.eigenvalues)
+    spec = sdr.sir(f"lbm ~ {PRED}", data, nslices=8).spec
+    arrays = sdr.SIR(nslices=8).fit(spec.X, spec.Y[:, 0], sample_weight=REF["weights"])
+    np.testing.assert_allclose(arrays.eigenvalues.to_numpy(), fit.eigenvalues.to_numpy(),
+                               rtol=1e-13)
+
+
+def test_case_weights_on_ire_match_r(ais):
+    ref = REF["ire_weighted"]
+    data = ais.assign(w=REF["weights"])
+    fit = sdr.ire(f"lbm ~ {PRED}", data, weights="w", nslices=8, numdir=3)
+    table = fit.test_dimension().table
+    np.testing.assert_allclose(table["stat"], ref["tests"]["Test"], rtol=0, atol=ATOL)
+    for d, basis in ref["bases_by_row"].items():
+        assert _max_dir_diff(fit.output.extras["solutions"][int(d)], basis, int(d)) < ATOL
+
+
+@pytest.mark.parametrize("bad,match", [
+    (-1.0, "negative value"), (np.nan, "NaN value"), (np.inf, "infinite value"),
+])
+def test_bad_case_weights(ais, bad, match):
+    w = np.ones(202)
+    w[3] = bad
+    with pytest.raises(ValueError, match=match):
+        sdr.sir(f"lbm ~ {PRED}", ais, weights=w)
+
+
+def test_case_weight_errors(ais):
+    with pytest.raises(ValueError, match="zero for every row"):
+        sdr.sir(f"lbm ~ {PRED}", ais, weights=np.zeros(202))
+    with pytest.raises(ValueError, match="one weight per row"):
+        sdr.sir(f"lbm ~ {PRED}", ais, weights=np.ones(5))
+    with pytest.raises(ValueError, match="'weights' column 'nope'"):
+        sdr.sir(f"lbm ~ {PRED}", ais, weights="nope")
+    with pytest.raises(TypeError, match="does not take case weights"):
+        sdr.PCA(k=2).fit(ais[["ht", "wt"]], ais["sex"], sample_weight=np.ones(202))

@@ -19,9 +19,10 @@ from ..results import Results
 from ..slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
+from .case_weights import case_weighted_prepare
 from .chunked import ChunkedResults, fit_sliced
 from .results import MomentResults
-from .statistics import MomentStatistics, SliceRule
+from .statistics import MomentStatistics, SliceRule, output_from_kernel
 
 
 class MomentEstimator(Estimator):
@@ -169,7 +170,22 @@ class MomentEstimator(Estimator):
     def _prepare(
         self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None
     ) -> tuple[Standardized, SliceMoments | None]:
+        case = self._case_weights(X.shape[0], weights)
+        if case is not None:
+            return case_weighted_prepare(self, X, Y, case)
         return self.statistics_of(X, Y, weights).prepared()
+
+    def _case_weights(self, n_rows: int, weights: np.ndarray | None) -> np.ndarray | None:
+        """R case weights attached by a formula function or ``fit(sample_weight=)``."""
+        case = getattr(self, "case_weights_", None)
+        if case is None:
+            return None
+        if weights is not None or len(case) != n_rows:
+            raise ValueError(
+                f"{self.method} with case weights refits only its own rows: refits on "
+                "resampled rows (bootstrap, permutation) are not available with weights yet."
+            )
+        return case
 
     def kernel(self, std: Standardized, moments: SliceMoments | None, Y: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -182,6 +198,12 @@ class MomentEstimator(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
+        case = self._case_weights(X.shape[0], weights)
+        if case is not None:
+            std, moments = case_weighted_prepare(self, X, Y, case)
+            output = output_from_kernel(self, std, moments, self.kernel(std, moments, Y))
+            output.center = X.mean(axis=0)  # R's dr.direction centres x by its plain mean
+            return output
         return self.statistics_of(X, Y, weights).finish()
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:

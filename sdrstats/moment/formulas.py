@@ -19,6 +19,7 @@ def sir(
     cut_points: Any = None,
     missing: str = "drop",
     subset: Any = None,
+    weights: Any = None,
 ) -> MomentResults:
     """Sliced inverse regression from a formula; see :class:`SIR` for the options.
 
@@ -47,6 +48,11 @@ def sir(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
 
     Returns
     -------
@@ -64,7 +70,7 @@ def sir(
         formula,
         data,
         missing=missing,
-        subset=subset,
+        subset=subset, weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -84,6 +90,7 @@ def save(
     cut_points: Any = None,
     missing: str = "drop",
     subset: Any = None,
+    weights: Any = None,
 ) -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`.
 
@@ -102,6 +109,11 @@ def save(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
 
     Returns
     -------
@@ -119,7 +131,7 @@ def save(
         formula,
         data,
         missing=missing,
-        subset=subset,
+        subset=subset, weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -137,6 +149,7 @@ def phd(
     d: int | None = None,
     missing: str = "drop",
     subset: Any = None,
+    weights: Any = None,
 ) -> MomentResults:
     """Principal Hessian directions from a formula (``residuals=True`` is R's phdres).
 
@@ -158,6 +171,11 @@ def phd(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
 
     Returns
     -------
@@ -171,7 +189,7 @@ def phd(
     >>> fit.eigenvalues.round(3).tolist()
     [2.842, -1.369, 0.746, 0.192]
     """
-    return PHD.from_formula(formula, data, missing=missing, subset=subset, residuals=residuals, numdir=numdir, d=d)
+    return PHD.from_formula(formula, data, missing=missing, subset=subset, weights=weights, residuals=residuals, numdir=numdir, d=d)
 
 
 def dr(
@@ -185,6 +203,7 @@ def dr(
     cut_points: Any = None,
     missing: str = "drop",
     subset: Any = None,
+    weights: Any = None,
 ) -> MomentResults:
     """Directional regression from a formula; see :class:`DR`.
 
@@ -203,6 +222,11 @@ def dr(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
 
     Returns
     -------
@@ -220,7 +244,7 @@ def dr(
         formula,
         data,
         missing=missing,
-        subset=subset,
+        subset=subset, weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -230,7 +254,8 @@ def dr(
 
 
 def cume(
-    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop", subset: Any = None
+    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop", subset: Any = None,
+    weights: Any = None,
 ) -> MomentResults:
     """Cumulative slicing estimation from a formula; see :class:`CUME`.
 
@@ -249,6 +274,11 @@ def cume(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
 
     Returns
     -------
@@ -266,7 +296,7 @@ def cume(
     log(hg)   0.208
     log(ht)  -0.001
     """
-    return CUME.from_formula(formula, data, missing=missing, subset=subset, numdir=numdir, d=d)
+    return CUME.from_formula(formula, data, missing=missing, subset=subset, weights=weights, numdir=numdir, d=d)
 
 
 __all__ = ["sir", "save", "phd", "dr", "cume"]

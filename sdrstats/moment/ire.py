@@ -156,7 +156,7 @@ class IRE(MomentEstimator):
             return fit_partial_ire(self, X, Y, group_values(self, X.shape[0], weights))
         std, moments = self._prepare(X, Y, weights)
         Z, n = std.Z, std.n
-        f, xi = moments.fractions, moments.means.T  # xi: p × h
+        f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
         p, h = xi.shape
         labels = moments.slices.labels
         numdir = min(self.options["numdir"], p - 1)  # as R; d >= h - 1 gives exact fits
@@ -214,8 +214,17 @@ class IRE(MomentEstimator):
         q, _ = np.linalg.qr(B)
         means = q @ (q.T @ moments.means.T)
         return gamma_factor(
-            std.Z, moments.slices.labels, moments.fractions, means, contrasts, std.weights
+            std.Z, moments.slices.labels, IRE._fractions(std, moments), means, contrasts,
+            std.weights,
         )
+
+    @staticmethod
+    def _fractions(std: Standardized, moments: Any) -> np.ndarray:
+        """Slice fractions; with R case weights R's IRE uses the counts, not the weights."""
+        if getattr(std, "case_weights", None) is not None:
+            sizes = moments.slices.sizes
+            return sizes / sizes.sum()
+        return moments.fractions
 
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
@@ -307,6 +316,7 @@ def ire(
     max_iter: int = 200,
     missing: str = "drop",
     subset: Any = None,
+    weights: Any = None,
     group: str | None = None,
 ) -> MomentResults:
     """Inverse regression estimation from a formula; see :class:`IRE` for the options.
@@ -327,6 +337,11 @@ def ire(
     subset : str or array-like of bool, optional
         Rows to use, selected before anything else (R's ``subset``): a pandas query
         string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
+    weights : str or array-like, optional
+        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+        dropped and the rest rescaled to sum to the rows kept. The summary says "using
+        weights". These are R's case weights, not frequency weights.
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
@@ -348,6 +363,11 @@ def ire(
     (4, 2)
     """
     if group is not None:
+        if weights is not None:
+            raise ValueError(
+                "Partial IRE (group=) with case weights is not available; R dr itself fails "
+                "on it when a weight is zero. Drop weights= or group=."
+            )
         return fit_grouped(
             IRE, formula, data, group, missing=missing, subset=subset, nslices=nslices,
             slice_function=slice_function, numdir=numdir, d=d, steps=steps, tol=tol,
@@ -357,7 +377,7 @@ def ire(
         formula,
         data,
         missing=missing,
-        subset=subset,
+        subset=subset, weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,

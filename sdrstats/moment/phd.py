@@ -104,7 +104,8 @@ class PHD(MomentEstimator):
         design = np.column_stack(
             [np.ones(n), Z, Z**2] + [Z[:, j] * Z[:, k] for j, k in upper]
         )
-        sw = np.ones(n) if std.weights is None else np.sqrt(std.weights)
+        case = getattr(std, "case_weights", None)
+        sw = np.ones(n) if case is None else np.sqrt(case)
         coef = np.linalg.lstsq(design * sw[:, None], y * sw, rcond=None)[0]
         M = np.diag(coef[1 + p : 1 + 2 * p])
         for c, (j, k) in zip(coef[1 + 2 * p :], upper):
@@ -114,6 +115,14 @@ class PHD(MomentEstimator):
     def _residual(self, std: Standardized, Y: np.ndarray) -> np.ndarray:
         if self.quadratic:
             return self._quadratic_fit(std, Y)[1]
+        case = getattr(std, "case_weights", None)
+        if case is not None:  # R: phdy y − ȳ; phdres the residual of √w (y − ȳ) on Z
+            y = response_vector(Y, "phd")
+            r = y - y.mean()
+            if self.options["residuals"]:
+                v = np.sqrt(case) * r
+                r = v - std.Z @ (std.Z.T @ v) / std.n
+            return r
         y = response_vector(Y, "phd")
         w = std.weights
         ybar = y.mean() if w is None else w @ y / std.n
@@ -128,7 +137,11 @@ class PHD(MomentEstimator):
         if self.quadratic:
             return self._quadratic_fit(std, Y)[0]
         Z, r = std.Z, self._residual(std, Y)
-        return phd_kernel(Z, r if std.weights is None else r * std.weights, std.n)
+        case = getattr(std, "case_weights", None)
+        if case is not None:  # R divides by the sum of the (rescaled) weights
+            return phd_kernel(Z, r * case, float(case.sum()))
+        w = std.weights
+        return phd_kernel(Z, r if w is None else r * w, std.n)
 
     def asymptotic_test(
         self, results: Results, numdir: int | None = None, level: float = 0.05
@@ -147,7 +160,15 @@ class PHD(MomentEstimator):
         columns: dict[str, Any] = {"stat": stat, "df": df, "p_value": pv}
         names = {"stat": "Stat", "p_value": "Normal theory"}
         if self.options["residuals"]:
-            v = std.Z @ results.output.extras["raw_vectors"]
+            case = getattr(std, "case_weights", None)
+            if case is None:
+                v = std.Z @ results.output.extras["raw_vectors"]
+                sw, w = np.ones(n), np.ones(n)
+            else:  # R's cov.ew.matrix: √w (x − x̄) on the unit directions, scaled to √n
+                sw, w = np.sqrt(case), case
+                v = ((results.spec.X - results.spec.X.mean(axis=0)) * sw[:, None]) @ (
+                    results.output.basis)
+                v = np.sqrt(n) * v / np.linalg.norm(v, axis=0)
             pairs = [(i, j) for i in range(p) for j in range(i, p)]
             first = np.array([i for i, _ in pairs])
 
@@ -158,13 +179,17 @@ class PHD(MomentEstimator):
                 ]
                 return np.column_stack(cols)
 
-            gamma = np.atleast_2d(np.cov(features(r - r.mean()), rowvar=False, ddof=0))
+            def wcov(F: np.ndarray) -> np.ndarray:
+                t = sw[:, None] * (F - w @ F / w.sum())
+                return np.atleast_2d(t.T @ t / w.sum())
+
+            gamma = wcov(features(r - np.mean(sw * r)))
             general = []
             for m in range(rows):
                 keep = first >= m
                 weights = np.linalg.eigvalsh(gamma[np.ix_(keep, keep)]) / (2 * var_r)
                 general.append(weighted_chi2_sf(stat[m], weights))
-            indep_gamma = np.atleast_2d(np.cov(features(np.ones(n)), rowvar=False, ddof=0))
+            indep_gamma = wcov(features(np.ones(n)))
             indep = [weighted_chi2_sf(stat[0], np.linalg.eigvalsh(indep_gamma) / 2)]
             columns["p_value_indep"] = indep + [np.nan] * (rows - 1)
             columns["p_value_general"] = general

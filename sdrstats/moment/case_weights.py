@@ -29,7 +29,7 @@ def case_weighted_prepare(est: Any, X: np.ndarray, Y: np.ndarray, w: np.ndarray
     if not est.uses_slices:
         return std, None
     slices = est._slices(Y, X.shape[1])
-    Z, n = std.Z, X.shape[0]
+    Z = std.Z
     h, p = slices.nslices, Z.shape[1]
     counts = np.bincount(slices.labels, weights=w, minlength=h)
     if np.any(counts <= 0):

@@ -150,7 +150,11 @@ class Estimator(FamilyHooks):
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
         SIR(nslices=5, slice_function='dr', numdir=4, d=2, cut_points=None)
         """
-        return type(self)(**{**self.options, **changes})
+        new = type(self)(**{**self.options, **changes})
+        for name in ("case_weights_", "group_values_"):  # data attached by a formula function
+            if getattr(self, name, None) is not None:
+                setattr(new, name, getattr(self, name))
+        return new
 
     @property
     def random_state(self) -> Any:

@@ -218,6 +218,7 @@ class Results(SummaryMixin):
         *,
         weights: np.ndarray | None = None,
         random_state: Any = None,
+        rows: np.ndarray | None = None,
         **changes: Any,
     ) -> EstimatorOutput:
         """Refit the same estimator (optionally with changed options) on arrays.
@@ -234,6 +235,9 @@ class Results(SummaryMixin):
             Case weights (bootstrap multiplicities).
         random_state : int, Generator or None, default None
             Seed of a randomised method.
+        rows : ndarray of int, optional
+            Which fitted rows ``X`` holds (a bootstrap draw), so that R-style case weights
+            follow their rows.
         **changes
             Options to change in a clone of the estimator.
 
@@ -250,6 +254,12 @@ class Results(SummaryMixin):
         [50, 50, 51, 51]
         """
         est = self.estimator.clone(**changes) if changes else self.estimator
+        case = getattr(est, "case_weights_", None)
+        if case is not None and rows is not None:
+            # resampled rows keep their case weights, with R's rescaling on the new data
+            w = np.asarray(case)[rows]
+            est = est.clone()
+            est.case_weights_ = w.size * w / w.sum()
         return est._fit(X, Y, weights=weights, random_state=random_state)
 
     # -- inference -----------------------------------------------------------------------

@@ -250,3 +250,24 @@ def test_case_weight_errors(ais):
         sdr.sir(f"lbm ~ {PRED}", ais, weights="nope")
     with pytest.raises(TypeError, match="does not take case weights"):
         sdr.PCA(k=2).fit(ais[["ht", "wt"]], ais["sex"], sample_weight=np.ones(202))
+
+
+def test_case_weights_follow_resampled_rows(ais):
+    data = ais.assign(w=REF["weights"])
+    fit = sdr.sir(f"lbm ~ {PRED}", data, weights="w", nslices=8)
+    rows = np.random.default_rng(0).integers(0, fit.n, fit.n)
+    out = fit.refit(fit.spec.X[rows], fit.spec.Y[rows], rows=rows)
+    kept = data[data["w"] > 0].iloc[rows]
+    direct = sdr.sir(f"lbm ~ {PRED}", kept, weights="w", nslices=8)
+    # the same numbers, summed in another row order: rounding only
+    np.testing.assert_allclose(out.eigenvalues, direct.eigenvalues.to_numpy(), rtol=1e-10)
+    # the bootstrap and the permutation test run on the weighted fit and keep its weights
+    boot = fit.bootstrap(B=5, d=2, random_state=1, progress=False)
+    plain = sdr.sir(f"lbm ~ {PRED}", data[data["w"] > 0], nslices=8).bootstrap(
+        B=5, d=2, random_state=1, progress=False)
+    assert not np.allclose(boot.distances, plain.distances)
+    perm = fit.test_dimension("permutation", n_permutations=9, random_state=0)
+    assert np.isfinite(perm.table["stat"]).all()
+    # refits with changed options (ladle, other d) keep the case weights
+    np.testing.assert_allclose(fit.refit(fit.spec.X, fit.spec.Y, d=2).eigenvalues,
+                               fit.eigenvalues.to_numpy(), rtol=1e-13)

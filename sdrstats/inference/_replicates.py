@@ -75,7 +75,9 @@ def _refit_one(
     X, Y = results.spec.X, results.spec.Y
     rows = rng.integers(0, X.shape[0], size=X.shape[0])
     try:
-        out = results.refit(X[rows], Y[rows], random_state=int(rng.integers(2**31 - 1)), **changes)
+        out = results.refit(
+            X[rows], Y[rows], random_state=int(rng.integers(2**31 - 1)), rows=rows, **changes
+        )
     except (ValueError, np.linalg.LinAlgError) as err:
         return str(err)
     if out.basis is None:

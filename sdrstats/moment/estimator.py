@@ -250,6 +250,8 @@ class MomentEstimator(Estimator):
         """
         if not (self.capabilities.weighted_replicates and self.uses_slices):
             return None
+        if getattr(self, "case_weights_", None) is not None:
+            return None  # R case weights: replicates refit the resampled rows with them
         if not WeightedReplicates.fits(results.n, results.p):
             return None
         return WeightedReplicates(results)

@@ -275,7 +275,8 @@ class CUME(MomentEstimator):
         if np.unique(y).size < 2:
             raise ValueError("The response has a single value; cume needs a response that varies.")
         Z = std.Z
-        w = np.ones(len(y)) if std.weights is None else std.weights
+        case = getattr(std, "case_weights", None)
+        w = case if case is not None else (np.ones(len(y)) if std.weights is None else std.weights)
         values, inverse = np.unique(y, return_inverse=True)
         grouped = np.zeros((values.size, Z.shape[1]))
         np.add.at(grouped, inverse, Z * w[:, None])

@@ -34,7 +34,7 @@ def test_from_statistics_is_what_chunked_data_accepts(fitted):
     parts = sdr.chunks_from([FRAME.iloc[:40], FRAME.iloc[40:]])
     formula = fit.spec.formula
     options = {k: v for k, v in fit.options.items() if v != cls.params.get(k)}
-    if cls.capabilities.from_statistics and name != "cume":  # cume sorts rows: Dask only
+    if cls.capabilities.from_statistics:
         chunked = cls.from_formula(formula, parts, **options)
         # one pass of merged sums vs the in-memory fit: rounding only (1e-8 on directions)
         np.testing.assert_allclose(

@@ -2,10 +2,12 @@
 
 The generic driver (:mod:`sdrstats.scale.fit`) reads the chunks and reduces accumulators; what
 to accumulate and how many passes is decided here. SIR, SAVE and DR take one pass over
-per-slice sums (plus one over the response when it has to be sliced), pHd two (the mean,
-covariance and OLS fit, then the residual-weighted cross-product), and CUME, on Dask only, two
-passes over the rows sorted by the response across the cluster. IRE re-weights the rows at
-each step and is not available.
+per-slice sums (after the exact slicing passes over the response; SAVE a second pass for the
+fourth moments of its general test), pHd two (the mean, covariance and OLS fit, then the
+residual-weighted cross-product), and CUME the moments, then on Dask two passes over the rows
+sorted by the response across the cluster, on chunks one pass per range of the response (per
+distinct value sums, the ranges in order). IRE re-weights the rows at each step and is not
+available.
 """
 
 from __future__ import annotations
@@ -176,20 +178,72 @@ def fit_phd(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
 
 def fit_cume(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
     """CUME: the moments, then ``Σ_k c_k C_k C_kᵀ`` over the rows sorted by the response."""
-    if not source.can_sort:
-        raise ValueError(
-            "cume needs the rows sorted by the response, which a chunk source cannot do in "
-            "bounded memory; use a Dask DataFrame (sorted across the cluster) or load the data "
-            "in memory."
-        )
     acc, std = _single_pass(estimator, source)
     if acc.stats.response_moments()[1] <= 0:
         raise ValueError("The response has a single value; cume needs a response that varies.")
-    cross = source.sorted_scan(partition_total, partition_cume, std.mean)
+    if source.can_sort:
+        cross = source.sorted_scan(partition_total, partition_cume, std.mean)
+    else:
+        cross = _cume_by_ranges(source, std.mean)
     M = std.whiten_moments(cross / std.n**3)
     M = (M + M.T) / 2
     output = output_from_kernel(estimator, std, None, M, {"n_chunks": source.n_chunks})
     return output, _info(acc, source, (std, None))
+
+
+#: Rows whose per-value sums one pass of a chunked CUME fit holds (p floats each).
+CUME_BATCH_ROWS = 2**18
+
+
+class ValueSums:
+    """Per distinct response value in ``[low, high)``: its rows and the sum of ``x − shift``."""
+
+    def __init__(self, low: float, high: float, shift: np.ndarray) -> None:
+        self.low, self.high, self.shift = low, high, shift
+        self.values = np.empty(0)
+        self.counts = np.empty(0)
+        self.sums = np.empty((0, shift.size))
+
+    def _regroup(self, values: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        order = np.argsort(values, kind="stable")
+        values, counts, sums = values[order], counts[order], sums[order]
+        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if values.size else []
+        self.values = values[starts]
+        self.counts = np.add.reduceat(counts, starts) if values.size else counts
+        self.sums = np.add.reduceat(sums, starts, axis=0) if values.size else sums
+
+    def update(self, X: np.ndarray, y: np.ndarray) -> ValueSums:
+        y = np.asarray(y, dtype=float).reshape(-1)
+        inside = (y >= self.low) & (y < self.high)
+        self._regroup(
+            np.concatenate([self.values, y[inside]]),
+            np.concatenate([self.counts, np.ones(int(inside.sum()))]),
+            np.vstack([self.sums, X[inside] - self.shift]),
+        )
+        return self
+
+    def merge(self, other: ValueSums) -> ValueSums:
+        self._regroup(
+            np.concatenate([self.values, other.values]),
+            np.concatenate([self.counts, other.counts]),
+            np.vstack([self.sums, other.sums]),
+        )
+        return self
+
+
+def _cume_by_ranges(source: Any, mean: np.ndarray) -> np.ndarray:
+    """``Σ_k c_k C_k C_kᵀ`` on chunks: one pass per range of the response (each holding at
+    most ``CUME_BATCH_ROWS`` rows), the ranges in increasing order carrying the running sum."""
+    running = np.zeros(mean.size)
+    total = np.zeros((mean.size, mean.size))
+    for low, high in source.response_ranges(CUME_BATCH_ROWS):
+        group = source.reduce(ValueSums(low, high, mean))
+        if group.values.size == 0:
+            continue
+        cumulative = running + np.cumsum(group.sums, axis=0)
+        total += cumulative.T @ (cumulative * group.counts[:, None])
+        running = cumulative[-1]
+    return total
 
 
 def partition_total(part: pd.DataFrame, mean: np.ndarray) -> np.ndarray:

@@ -243,12 +243,16 @@ class CUME(MomentEstimator):
     capabilities = Capabilities(from_statistics=True)
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Dask data sorted by the response (see :func:`sdrstats.moment.chunked.fit_cume`).
+        """Fit from chunks or Dask (see :func:`sdrstats.moment.chunked.fit_cume`).
+
+        A Dask DataFrame is sorted by the response on the cluster; a chunk source is read
+        once per range of the response (each range holding at most
+        ``sdrstats.moment.chunked.CUME_BATCH_ROWS`` rows, whose per-value sums are held).
 
         Parameters
         ----------
         source : sdrstats.scale.fit.ChunkedData
-            The chunks (a Dask DataFrame; a chunk source cannot sort).
+            The chunks.
 
         Returns
         -------
@@ -259,10 +263,9 @@ class CUME(MomentEstimator):
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> sdr.cume("lbm ~ log(wt) + log(ht)", parts)
-        Traceback (most recent call last):
-        ...
-        ValueError: cume needs the rows sorted by the response, which a chunk source cannot ...
+        >>> fit = sdr.cume("lbm ~ log(wt) + log(ht)", parts)
+        >>> bool(np.allclose(fit.eigenvalues, sdr.cume("lbm ~ log(wt) + log(ht)", ais).eigenvalues))
+        True
         """
         return fit_cume(self, source)
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._response_passes import GRID_CELLS, SAMPLE_SIZE, CellHistogram, ResponseSummary
 from .._warnings import MissingValueWarning
 from ..exact_slicing import SortedCounts, exact_cut_points, walk_cuts
 from ..formula import ModelSpec
@@ -203,14 +204,35 @@ class ChunkedData:
         memory (``function`` "dr" or "arc", ties never split), from passes over the response
         only (:func:`sdrstats.exact_slicing.exact_cut_points`: one pass when it has few
         distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
-
-        if hasattr(self.backend, "response_passes"):  # Dask: the response stays on the workers
-            run_pass = self.backend.response_passes(self.plan)
-        else:
-            run_pass = _CachedResponse(self.backend, self.plan)
-        found = exact_cut_points(run_pass, nslices, function)
+        found = exact_cut_points(self._response_pass(), nslices, function)
         self.slicing_passes = found.passes
         return found.cuts
+
+    def _response_pass(self) -> Any:
+        if hasattr(self.backend, "response_passes"):  # Dask: the response stays on the workers
+            return self.backend.response_passes(self.plan)
+        return _CachedResponse(self.backend, self.plan)
+
+    def response_ranges(self, max_rows: int) -> list[tuple[float, float]]:
+        """Consecutive ranges ``[low, high)`` of the response, in increasing order, covering
+        it, each holding at most ``max_rows`` rows unless one value alone holds more (cells of
+        the exact-slicing grid, grouped; one range when the response has few distinct values).
+        """
+        run_pass = self._response_pass()
+        summary = run_pass(ResponseSummary())
+        if summary.counts is not None:
+            return [(-np.inf, np.inf)]
+        edges = summary.grid(int(np.clip(summary.n // 256, GRID_CELLS, SAMPLE_SIZE)))
+        rows = run_pass(CellHistogram(edges)).counts
+        ranges, start, held = [], 0, 0
+        for cell, count in enumerate(rows):
+            if held and held + count > max_rows:
+                ranges.append((edges[start], edges[cell]))
+                start, held = cell, 0
+            held += count
+        ranges.append((edges[start], np.inf))
+        ranges[0] = (-np.inf, ranges[0][1])
+        return ranges
 
     def sorted_scan(self, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the rows sorted by the response, with

@@ -271,3 +271,19 @@ def test_case_weights_follow_resampled_rows(ais):
     # refits with changed options (ladle, other d) keep the case weights
     np.testing.assert_allclose(fit.refit(fit.spec.X, fit.spec.Y, d=2).eigenvalues,
                                fit.eigenvalues.to_numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("key,method", [("sir_weighted", "sir"), ("save_weighted", "save")])
+def test_weighted_coordinate_tests_match_r(ais, key, method):
+    ref = REF[key]
+    data = ais.assign(w=REF["weights"])
+    fit = getattr(sdr, method)(f"lbm ~ {PRED}", data, weights="w", nslices=8)
+    for name, d in [("coordinate_hg", None), ("coordinate_hg_d2", 2)]:
+        theirs = ref[name]
+        test = fit.coordinate_test("~ . - log(hg)", d=d)
+        assert test.statistic == pytest.approx(theirs["Statistic"], abs=ATOL)
+        if method == "sir":  # R's "P.value" is its restricted-weights p-value (labels swapped)
+            assert test.p_values["restricted"] == pytest.approx(theirs["P.value"], abs=1e-10)
+        else:
+            assert test.p_values["normal"] == pytest.approx(theirs["p.val(Nor)"], abs=1e-10)
+            assert test.p_values["general"] == pytest.approx(theirs["p.val(Gen)"], abs=1e-10)

@@ -128,9 +128,20 @@ def sir_test(results: Results, gamma: np.ndarray, d: int | None, chi2approx: str
         "df": None,
         "p_values": {
             "general": weighted_chi2_sf(stat, general, chi2approx),
-            "restricted": weighted_chi2_sf(stat, restricted, chi2approx),
+            "restricted": _restricted_sf(stat, restricted, chi2approx),
         },
     }
+
+
+def _restricted_sf(stat: float, weights: np.ndarray, chi2approx: str) -> float:
+    """The restricted-weights p-value. Under R's case weights a SIR eigenvalue can exceed 1,
+    so a weight ``1 − λ`` is negative; R's Bentler–Xie keeps it (in ``Σc`` and ``Σc²``), and so
+    does this, for parity. Without negative weights it is :func:`weighted_chi2_sf`."""
+    if chi2approx != "bx" or np.all(weights > 0):
+        return weighted_chi2_sf(stat, weights, chi2approx)
+    t1, t2 = float(np.sum(weights)), float(np.sum(weights**2))
+    df = t1**2 / t2
+    return chi2_sf(stat * df / t1, df)
 
 
 def save_test(

@@ -10,15 +10,23 @@ import pandas as pd
 from .summary import Block, Summary, dir_labels
 
 
-def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray) -> np.ndarray:
+def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray,
+           case_weights: np.ndarray | None = None) -> np.ndarray:
     """R^2(OLS|dr): squared multiple correlation of the OLS fit with the first k directions.
 
     ``y`` is one response column; returns one value per column of ``basis`` (cumulative).
+    With R case weights the OLS fit is R's: ``√w (y − ȳ)`` projected on the centred ``√w x``.
     """
     Xc = X - X.mean(axis=0)
     yc = y - y.mean()
-    coef, *_ = np.linalg.lstsq(Xc, yc, rcond=None)
-    fitted = Xc @ coef
+    if case_weights is None:
+        coef, *_ = np.linalg.lstsq(Xc, yc, rcond=None)
+        fitted = Xc @ coef
+    else:
+        sw = np.sqrt(case_weights)
+        A = X * sw[:, None]
+        qa, _ = np.linalg.qr(A - A.mean(axis=0))
+        fitted = qa @ (qa.T @ (sw * yc))
     scale = fitted.std(ddof=1)
     if scale == 0:
         return np.full(basis.shape[1], np.nan)
@@ -61,7 +69,8 @@ class SummaryMixin:
                 label = (
                     "R^2(OLS|dr)" if Y.shape[1] == 1 else f"R^2(OLS for {self.spec.y_names[j]}|dr)"
                 )
-                rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k])
+                rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k],
+                                     getattr(self.estimator, "case_weights_", None))
         return pd.DataFrame(rows, index=dir_labels(k)).T
 
     def _summary_blocks(self) -> list[Block]:

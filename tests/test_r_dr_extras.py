@@ -203,6 +203,8 @@ def test_case_weights_match_r(ais, key, method, options):
         shown = ~np.isnan(want)
         np.testing.assert_allclose(got[shown], want[shown], rtol=1e-9, atol=1e-10)
     assert ", using weights." in str(fit.summary())
+    r2 = fit.summary().tables()[""].loc["R^2(OLS|dr)"].to_numpy()
+    np.testing.assert_allclose(r2, ref["r2"], rtol=0, atol=ATOL)
     if "slice_sizes" in ref:
         assert fit.slice_sizes.tolist() == ref["slice_sizes"]
 

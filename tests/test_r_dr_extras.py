@@ -289,3 +289,20 @@ def test_weighted_coordinate_tests_match_r(ais, key, method):
         else:
             assert test.p_values["normal"] == pytest.approx(theirs["p.val(Nor)"], abs=1e-10)
             assert test.p_values["general"] == pytest.approx(theirs["p.val(Gen)"], abs=1e-10)
+
+
+@pytest.mark.parametrize("method,options", [
+    ("sir", {"nslices": 8}), ("save", {"nslices": 8}), ("dr", {"nslices": 8}), ("cume", {}),
+    ("phd", {}), ("phd", {"residuals": False}), ("phd", {"residuals": "quadratic"}),
+    ("ire", {"nslices": 8, "numdir": 2}),
+])
+def test_equal_case_weights_are_no_weights(ais, method, options):
+    # R's rule rescales weights to sum n, so any constant weight is the unweighted fit
+    plain = getattr(sdr, method)(f"lbm ~ {PRED}", ais, **options)
+    weighted = getattr(sdr, method)(f"lbm ~ {PRED}", ais, weights=np.full(202, 3.0), **options)
+    if method == "ire":
+        np.testing.assert_allclose(weighted.test_dimension().table["stat"],
+                                   plain.test_dimension().table["stat"], rtol=1e-9)
+    else:
+        np.testing.assert_allclose(weighted.eigenvalues, plain.eigenvalues, rtol=1e-9, atol=1e-13)
+    assert "using weights" not in str(weighted.summary())  # R: only when weights vary

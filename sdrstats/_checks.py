@@ -24,6 +24,15 @@ def _check_data(data: Any) -> pd.DataFrame:
         raise ValueError(
             f"data has duplicated column names {dup}; rename them so each column is unique."
         )
+    as_text = pd.Index([str(c) for c in data.columns])
+    clash = as_text[as_text.duplicated()].unique().tolist()
+    if clash:
+        same = [c for c in data.columns if str(c) in clash]
+        raise ValueError(
+            f"data has column names {same!r} that are the same as text ({clash}); formulas "
+            "name columns by text, so rename them, e.g. data.columns = data.columns.map(str) "
+            "after making them unique."
+        )
     return data
 
 
@@ -87,18 +96,66 @@ def _check_magnitude(peak: np.ndarray, names: list[str], what: str) -> None:
         )
 
 
+_NUMBER_TYPES = (int, float, np.integer, np.floating)
+
+
 def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
-    """Refuse object columns that mix value types (numbers and strings, say)."""
+    """Put the columns a formula uses into the dtypes patsy reads as R's model.frame would.
+
+    ``frame`` is the caller-independent shallow copy of the data; converted columns replace
+    its entries (the caller's frame is never touched). Nullable and pyarrow dtypes become
+    numpy floats (``pd.NA`` -> NaN, a missing value) or object columns with ``None``; an object
+    column holding only numbers (with ``None`` or NaN) becomes float, not a factor with a level
+    per value. Refused, naming the column: datetime/timedelta/period columns, numbers stored as
+    text, and object columns mixing numbers with strings.
+    """
+    times = []
     for col in columns:
         series = frame[col]
-        if series.dtype != object:
+        dtype = series.dtype
+        if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+                or isinstance(dtype, pd.PeriodDtype)):
+            times.append(col)
+        elif isinstance(dtype, pd.CategoricalDtype):
             continue
-        kinds = {type(v).__name__ for v in series.dropna()}
-        if len(kinds) > 1 and not kinds <= {"int", "float", "bool"}:
+        elif pd.api.types.is_extension_array_dtype(dtype):
+            if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+                frame[col] = series.astype(object).where(series.notna(), None)
+                _check_object_column(frame, col)
+            else:
+                frame[col] = series.to_numpy(dtype=float, na_value=np.nan)
+        elif pd.api.types.is_object_dtype(dtype):
+            _check_object_column(frame, col)
+    if times:
+        raise ValueError(
+            f"Column(s) {times} hold dates or durations, which are not predictors; exclude them "
+            f"(data.drop(columns={times}), or 'y ~ . - {times[0]}') or include a numeric "
+            f"version, e.g. data[{times[0]!r}].astype('int64') or the days since a start."
+        )
+
+
+def _check_object_column(frame: pd.DataFrame, col: str) -> None:
+    series = frame[col]
+    values = series[series.notna()]
+    numbers = values.map(lambda v: isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool))
+    if len(values) and numbers.all():
+        frame[col] = pd.to_numeric(series.where(series.notna(), np.nan), errors="raise").astype(float)
+        return
+    kinds = {type(v).__name__ for v in values}
+    if numbers.any() and len(kinds) > 1:
+        raise ValueError(
+            f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
+            f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
+            "numbers."
+        )
+    if kinds == {"str"} and values.nunique() > 2:
+        parsed = pd.to_numeric(values, errors="coerce")
+        if parsed.notna().all():
             raise ValueError(
-                f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
-                f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
-                "numbers."
+                f"Column {col!r} holds numbers stored as text (e.g. {values.iloc[0]!r}), which "
+                f"would become a factor with {values.nunique()} levels; convert it with "
+                f"data[{col!r}] = pd.to_numeric(data[{col!r}]), or make it a categorical "
+                f"(data[{col!r}].astype('category')) if it is a factor."
             )
 
 

@@ -117,6 +117,19 @@ def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
     return found
 
 
+def _rhs_columns(rhs: str, columns: list[str]) -> list[str]:
+    """The columns the terms that survive patsy's ``+``/``-`` algebra of ``rhs`` name.
+
+    Only parses (patsy's parser evaluates nothing), so ``. - when`` does not count ``when``.
+    """
+    try:
+        desc = patsy.ModelDesc.from_formula(rhs)
+    except patsy.PatsyError:
+        return _mentioned_columns(rhs, columns)
+    codes = " ".join(f.code for term in desc.rhs_termlist for f in term.factors)
+    return _mentioned_columns(codes, columns)
+
+
 def _label_term(term: str, data: pd.DataFrame) -> str | None:
     """The column behind a response term that should be read as a class label, else None."""
     inner = term
@@ -266,7 +279,14 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         # A function replacement: re.sub would read backslashes in a string replacement.
         rhs = re.sub(r"(?<![\w.])\.(?![\w.])", lambda _: expansion, rhs)
 
-    _check_object_columns(frame, _mentioned_columns(lhs + " " + rhs, columns))
+    rhs_columns = _rhs_columns(rhs, columns)
+    both = [c for c in y_columns if c in rhs_columns]
+    if both:
+        raise ValueError(
+            f"The response column(s) {both} also appear among the predictors of {formula!r}; "
+            "a variable cannot predict itself: remove it from the right of '~'."
+        )
+    _check_object_columns(frame, y_columns + rhs_columns)
     env = _user_env()
     na_action = patsy.NAAction(NA_types=["None", "NaN"])
     try:

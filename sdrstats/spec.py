@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ._checks import _check_finite, _explain_patsy_error
+from ._checks import _check_finite, _check_object_columns, _explain_patsy_error
 
 _R_NAMES: dict[str, Any] = {
     "log": np.log,
@@ -155,6 +155,7 @@ class ModelSpec:
                 "newdata must be a pandas DataFrame with the columns named in the formula; got "
                 f"{type(newdata).__name__}."
             )
+        newdata = _prepare_newdata(newdata, design_info)
         try:
             (matrix,) = patsy.build_design_matrices(
                 [design_info], newdata, NA_action="raise", return_type="matrix"
@@ -164,3 +165,23 @@ class ModelSpec:
         values = np.asarray(matrix, dtype=float)[:, self.design_columns]
         _check_finite(values, self.x_names, "newdata")
         return values
+
+
+def _prepare_newdata(newdata: pd.DataFrame, design_info: Any) -> pd.DataFrame:
+    """New rows in the dtypes the fit read, refusing a missing value by its row and column."""
+    from .formula import _mentioned_columns
+
+    frame = newdata.copy(deep=False)
+    frame.columns = [str(c) for c in frame.columns]
+    codes = " ".join(factor.name() for factor in design_info.factor_infos)
+    used = _mentioned_columns(codes, list(frame.columns))
+    _check_object_columns(frame, used)
+    for col in used:
+        missing = frame[col].isna().to_numpy()
+        if missing.any():
+            row = newdata.index[int(np.argmax(missing))]
+            raise ValueError(
+                f"newdata has {int(missing.sum())} missing value(s) in column {col!r} (first at "
+                f"row {row!r}); predictions need every predictor: drop or impute those rows."
+            )
+    return frame

@@ -307,6 +307,113 @@ CASES = [
 ]
 
 
+def _object_numbers():
+    data = FRAME.copy()
+    data["x2"] = data["x2"].astype(object)
+    data.loc[4, "x2"] = None
+    return data
+
+
+def _nullable(column):
+    data = FRAME.copy()
+    data[column] = data[column].astype("Float64")
+    data.loc[7, column] = pd.NA
+    return data
+
+
+def _fit_then_transform_missing():
+    fit = sdr.sir("y ~ x1 + x2 + g", FRAME)
+    new = FRAME.head(6).copy()
+    new.loc[4, "x2"] = np.nan
+    return fit.transform(new)
+
+
+CASES += [
+    (
+        "numbers-as-text",
+        lambda: sdr.sir("y ~ .", with_(x3=FRAME.x3.round(4).astype(str))),
+        ValueError,
+        r"Column 'x3' holds numbers stored as text",
+        r"pd\.to_numeric\(data\['x3'\]\)",
+    ),
+    (
+        # One None among floats in an object column: read as numbers (R's model.frame), so
+        # the fit has the usual 4 predictors and one dropped row, not 60 dummy columns.
+        "object-numbers-with-none",
+        lambda: sdr.sir("y ~ x1 + x2", _object_numbers(), missing="raise"),
+        ValueError,
+        r"1 row\(s\) have missing values in \['x2'\]",
+        "drop or impute",
+    ),
+    (
+        "response-on-both-sides",
+        lambda: sdr.save("y ~ x1 + y", FRAME),
+        ValueError,
+        r"response column\(s\) \['y'\] also appear among the predictors",
+        "remove it from the right",
+    ),
+    (
+        "pd-NA-response-is-missing",
+        lambda: sdr.sir("y ~ x1 + x2", _nullable("y"), missing="raise"),
+        ValueError,
+        r"1 row\(s\) have missing values in \['y'\]",
+        "missing='drop'",
+    ),
+    (
+        "pd-NA-predictor-is-missing",
+        lambda: sdr.phd("y ~ x1 + x2", _nullable("x1"), missing="raise"),
+        ValueError,
+        r"1 row\(s\) have missing values in \['x1'\]",
+        "drop or impute",
+    ),
+    (
+        "names-collide-as-text",
+        lambda: sdr.sir("y ~ x1", pd.DataFrame({1: FRAME.x1, "1": FRAME.x2, "y": FRAME.y})),
+        ValueError,
+        r"column names \[1, '1'\] that are the same as text",
+        "rename them",
+    ),
+    (
+        "transform-missing-names-row-and-column",
+        _fit_then_transform_missing,
+        ValueError,
+        r"missing value\(s\) in column 'x2' \(first at row 4\)",
+        "drop or impute",
+    ),
+    (
+        "dot-pulls-in-dates",
+        lambda: sdr.sir("y ~ .", with_(when=pd.date_range("2020-01-01", periods=N))),
+        ValueError,
+        r"Column\(s\) \['when'\] hold dates",
+        r"'y ~ \. - when'",
+    ),
+]
+
+
+def test_object_numbers_are_numbers():
+    # R's model.frame reads numbers as numbers: one None among floats is a missing value,
+    # not a 59-level factor; the fit equals the one on the float column (same rows).
+    with pytest.warns(sdr.MissingValueWarning, match="Dropped 1 of 60"):
+        fit = sdr.sir("y ~ x1 + x2", _object_numbers())
+    floats = _object_numbers().astype({"x2": float})
+    with pytest.warns(sdr.MissingValueWarning):
+        ref = sdr.sir("y ~ x1 + x2", floats)
+    assert fit.spec.x_names == ["x1", "x2"]
+    np.testing.assert_array_equal(fit.spec.X, ref.spec.X)
+
+
+def test_nullable_dtypes_are_read_like_numpy():
+    # Int64/Float64/boolean/string and pyarrow columns give the numpy dtypes' design exactly.
+    data = FRAME.assign(b=FRAME.x3 > 0, k=(FRAME.x4 * 10).round())
+    nullable = data.astype({"x1": "Float64", "k": "Int64", "b": "boolean", "g": "string",
+                            "x2": "double[pyarrow]"})
+    ref = sdr.sir("y ~ x1 + x2 + k + b + g", data)
+    fit = sdr.sir("y ~ x1 + x2 + k + b + g", nullable)
+    assert fit.spec.x_names == ref.spec.x_names
+    np.testing.assert_array_equal(fit.spec.X, ref.spec.X)
+    np.testing.assert_array_equal(fit.transform(nullable.head()), ref.transform(data.head()))
+
+
 def test_catalogue_is_large_enough():
     assert len(CASES) >= 30
 

@@ -345,7 +345,11 @@ class Results(SummaryMixin):
         B : int, default 200
             Number of bootstrap replicates.
         d : int, optional
-            Dimension of the subspace compared; default the fit's ``d``.
+            Dimension of the subspace compared. Default: the fit's ``d`` when it was given
+            when fitting or chosen by the method (cross-validation); else the ``d`` the
+            large-sample dimension test chooses at level 0.05 where the method has one (SIR,
+            SAVE, pHd, IRE: ``fit.test_dimension()``); else the fit's default ``d``. The
+            summary prints the rule (``BootstrapResult.d_rule``).
         distance : {"projection", "det", "trace_correlation"}, default "projection"
             How a replicate's subspace is compared with the full-sample one.
         random_state : int, Generator or None, default None
@@ -369,6 +373,10 @@ class Results(SummaryMixin):
         (20, 2)
         >>> bool(boot.stability["Dir1"] > 0.9)
         True
+        >>> unset = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> boot = unset.bootstrap(B=20, random_state=0, progress=False)
+        >>> boot.d, boot.d_rule
+        (2, 'chosen by the large-sample dimension test at level 0.05 (fit.test_dimension())')
         """
         from .inference.bootstrap import bootstrap
 

@@ -224,3 +224,55 @@ def test_random_state_none_is_recorded_and_repeatable():
     assert isinstance(first.random_state, int)
     again = fit.bootstrap(B=10, random_state=first.random_state, progress=False)
     np.testing.assert_array_equal(first.distances, again.distances)
+
+
+AIS_EIGHT = (
+    "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
+)
+
+
+def test_default_d_is_the_asymptotic_test_choice_and_is_printed():
+    # Issue 22: without d, the bootstrap used to compare the 4 directions SIR keeps (numdir)
+    # although the dimension test chooses 2 on these data (p-values 4e-4 and 0.25).
+    ais = sdr.datasets.load("ais")
+    fit = sdr.sir(AIS_EIGHT, ais, nslices=8)
+    assert fit.d == 4 and fit.test_dimension().d == 2
+    boot = fit.bootstrap(B=20, random_state=0, progress=False)
+    assert boot.d == 2 and boot.cosines.shape == (20, 2)
+    assert boot.d_rule.startswith("chosen by the large-sample dimension test at level 0.05")
+    text = str(boot)
+    assert text.lstrip().startswith("Dimension compared:\nd = 2, chosen by the large-sample")
+    # the same replicates as asking for d = 2 explicitly; only the printed rule differs
+    given = fit.bootstrap(B=20, d=2, random_state=0, progress=False)
+    np.testing.assert_array_equal(boot.distances, given.distances)
+    assert given.d_rule == "given" and "d = 2, given." in str(given)
+
+
+def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
+    ais = sdr.datasets.load("ais")
+    fixed = sdr.sir(AIS_EIGHT, ais, nslices=8, d=3).bootstrap(B=10, random_state=0,
+                                                               progress=False)
+    assert fixed.d == 3 and fixed.d_rule == "the fit's d (given when fitting)"
+    X, y, _ = single_index(n=150, p=3, seed=12)
+    mave = sdr.MAVE(method="meanopg", max_dim=2).fit(X, y)
+    boot = mave.bootstrap(B=4, random_state=0, progress=False)
+    assert boot.d == mave.d
+    assert boot.d_rule == "the fit's d (chosen by cross-validation when fitting)"
+
+
+def test_default_d_without_an_asymptotic_test_says_it_was_not_chosen():
+    X, y, _ = single_index(n=200, p=4, seed=13)
+    fit = sdr.DR().fit(X, y)  # directional regression: no large-sample test
+    boot = fit.bootstrap(B=10, random_state=0, progress=False)
+    assert boot.d == fit.d == 4
+    assert "not a chosen dimension" in boot.d_rule and "fit.test_dimension()" in boot.d_rule
+    assert "whole predictor space, so every distance is 0" in str(boot)
+
+
+def test_default_d_when_the_test_keeps_no_dependence():
+    rng = np.random.default_rng(14)
+    X = rng.normal(size=(200, 3))
+    fit = sdr.SIR(nslices=5).fit(X, rng.normal(size=200))  # y independent of X
+    assert fit.test_dimension().d == 0
+    boot = fit.bootstrap(B=10, random_state=0, progress=False)
+    assert boot.d == 1 and "keeps d = 0 (no dependence)" in boot.d_rule

@@ -44,6 +44,8 @@ class BootstrapResult:
         Whether the replicates were weighted slice moments or refits on resampled rows.
     errors : list of str
         Messages of failed replicates.
+    d_rule : str, default "given"
+        How the compared dimension was chosen (see :func:`bootstrap`), printed in the summary.
 
     Attributes
     ----------
@@ -76,6 +78,7 @@ class BootstrapResult:
         random_state: Any,
         engine: str,
         errors: list[str],
+        d_rule: str = "given",
     ) -> None:
         self.distances = distances
         self.cosines = cosines
@@ -86,6 +89,7 @@ class BootstrapResult:
         self.random_state = random_state
         self.engine = engine
         self.errors = errors
+        self.d_rule = d_rule
         self.d = reference.shape[1]
         self.B = distances.size
         self.n_failed = int(np.sum(np.isnan(distances)))
@@ -137,6 +141,9 @@ class BootstrapResult:
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
         >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
         >>> print(boot.summary())  # doctest: +ELLIPSIS
+        Dimension compared:
+        d = 2, the fit's d (given when fitting).
+        <BLANKLINE>
         Bootstrap of the 2D sir subspace: distance to the full-sample estimate:
         ...
         """
@@ -161,6 +168,9 @@ class BootstrapResult:
         )
         return Summary(
             [
+                Block("Dimension compared", text=f"d = {self.d}, {self.d_rule}." + (
+                    " This is the whole predictor space, so every distance is 0."
+                    if self.d == self.reference.shape[0] else "")),
                 Block(
                     f"Bootstrap of the {self.d}D {self.method} subspace: distance to the "
                     "full-sample estimate",
@@ -237,6 +247,39 @@ def reference_basis(results: Any, d: int) -> tuple[np.ndarray, dict[str, Any]]:
     return np.asarray(out.basis[:, :d], dtype=float), changes
 
 
+#: Level of the large-sample dimension test that chooses a bootstrap's default ``d``.
+DEFAULT_LEVEL = 0.05
+
+
+def default_dimension(results: Any) -> tuple[int, str]:
+    """The dimension a bootstrap compares when none is given, and the rule that chose it.
+
+    The fit's ``d`` when it was given when fitting or chosen by the method itself (by
+    cross-validation, say); otherwise, where the method has a large-sample dimension test
+    (SIR, SAVE, pHd, IRE), the ``d`` that test chooses at level 0.05, as
+    ``fit.test_dimension()`` prints it (at least 1); otherwise the fit's default ``d``,
+    which the summary then says was not chosen. Resampling rules (permutation, ladle) are
+    never run implicitly: they would multiply the cost and draw from another random stream.
+    """
+    extras = results.output.extras
+    if results.options.get("d") is not None:
+        return results.d, "the fit's d (given when fitting)"
+    if "d_rule" in extras:
+        return results.d, f"the fit's d ({extras['d_rule']})"
+    if extras.get("d_chosen_by") == "cv" or "cv_d" in extras:
+        return results.d, "the fit's d (chosen by cross-validation when fitting)"
+    if "asymptotic" in results._dimension_rules():
+        test = results.test_dimension("asymptotic", level=DEFAULT_LEVEL)
+        rule = f"chosen by the large-sample dimension test at level {DEFAULT_LEVEL:g}"
+        if test.d == 0:
+            return 1, f"{rule}, which keeps d = 0 (no dependence); the smallest subspace, d = 1"
+        return test.d, f"{rule} (fit.test_dimension())"
+    return results.d, (
+        f"the fit's default d, not a chosen dimension ({results.method} has no large-sample "
+        "dimension test): choose one with fit.test_dimension() and pass it as d"
+    )
+
+
 def batched_measures(
     reference: np.ndarray, bases: np.ndarray, distance: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -281,7 +324,11 @@ def bootstrap(
     B : int, default 200
         Number of bootstrap replicates.
     d : int, optional
-        Dimension of the subspace compared; default the fit's ``d``.
+        Dimension of the subspace compared. Default: the fit's ``d`` when it was given when
+        fitting or chosen by the method (cross-validation); else, for a method with a
+        large-sample dimension test (SIR, SAVE, pHd, IRE), the ``d`` that test chooses at
+        level 0.05; else the fit's default ``d``. The summary prints which rule chose it
+        (``BootstrapResult.d_rule``); see :func:`default_dimension`.
     distance : {"projection", "det", "trace_correlation"}
         Distance of each replicate subspace to the full-sample one (see
         :mod:`sdrstats.distances`; ``trace_correlation`` enters as ``1 - r``).
@@ -316,7 +363,10 @@ def bootstrap(
     random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
-    d = results.d if d is None else check_int(d, "d", "bootstrap", low=1, high=results.p)
+    if d is None:
+        d, d_rule = default_dimension(results)
+    else:
+        d, d_rule = check_int(d, "d", "bootstrap", low=1, high=results.p), "given"
     reference, changes = reference_basis(results, d)
     reps = bootstrap_replicates(
         results,
@@ -349,7 +399,15 @@ def bootstrap(
         random_state=random_state,
         engine=reps.engine,
         errors=reps.errors,
+        d_rule=d_rule,
     )
 
 
-__all__ = ["BootstrapResult", "bootstrap", "batched_measures", "reference_basis", "QUANTILES"]
+__all__ = [
+    "BootstrapResult",
+    "bootstrap",
+    "batched_measures",
+    "default_dimension",
+    "reference_basis",
+    "QUANTILES",
+]

@@ -250,8 +250,7 @@ def test_default_d_is_the_asymptotic_test_choice_and_is_printed():
 
 def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
     ais = sdr.datasets.load("ais")
-    fixed = sdr.sir(AIS_EIGHT, ais, nslices=8, d=3).bootstrap(B=10, random_state=0,
-                                                               progress=False)
+    fixed = sdr.sir(AIS_EIGHT, ais, nslices=8, d=3).bootstrap(B=10, random_state=0, progress=False)
     assert fixed.d == 3 and fixed.d_rule == "the fit's d (given when fitting)"
     X, y, _ = single_index(n=150, p=3, seed=12)
     mave = sdr.MAVE(method="meanopg", max_dim=2).fit(X, y)

@@ -166,11 +166,14 @@ class BootstrapResult:
         foot = f"{self.B} replicates ({self.engine}), random_state = {self.random_state!r}" + (
             f"; {self.n_failed} failed: {self.errors[0]}" if self.n_failed else "."
         )
+        whole = (
+            " This is the whole predictor space, so every distance is 0."
+            if self.d == self.reference.shape[0]
+            else ""
+        )
         return Summary(
             [
-                Block("Dimension compared", text=f"d = {self.d}, {self.d_rule}." + (
-                    " This is the whole predictor space, so every distance is 0."
-                    if self.d == self.reference.shape[0] else "")),
+                Block("Dimension compared", text=f"d = {self.d}, {self.d_rule}.{whole}"),
                 Block(
                     f"Bootstrap of the {self.d}D {self.method} subspace: distance to the "
                     "full-sample estimate",
@@ -268,7 +271,7 @@ def default_dimension(results: Any) -> tuple[int, str]:
         return results.d, f"the fit's d ({extras['d_rule']})"
     if extras.get("d_chosen_by") == "cv" or "cv_d" in extras:
         return results.d, "the fit's d (chosen by cross-validation when fitting)"
-    if "asymptotic" in results._dimension_rules():
+    if results.estimator.capabilities.asymptotic_test:
         test = results.test_dimension("asymptotic", level=DEFAULT_LEVEL)
         rule = f"chosen by the large-sample dimension test at level {DEFAULT_LEVEL:g}"
         if test.d == 0:

@@ -335,3 +335,19 @@ def test_affine_equivariance_and_row_order_invariance(method):
     order = rng.permutation(120)
     shuffled = est.fit(X[order], y[order]).directions.to_numpy()
     assert sdr.projection_distance(shuffled, base) < 1e-6
+
+
+def test_convergence_warning_names_every_stalled_dimension():
+    # Issue 22: the ais fit below printed "converged: no" for d = 4 and 5 (50 iterations)
+    # in its refinement table without a warning, while the reported d = 1 converged.
+    ais = sdr.datasets.load("ais")
+    formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc)"
+    with pytest.warns(sdr.ConvergenceWarning) as caught:
+        fit = sdr.mave(formula, ais, max_dim=5)
+    stalled = [k for k, ok in fit.extras["converged"].items() if not ok]
+    assert stalled == [4, 5] and fit.d == 1
+    message = str(caught[0].message)
+    assert "did not converge within max_iter = 50 iterations for d = 4, 5" in message
+    assert "(the reported d = 1 converged)" in message
+    assert "raise 'max_iter' (e.g. max_iter=100)" in message
+    assert "no" in fit.summary().blocks[2].table["converged"].tolist()

@@ -27,6 +27,26 @@ from .prepare import (
 from .results import MaveResults
 
 
+def convergence_message(variant: str, d: int, stalled: list[int], max_iter: int) -> str:
+    """The ConvergenceWarning text naming every dimension whose refinement stalled."""
+    dims = ", ".join(map(str, stalled))
+    head = (
+        f"mave ({variant}) refinement for d = {d} did not converge within max_iter = "
+        f"{max_iter} iterations"
+        if d in stalled
+        else f"mave ({variant}) refinement did not converge within max_iter = {max_iter} "
+        f"iterations for d = {dims} (the reported d = {d} converged)"
+    )
+    others = [k for k in stalled if k != d]
+    if d in stalled and others:
+        head += f" (nor for d = {', '.join(map(str, others))})"
+    return (
+        f"{head}; raise 'max_iter' (e.g. max_iter={2 * max_iter}) or loosen 'tol'. "
+        "Unconverged solutions enter the CV choice of d and directions_for(k); the "
+        "summary's refinement table shows every dimension."
+    )
+
+
 class MAVE(Estimator):
     """Local-linear sufficient dimension reduction: OPG, MAVE and kernel SIR (R ``MAVE``).
 
@@ -62,10 +82,11 @@ class MAVE(Estimator):
         projection distances within 0.002 of each other (``benchmarks/bench_mave.py``) while
         the cost grows linearly with the number of points.
     max_iter : int
-        Refinement iterations per dimension (default 50). When the reported dimension ``d``
-        hits it, :class:`~sdrstats.ConvergenceWarning` is raised; the summary's refinement
-        table shows convergence for every dimension (solutions beyond the true dimension are
-        poorly determined and may wander).
+        Refinement iterations per dimension (default 50). When the refinement of any
+        dimension ``1..max_dim`` hits it, one :class:`~sdrstats.ConvergenceWarning` names
+        those dimensions (their solutions enter the CV choice of ``d`` and
+        ``directions_for(k)``); the summary's refinement table shows convergence for every
+        dimension (solutions beyond the true dimension are poorly determined and may wander).
     tol : float
         Refinement stops when the subspace moves less than ``tol`` (projection distance)
         between iterations at the final bandwidth (default ``1e-3``; the iterations contract
@@ -233,10 +254,10 @@ class MAVE(Estimator):
                     SDRWarning,
                     stacklevel=4,
                 )
-        if d in solutions and not solutions[d].converged:
+        stalled = sorted(k for k, sol in solutions.items() if not sol.converged)
+        if stalled:
             warnings.warn(
-                f"mave ({variant}) refinement for d = {d} did not converge within max_iter = "
-                f"{o['max_iter']} iterations; raise 'max_iter' or 'tol'.",
+                convergence_message(variant, d, stalled, o["max_iter"]),
                 ConvergenceWarning,
                 stacklevel=4,
             )

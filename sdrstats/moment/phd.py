@@ -22,14 +22,17 @@ class PHD(MomentEstimator):
 
     Parameters
     ----------
-    residuals : bool or {"linear", "quadratic"}
+    residuals : bool or {"linear", "quadratic"}, default True
         ``True`` or ``"linear"`` (default, R's ``phdres``): ``r`` are the OLS residuals of y
         on X; ``False`` (``phdy``): ``r = y − ȳ``; ``"quadratic"`` (R's ``phdq``, Li 1992):
         ``M`` is the Hessian of the full quadratic OLS fit of y on ``z`` (``M_jj`` the
         coefficient of ``z_j²``, ``M_jk`` half that of ``z_j z_k``), and the tests use the
         Pearson residuals of that fit.
-    numdir, d : int
-        As :class:`SIR`. Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
+    numdir : int, default 4
+        Directions shown and tested. Eigenvalues keep their sign and are ordered by
+        decreasing ``|λ|``.
+    d : int, optional
+        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
 
     Examples
     --------

@@ -171,7 +171,7 @@ def formula_function(
         kind, text = docs[option]
         kind_of = P.POSITIONAL_OR_KEYWORD if option in positional else P.KEYWORD_ONLY
         value = P.empty if option in required else default
-        params.append(P(option, kind_of, default=value, annotation=_annotation(kind, default)))
+        params.append(P(option, kind_of, default=value, annotation=_annotation(kind, value)))
         entries.append(_entry(option, kind, text))
     for parameter, doc in extra:
         params.append(parameter.replace(kind=P.KEYWORD_ONLY))
@@ -188,7 +188,13 @@ def formula_function(
         bound.apply_defaults()
         given = bound.arguments
         chosen = {option: given[option] for option in options}
-        return cls.from_formula(given["formula"], given["data"], missing=given["missing"], **chosen)
+        return cls.from_formula(
+            given["formula"],
+            given["data"],
+            missing=given["missing"],
+            subset=given["subset"],
+            **chosen,
+        )
 
     caller = sys._getframe(1).f_globals
     fn = types.FunctionType(template.__code__, caller, name, None, template.__closure__)

@@ -38,7 +38,9 @@ PAIRS = {
     "online_sir": sdr.OnlineSIR,
 }
 # Arguments of a formula function that are not options of its class (data-side arguments).
-EXTRA = {"online_sir": {"chunksize"}} | {m: {"weights"} for m in ("sir", "save", "phd", "dr", "cume")}
+EXTRA = {"online_sir": {"chunksize"}} | {
+    m: {"weights"} for m in ("sir", "save", "phd", "dr", "cume")
+}
 # Made by sdrstats._front.formula_function (the others are written out and checked here).
 GENERATED = {
     "sir",

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
+from ._validation import own_copy, refuse_constant_response
 from ._weights import ZERO_WEIGHT, check_case_weights, rescale
 from .formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
 from .results import Results
@@ -41,7 +42,6 @@ def predictor_names(p: int) -> list[str]:
     """Names of the ``p`` predictors being fitted, or ``x1..xp`` outside a named fit."""
     names = PREDICTOR_NAMES.get()
     return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
-
 
 
 def _row_index(X: Any, n_rows: int) -> Any:
@@ -242,6 +242,7 @@ class Estimator(FamilyHooks):
         <MomentResults: sir, n = 202, p = 2, d = 2>
         """
         self._check_response(spec)
+        refuse_constant_response(spec, self.method)
         self._check_data(spec.X, spec.Y, spec.categorical)
         token = PREDICTOR_NAMES.set(list(spec.x_names))
         try:
@@ -278,7 +279,7 @@ class Estimator(FamilyHooks):
         >>> fit.x_names
         ['wt', 'ht']
         """
-        spec = from_arrays(X, y, missing=missing)
+        spec = own_copy(from_arrays(X, y, missing=missing), X, y)
         self.case_weights_ = None
         if sample_weight is not None:
             n_rows = len(X) if hasattr(X, "__len__") else spec.n
@@ -390,11 +391,5 @@ class Estimator(FamilyHooks):
         return f"{type(self).__name__}({args})"
 
 
-__all__ = [
-    "Capabilities",
-    "Estimator",
-    "EstimatorOutput",
-    "PREDICTOR_NAMES",
-    "predictor_names",
-    "from_statistics_methods",
-]
+__all__ = ["Capabilities", "Estimator", "EstimatorOutput", "PREDICTOR_NAMES", "predictor_names",
+           "from_statistics_methods"]

@@ -6,6 +6,7 @@ given, and what to do.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Iterable
 from typing import Any
@@ -85,6 +86,38 @@ def _bounds(low: int | None, high: int | None) -> str:
     if low is not None:
         return f">= {low}"
     return f"<= {high}"
+
+
+def refuse_constant_response(spec: Any, method: str) -> None:
+    """Every in-memory fit passes here: a numeric response without variation has no
+    directions to find (pHd and MAVE would otherwise return arbitrary ones)."""
+    if spec.categorical or spec.Y.size == 0:
+        return
+    Y = spec.Y.reshape(spec.Y.shape[0], -1)
+    constant = [name for name, col in zip(spec.y_names, Y.T) if np.ptp(col) == 0]
+    if constant:
+        raise ValueError(
+            f"The response is constant; {method} needs a response that varies ({constant} "
+            "has a single value, zero variance). Remove constant responses from the formula."
+        )
+
+
+def own_copy(spec: Any, X: Any, y: Any) -> Any:
+    """The array front keeps its own copy of rows that share the caller's memory.
+
+    A fit keeps its rows (``transform()``, bootstrap and tests refit from them), so a caller
+    writing to ``X`` afterwards must not change the fit. A copy costs one more X in memory,
+    the same as the formula front (patsy builds a new matrix); a fingerprint of the rows
+    would cost a hashing pass slower than the copy and could only detect, not prevent.
+    """
+    changes = {}
+    for field_name, given in (("X", X), ("Y", y)):
+        source = given.to_numpy() if hasattr(given, "to_numpy") else given
+        held = getattr(spec, field_name)
+        if isinstance(source, np.ndarray) and np.may_share_memory(held, source):
+            changes[field_name] = held.copy()
+    return dataclasses.replace(spec, **changes) if changes else spec
+
 
 
 __all__ = ["check_int", "check_float", "check_choice", "check_bool", "check_positive_grid"]

@@ -427,3 +427,34 @@ def test_bad_input(call, exc, problem, remedy):
     message = str(info.value)
     assert re.search(problem, message), message
     assert re.search(remedy, message), message
+
+
+CONSTANT_Y = FRAME.assign(y=2.0)
+
+
+@pytest.mark.parametrize("method", ["phd", "mave", "sir", "kspca"])
+def test_constant_response_is_refused_by_every_method(method):
+    # phd and mave used to return directions for a response without variation
+    with pytest.raises(ValueError, match=f"The response is constant; {method} needs a response"):
+        getattr(sdr, method)("y ~ x1 + x2 + x3", CONSTANT_Y)
+
+
+def test_constant_response_is_refused_by_online_sir_and_the_array_front():
+    with pytest.raises(ValueError, match=r"\['y'\] has a single value, zero variance"):
+        sdr.OnlineSIR(init_size=20).fit(FRAME[["x1", "x2"]].to_numpy(), np.full(N, 3.0))
+
+
+def test_array_front_keeps_its_own_copy_of_the_rows():
+    X = FRAME[["x1", "x2", "x3"]].to_numpy().copy()
+    y = FRAME.y.to_numpy().copy()
+    fit = sdr.SIR(nslices=5).fit(X, y)
+    before = fit.transform().to_numpy().copy()
+    X[:] = 0.0
+    y[:] = 0.0
+    # identical numbers: the fit holds a copy, not a view of the caller's arrays
+    np.testing.assert_array_equal(fit.transform().to_numpy(), before)
+    frame = FRAME[["x1", "x2", "x3"]].copy()
+    fit = sdr.SAVE(nslices=5).fit(frame, FRAME.y)
+    before = fit.transform().to_numpy().copy()
+    frame.iloc[:, :] = 0.0
+    np.testing.assert_array_equal(fit.transform().to_numpy(), before)

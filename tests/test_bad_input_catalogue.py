@@ -458,3 +458,18 @@ def test_array_front_keeps_its_own_copy_of_the_rows():
     before = fit.transform().to_numpy().copy()
     frame.iloc[:, :] = 0.0
     np.testing.assert_array_equal(fit.transform().to_numpy(), before)
+
+
+def test_ire_with_half_as_many_slices_as_rows_names_nslices():
+    # 30 slices of 2 rows: Γ_ζ is 90 x 90 from 60 rows, singular (was a bare LinAlgError)
+    with pytest.raises(ValueError, match=r"lower the 'nslices' option of ire \(n/p = 20"):
+        sdr.ire("y ~ x1 + x2 + x3", FRAME, nslices=N // 2)
+
+
+@pytest.mark.parametrize("value", [1.5, -1, "abc"])
+def test_ire_odd_random_state_is_a_named_error(value):
+    # ire is deterministic: it has no random_state, and says so by name
+    with pytest.raises(TypeError, match="random_state"):
+        sdr.ire("y ~ x1 + x2 + x3", FRAME, random_state=value)
+    with pytest.raises(TypeError, match=r"unknown option\(s\) \['random_state'\]"):
+        sdr.IRE(random_state=value)

@@ -71,7 +71,15 @@ def gamma_factor(
         w = weights / weights.sum()
         centred = g - w @ g
         cov = centred.T @ (centred * w[:, None])
-    return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False)
+    try:
+        return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False)
+    except np.linalg.LinAlgError:
+        # Γ_ζ has p(h−1) rows; n rows cannot estimate it when h approaches n/p.
+        raise ValueError(
+            f"ire cannot estimate the covariance of its p(h - 1) = {h1 * p} inverse-regression "
+            f"moments from n = {n} rows with h = {h1 + 1} slices (it is singular); lower the "
+            f"'nslices' option of ire (n/p = {n // p} or fewer slices keep it estimable)."
+        ) from None
 
 
 class Discrepancy:

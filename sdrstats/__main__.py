@@ -152,8 +152,21 @@ def build_parser() -> argparse.ArgumentParser:
 def _fit_command(args: argparse.Namespace) -> int:
     try:
         data = pd.read_csv(args.data)
-    except (OSError, pd.errors.ParserError) as exc:
-        print(f"error: cannot read {args.data!r} as CSV: {exc}", file=sys.stderr)
+    except pd.errors.EmptyDataError:
+        print(f"error: {args.data!r} is empty; it needs a header row and data rows.",
+              file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as exc:
+        print(f"error: {args.data!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+              "save it as UTF-8 CSV.", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:  # pandas' ParserError is a ValueError
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"error: cannot read {args.data!r} as CSV (truncated or malformed?): {first}",
+              file=sys.stderr)
+        return 2
+    if data.shape[0] == 0:
+        print(f"error: {args.data!r} has a header but no data rows.", file=sys.stderr)
         return 2
     options = {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_")}
     function = getattr(sdr, args.method)

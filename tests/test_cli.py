@@ -1,5 +1,6 @@
 """The command line: demo and `fit`."""
 
+import re
 import subprocess
 import sys
 
@@ -58,3 +59,22 @@ def test_every_option_of_every_method_has_help_text():
         for name, cls in methods.items()
     }
     assert not {k: v for k, v in undocumented.items() if v}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty; it needs a header row"),
+        (b"y,x1\n", "has a header but no data rows"),
+        ("y,x1\n1,caf\u00e9\n".encode("latin-1"), "is not UTF-8 text"),
+        (b'y,x1\n1,2\n3,"4', "cannot read .* as CSV \\(truncated or malformed\\?\\)"),
+    ],
+    ids=["empty", "header-only", "latin-1", "truncated-quote"],
+)
+def test_bad_csv_gives_one_line_error_and_exit_2(capsys, tmp_path, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(content)
+    assert main(["fit", "sir", "y ~ x1", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err), err
+    assert err.count("\n") == 1 and "Traceback" not in err

@@ -1,8 +1,9 @@
 """Every estimator in the package passes through each applicable inference rule.
 
 Estimators are discovered from ``sdrstats.__all__`` at test time, so methods added later are
-covered without editing this file. Applicable: ``bootstrap`` (and the Ye-Weiss ``bootstrap``
-rule) for every method with linear directions; ``permutation`` and ``ladle`` for methods with
+covered without editing this file. Applicable: ``bootstrap()`` for every method (by the
+embedding of the training rows where there are no linear directions), the Ye-Weiss ``bootstrap``
+rule for every method with linear directions; ``permutation`` and ``ladle`` for methods with
 eigenvalues; ``asymptotic``/``cv`` where the method offers them. Rules that do not apply must
 raise the clear "not available for <method>" error. Settings are tiny (B = 3): this checks
 the plumbing, the statistical behaviour is tested in test_inference_dimension/bootstrap.
@@ -103,10 +104,9 @@ def test_every_method_through_every_applicable_rule(estimator):
         for rule in ("asymptotic", "cv"):
             if rule in fit._dimension_rules():
                 assert isinstance(fit.test_dimension(rule), DimensionTest)
-        if linear:
-            boot = fit.bootstrap(B=3, random_state=0, progress=False)
-            assert boot.distances.shape == (3,)
-            assert boot.n_failed < 3
-        else:
-            with pytest.raises(ValueError, match=f"not available for {fit.method}"):
-                fit.bootstrap(B=3, random_state=0, progress=False)
+        # every method bootstraps: by its directions, or (no linear directions) by its
+        # embedding of the training rows (METHODS.md §6)
+        boot = fit.bootstrap(B=3, random_state=0, progress=False)
+        assert boot.distances.shape == (3,)
+        assert boot.n_failed < 3
+        assert boot.kind == ("directions" if linear else "embedding")

@@ -46,6 +46,10 @@ class BootstrapResult:
         Messages of failed replicates.
     d_rule : str, default "given"
         How the compared dimension was chosen (see :func:`bootstrap`), printed in the summary.
+    kind : {"directions", "embedding"}, default "directions"
+        ``"embedding"`` for a fit without linear directions (kernel SPCA): ``directions``
+        then holds each replicate's ``n × d`` embedding of the training rows, ``reference``
+        the full fit's, and ``cosines`` the canonical correlations of the two embeddings.
 
     Attributes
     ----------
@@ -79,7 +83,9 @@ class BootstrapResult:
         engine: str,
         errors: list[str],
         d_rule: str = "given",
+        kind: str = "directions",
     ) -> None:
+        self.kind = kind
         self.distances = distances
         self.cosines = cosines
         self.directions = directions
@@ -126,9 +132,13 @@ class BootstrapResult:
         return pd.Series(values, index=[f"{100 * v:g}%" for v in q], name=self.distance)
 
     @property
+    def _stat(self) -> str:
+        return "canonical r" if self.kind == "embedding" else "|cos|"
+
+    @property
     def stability(self) -> pd.Series:
         return pd.Series(
-            np.nanmean(self.cosines, axis=0), index=dir_labels(self.d), name="mean |cos|"
+            np.nanmean(self.cosines, axis=0), index=dir_labels(self.d), name=f"mean {self._stat}"
         )
 
     def summary(self) -> Summary:
@@ -159,8 +169,8 @@ class BootstrapResult:
         )
         stab = pd.DataFrame(
             {
-                "mean |cos|": self.stability,
-                "5% |cos|": np.nanquantile(self.cosines, 0.05, axis=0),
+                f"mean {self._stat}": self.stability,
+                f"5% {self._stat}": np.nanquantile(self.cosines, 0.05, axis=0),
             }
         ).T
         foot = f"{self.B} replicates ({self.engine}), random_state = {self.random_state!r}" + (
@@ -171,17 +181,21 @@ class BootstrapResult:
             if self.d == self.reference.shape[0]
             else ""
         )
+        if self.kind == "embedding":
+            what = "embedding of the training rows"
+            how = "Dimension stability (canonical correlations with the full-sample embedding)"
+        else:
+            what = "subspace"
+            how = "Direction stability (|cos| with the Procrustes-matched direction)"
         return Summary(
             [
                 Block("Dimension compared", text=f"d = {self.d}, {self.d_rule}.{whole}"),
                 Block(
-                    f"Bootstrap of the {self.d}D {self.method} subspace: distance to the "
+                    f"Bootstrap of the {self.d}D {self.method} {what}: distance to the "
                     "full-sample estimate",
                     table=dist,
                 ),
-                Block(
-                    "Direction stability (|cos| with the Procrustes-matched direction)", table=stab
-                ),
+                Block(how, table=stab),
                 Block("", text=foot),
             ]
         )
@@ -323,7 +337,8 @@ def bootstrap(
     Parameters
     ----------
     results : Results
-        A fit with linear directions.
+        A fit; one without linear directions (kernel SPCA) is compared through its
+        embedding of the training rows (:mod:`sdrstats.inference.embedding`).
     B : int, default 200
         Number of bootstrap replicates.
     d : int, optional
@@ -366,6 +381,13 @@ def bootstrap(
     random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
+    if results.output.basis is None:
+        from .embedding import embedding_bootstrap
+
+        d, d_rule = ((results.d, "the fit's d") if d is None
+                     else (check_int(d, "d", "bootstrap", low=1), "given"))
+        return embedding_bootstrap(results, B, d, distance, random_state, n_jobs, progress,
+                                   d_rule=d_rule)
     if d is None:
         d, d_rule = default_dimension(results)
     else:

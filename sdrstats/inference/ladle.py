@@ -202,7 +202,8 @@ def bootstrap_dimension(
     if basis is None:
         raise ValueError(
             f"The 'bootstrap' dimension test is not available for {name}: it has "
-            "no linear directions whose variability could be measured."
+            "no linear directions whose variability could be measured. Available for this "
+            "fit: bootstrap() (stability of its embedding of the training rows)."
         )
     eigen = results.output.eigenvalues is not None and basis.shape[1] >= min(results.p - 1, 2)
     if eigen:

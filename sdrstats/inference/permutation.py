@@ -23,7 +23,14 @@ def eigen_importance(results: Any, values: Any) -> np.ndarray:
 
 def require_eigenvalues(results: Any, rule: str, why: str) -> np.ndarray:
     """The fit's eigenvalues, or a clear "not available" error."""
-    if results.output.eigenvalues is None or results.output.basis is None:
+    if results.output.basis is None:
+        raise ValueError(
+            f"The {rule!r} dimension test is not available for {results.method}: it works "
+            f"on linear directions, and {results.method} has none. Available for this fit: bootstrap() (stability of its "
+            "embedding of the training rows) and the eigenvalues in summary(); for a "
+            "dimension test refit the linear counterpart (e.g. spca) on the same formula."
+        )
+    if results.output.eigenvalues is None:
         raise ValueError(
             f"The {rule!r} dimension test is not available for {results.method}: {why} "
             f"{results.method} estimates its directions by optimising a criterion and has no "

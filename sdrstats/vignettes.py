@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 def vignette_dir() -> Path:
@@ -104,6 +105,40 @@ def build(*, quick: bool = False, out: Path | None = None,
         target.write_text(body, encoding="utf-8")
         written.append(target)
     return written
+
+
+def show_figure(figure: Any = "all") -> None:
+    """Show a figure on the rendered vignette page, then close it.
+
+    In a notebook (the documentation build executes the vignettes as notebooks) the figure is
+    displayed as the cell's output before it is closed, so a vignette can free its figures
+    cell by cell and still show them; in a plain script run it is only closed.
+
+    Parameters
+    ----------
+    figure : matplotlib Figure or "all", default "all"
+        The figure to show and close; ``"all"`` shows and closes every open figure.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> show_figure(fig)
+    >>> plt.fignum_exists(fig.number)
+    False
+    """
+    import matplotlib.pyplot as plt
+
+    figures = ([plt.figure(n) for n in plt.get_fignums()] if isinstance(figure, str)
+               else [figure])
+    shell = sys.modules.get("IPython")
+    kernel = shell is not None and "ipykernel" in sys.modules and shell.get_ipython() is not None
+    for fig in figures:
+        if kernel:
+            from IPython.display import display
+
+            display(fig)
+        plt.close(fig)
 
 
 def _select(names: Sequence[str] | None) -> list[Path]:

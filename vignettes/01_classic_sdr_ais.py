@@ -26,6 +26,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 import sdrstats as sdr
+from sdrstats.vignettes import show_figure
 
 QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
@@ -104,4 +105,4 @@ ax = sdr.sir(formula, ais, nslices=8, d=1).plot("summary")
 ax.figure.savefig(FIGURES / "sufficient_summary_plot.png", dpi=100, bbox_inches="tight")
 ax = fit_sir.plot("scree")
 ax.figure.savefig(FIGURES / "scree.png", dpi=100, bbox_inches="tight")
-plt.close("all")
+show_figure("all")

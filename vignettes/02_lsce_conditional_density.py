@@ -38,6 +38,7 @@ import pandas as pd
 
 import sdrstats as sdr
 from sdrstats.simulate import lsce_artificial, lsce_artificial_pdf
+from sdrstats.vignettes import show_figure
 
 QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
@@ -54,7 +55,7 @@ OPTS.update(progress=False, random_state=0)
 def save(ax_or_fig, name):
     fig = getattr(ax_or_fig, "figure", ax_or_fig)
     fig.savefig(FIGURES / name, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    show_figure(fig)
 
 
 # %% [markdown]

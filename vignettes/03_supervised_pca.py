@@ -37,6 +37,7 @@ from sklearn.datasets import load_iris, make_circles
 
 import sdrstats as sdr
 from sdrstats.evaluate import one_nn_bca
+from sdrstats.vignettes import show_figure
 
 QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
@@ -69,7 +70,7 @@ def panels(fits, train, test, name):
         fit.plot(newdata=test, ax=ax, title=f"{label} (BCA {scores[label]:.2f})")
     fig.tight_layout()
     fig.savefig(FIGURES / name, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    show_figure(fig)
     return pd.Series(scores)
 
 

@@ -38,6 +38,7 @@ import pandas as pd
 from sklearn.datasets import load_digits
 
 import sdrstats as sdr
+from sdrstats.vignettes import show_figure
 
 QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
@@ -103,7 +104,7 @@ for i, m in enumerate(methods, start=1):
 ax.set_ylabel("test BCA (1-NN)")
 ax.set_title(f"Digits: test BCA over {N_REPEATS} random splits")
 fig.savefig(FIGURES / "digits_test_bca.png", dpi=100, bbox_inches="tight")
-plt.close(fig)
+show_figure(fig)
 
 # %% [markdown]
 # At the full settings (10 splits) the test BCA was 0.943 ± 0.008 for the baseline (the
@@ -158,11 +159,11 @@ for ax in axes:
     ax.legend(fontsize="x-small", ncol=2, title="digit", markerscale=2)
 fig.tight_layout()
 fig.savefig(FIGURES / "digits_projections.png", dpi=100, bbox_inches="tight")
-plt.close(fig)
+show_figure(fig)
 ax = fit.plot("objective")
 ax.set_title("SDSPCAAN objective by iteration")
 ax.figure.savefig(FIGURES / "sdspcaan_objective.png", dpi=100, bbox_inches="tight")
-plt.close(ax.figure)
+show_figure(ax.figure)
 
 # %% [markdown]
 # The learned graph links each training image to a few others of the same digit: the

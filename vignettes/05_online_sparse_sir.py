@@ -34,6 +34,7 @@ import pandas as pd
 
 import sdrstats as sdr
 from sdrstats.simulate import ossir_model
+from sdrstats.vignettes import show_figure
 
 QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
@@ -140,7 +141,7 @@ ax.set_ylabel("1 − |det(Q̂'Q)|  (log scale)")
 ax.set_title(f"Model 2, p = {P}: distance to the true subspace")
 ax.legend()
 fig.savefig(FIGURES / "distance_over_time.png", dpi=100, bbox_inches="tight")
-plt.close(fig)
+show_figure(fig)
 
 # %% [markdown]
 # Both online estimates get closer to the truth as rows arrive. At the full settings
@@ -165,7 +166,7 @@ ax.set_xlabel("rows seen")
 ax.set_ylabel("eigenvalue of D̂")
 ax.set_title("Tracked eigenvalues (online sparse SIR)")
 ax.figure.savefig(FIGURES / "eigenvalues_over_time.png", dpi=100, bbox_inches="tight")
-plt.close(ax.figure)
+show_figure(ax.figure)
 print(stream_sparse.trace.tail(3).round(4))
 
 # %% [markdown]
@@ -189,7 +190,7 @@ ax.set_xlabel("Dir1")
 ax.set_ylabel("Dir2")
 ax.set_title("New rows on the online directions")
 ax.figure.savefig(FIGURES / "new_rows_projection.png", dpi=100, bbox_inches="tight")
-plt.close(ax.figure)
+show_figure(ax.figure)
 workdir.cleanup()
 
 # %% [markdown]

@@ -1,0 +1,220 @@
+"""Sphinx configuration of the sdrstats documentation.
+
+Build it from the repository root::
+
+    pip install -e ".[docs]"
+    python -m sphinx -W -b html docs docs/_build/html
+
+The vignettes (``vignettes/*.py``, jupytext percent format) are copied into
+``docs/vignettes/`` and executed by myst-nb during the build, so the pages show their real
+output and figures. ``SDRSTATS_QUICK=1`` runs them with their small settings (what the test
+suite does, ``tests/test_docs.py``); without it they run with the full settings.
+
+Intersphinx and the network
+---------------------------
+The build never touches the network on its own: builds here and in CI are offline, and a failed
+inventory download is a warning, which ``-W`` would turn into an error. So the inventories of
+numpy, scipy, pandas, statsmodels, matplotlib and Python are read from files when they are
+present, and links to a project are made only when its inventory was found:
+
+1. ``$SDRSTATS_INTERSPHINX_DIR/<project>.inv`` (e.g. ``numpy.inv``), a folder of inventories
+   that a builder with internet access downloaded once from each project's ``objects.inv``;
+2. the inventory shipped by the Debian documentation package of the project (for example
+   ``python-statsmodels-doc`` installs ``/usr/share/doc/python-statsmodels-doc/html/objects.inv``);
+3. ``SDRSTATS_INTERSPHINX=online`` adds each project's published ``objects.inv`` as the last
+   place to look, for a build on a machine with internet access.
+
+The links always point at the projects' published documentation. A project without an
+inventory is left out of ``intersphinx_mapping``: its names render as plain code, with no
+warning (the build is not nitpicky), so the build does not depend on the network.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+
+import sdrstats  # noqa: E402
+
+project = "sdrstats"
+author = "the sdrstats developers"
+copyright = "2026, the sdrstats developers"
+release = version = sdrstats.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "myst_nb",
+]
+
+exclude_patterns = ["_build", "conf.py", "vignettes/figures", "**.ipynb_checkpoints"]
+templates_path = ["_templates"]
+html_theme = "furo"
+html_title = f"sdrstats {release}"
+html_static_path: list[str] = []
+
+# -- API reference: autosummary pages from the package's numpydoc docstrings ----------------
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": True, "inherited-members": True, "show-inheritance": False}
+autodoc_typehints = "none"  # the numpydoc Parameters sections carry the types
+numpydoc_show_class_members = False  # the class template lists members through autodoc
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = {"optional", "default", "or", "of", "shape", "like", "array", "None"}
+
+# -- narrative pages and vignettes (MyST markdown, jupytext notebooks) ----------------------
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+nb_custom_formats = {".py": ["jupytext.reads", {"fmt": "py:percent"}]}
+nb_execution_mode = "force"  # every build runs the vignettes: no cache to go stale
+nb_execution_timeout = 1800
+nb_execution_raise_on_error = True
+nb_execution_show_tb = True
+nb_merge_streams = True
+
+# -- intersphinx (see the module docstring) --------------------------------------------------
+_INVENTORIES = {
+    "python": ("https://docs.python.org/3/", "/usr/share/doc/python3/html/objects.inv"),
+    "numpy": ("https://numpy.org/doc/stable/", "/usr/share/doc/python-numpy-doc/html/objects.inv"),
+    "scipy": ("https://docs.scipy.org/doc/scipy/",
+              "/usr/share/doc/python-scipy-doc/html/objects.inv"),
+    "pandas": ("https://pandas.pydata.org/docs/",
+               "/usr/share/doc/python-pandas-doc/html/objects.inv"),
+    "statsmodels": ("https://www.statsmodels.org/stable/",
+                    "/usr/share/doc/python-statsmodels-doc/html/objects.inv"),
+    "matplotlib": ("https://matplotlib.org/stable/",
+                   "/usr/share/doc/python-matplotlib-doc/html/objects.inv"),
+}
+
+
+def _intersphinx_mapping() -> dict[str, tuple[str, tuple[str, ...]]]:
+    folder = os.environ.get("SDRSTATS_INTERSPHINX_DIR")
+    online = os.environ.get("SDRSTATS_INTERSPHINX", "").lower() == "online"
+    mapping = {}
+    for name, (url, debian) in _INVENTORIES.items():
+        places = [p for p in ((Path(folder) / f"{name}.inv") if folder else None, Path(debian))
+                  if p is not None and p.is_file()]
+        locations = tuple(str(p) for p in places) + ((None,) if online else ())
+        if locations:
+            mapping[name] = (url, locations)
+    return mapping
+
+
+intersphinx_mapping = _intersphinx_mapping()
+
+
+def _xref_aliases() -> dict[str, str]:
+    """numpydoc's type aliases, without glossary/label links into projects we have no inventory of.
+
+    numpydoc links ``array_like`` and ``bool`` with ``:term:``/``:ref:`` roles, which warn when
+    unresolved (unlike ``:class:`` links); without the inventory they render as plain names.
+    """
+    from numpydoc.xref import DEFAULT_LINKS
+
+    aliases = {"DataFrame": "pandas.DataFrame", "Series": "pandas.Series"}
+    for name, target in DEFAULT_LINKS.items():
+        role = re.match(r":(term|ref):`(?:[^<`]*<)?(\w+):", target)
+        if role and role.group(2) not in intersphinx_mapping:
+            aliases[name] = name
+    return aliases
+
+
+numpydoc_xref_aliases = _xref_aliases()
+
+
+# -- sources copied or generated at build time (ignored by git) ------------------------------
+def _copy_if_changed(source: Path, target: Path) -> None:
+    if not target.exists() or target.read_bytes() != source.read_bytes():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+
+
+def _sync_vignettes() -> None:
+    """Copy ``vignettes/NN_*.py`` beside ``docs/vignettes/index.md`` for myst-nb to execute."""
+    target_dir = DOCS / "vignettes"
+    sources = sorted((ROOT / "vignettes").glob("[0-9][0-9]_*.py"))
+    for stale in set(target_dir.glob("[0-9][0-9]_*.py")) - {target_dir / s.name for s in sources}:
+        stale.unlink()
+    for source in sources:
+        _copy_if_changed(source, target_dir / source.name)
+
+
+def _on_builder_inited(app) -> None:
+    # The vignettes save their PNG files under SDRSTATS_FIGURES; the pages show the figures
+    # from the notebook output, so these copies only need a place outside the source tree.
+    os.environ["SDRSTATS_FIGURES"] = str(Path(app.outdir).parent / "vignette_figures")
+    # The kernels import the sdrstats of this source tree, as autodoc does.
+    path = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
+    # The kernel must draw inline for the figures to reach the page.
+    if os.environ.get("MPLBACKEND", "").lower() == "agg":
+        del os.environ["MPLBACKEND"]
+
+
+_HEADING = re.compile(r"^(#{1,6})(\s)", flags=re.MULTILINE)
+
+
+def _benchmark_page(source: Path, kind: str) -> str:
+    """A benchmark's committed markdown as a page: headings shifted so the first is the title."""
+    text = source.read_text(encoding="utf-8")
+    # Headings inside fenced blocks would be shifted too; the benchmark outputs have none.
+    levels = [len(m.group(1)) for m in _HEADING.finditer(text)]
+    shift = min(levels) - 1 if levels else 0
+    if shift:
+        text = _HEADING.sub(lambda m: "#" * (len(m.group(1)) - shift) + m.group(2), text)
+    if not levels:
+        text = f"# {source.stem}\n\n{text}"
+    where = source.relative_to(ROOT).as_posix()
+    script = source.with_suffix(".py")
+    origin = (f"Output of `{script.relative_to(ROOT).as_posix()}`, committed as `{where}`."
+              if script.exists() else f"From `{where}`.")
+    title, _, rest = text.partition("\n")
+    figures = sorted(source.parent.glob(f"figures/{source.stem}_*.png")) if kind == "paper" else []
+    images = "".join(f"\n```{{image}} {_copy_figure(f)}\n:alt: {f.stem}\n```\n" for f in figures)
+    return f"{title}\n\n*{origin}*\n{rest}{images}"
+
+
+def _copy_figure(figure: Path) -> str:
+    target = DOCS / "benchmarks" / "generated" / "figures" / figure.name
+    _copy_if_changed(figure, target)
+    return f"figures/{figure.name}"
+
+
+def _write_if_changed(target: Path, text: str) -> None:
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def _sync_benchmarks() -> None:
+    """Turn ``benchmarks/*.md`` and ``benchmarks/papers/*.md`` into pages under
+    ``docs/benchmarks/generated/`` (RESULTS.md -> results.md, speed_*, check_*, paper_*)."""
+    bench = ROOT / "benchmarks"
+    pages = {"results.md": (bench / "RESULTS.md", "results")}
+    pages.update({f"{'speed' if p.stem.startswith('bench_') else 'check'}_{p.stem}.md": (p, "speed")
+                  for p in bench.glob("*.md") if p.name != "RESULTS.md"})
+    pages.update({f"paper_{p.stem}.md": (p, "paper") for p in (bench / "papers").glob("*.md")})
+    out = DOCS / "benchmarks" / "generated"
+    for stale in set(out.glob("*.md")) - {out / name for name in pages}:
+        stale.unlink()
+    for name, (source, kind) in pages.items():
+        _write_if_changed(out / name, _benchmark_page(source, kind))
+
+
+_sync_vignettes()
+_sync_benchmarks()
+
+
+def setup(app):
+    app.connect("builder-inited", _on_builder_inited)

@@ -144,7 +144,7 @@ def _label_term(term: str, data: pd.DataFrame) -> str | None:
     return None
 
 
-def select_rows(data: Any, subset: Any) -> pd.DataFrame:
+def select_rows(data: Any, subset: Any, *, allow_empty: bool = False) -> pd.DataFrame:
     """The rows of ``data`` that ``subset`` selects (R's ``subset=``), before anything else.
 
     Parameters
@@ -154,6 +154,8 @@ def select_rows(data: Any, subset: Any) -> pd.DataFrame:
     subset : str or array-like of bool or None
         A pandas query string (``"sex == 'f'"``, ``"ht > 175"``) or a boolean mask with one
         entry per row (a boolean Series is aligned on the index); ``None`` keeps every row.
+    allow_empty : bool, default False
+        Return no rows instead of raising when nothing is selected (one chunk of a stream).
 
     Returns
     -------
@@ -203,7 +205,7 @@ def select_rows(data: Any, subset: Any) -> pd.DataFrame:
                 f"The 'subset' mask has shape {mask.shape}; it needs one entry per row of data "
                 f"({data.shape[0]})."
             )
-    if not mask.any():
+    if not mask.any() and not allow_empty:
         raise ValueError(f"The 'subset' option {describe_subset(subset)} selects no rows.")
     return data.loc[mask]
 

@@ -126,13 +126,35 @@ def test_subset_errors(ais, bad, error, match):
         sdr.sir(f"lbm ~ {PRED}", ais, subset=bad)
 
 
-def test_subset_on_every_formula_function():
+def test_subset_on_every_formula_function(ais):
     import inspect
 
-    for name in ["sir", "save", "phd", "ire", "dr", "cume", "lasso_sir", "lsce", "lsmi", "spca",
-                 "kspca", "bpca", "kdr", "mave", "sdspcaan", "sdspca", "pcan", "spcan",
-                 "sdspca_lpp", "pca"]:
+    takes_formula = [
+        name for name in sdr.__all__
+        if inspect.isfunction(getattr(sdr, name))
+        and list(inspect.signature(getattr(sdr, name)).parameters)[:1]
+        in (["formula"], ["formula_or_fit"])
+    ]
+    assert len(takes_formula) >= 23
+    for name in takes_formula:
         assert "subset" in inspect.signature(getattr(sdr, name)).parameters, name
+    # the density functions and the stream select the same rows as a pre-filtered frame
+    females = ais[ais["sex"] == "f"]
+    formula = "lbm ~ log(wt) + log(ht)"
+    for fn in (sdr.lscde, sdr.eps_kde):
+        kwargs = {"random_state": 0} if fn is sdr.lscde else {}
+        picked = fn(formula, ais, subset="sex == 'f'", **kwargs)
+        direct = fn(formula, females, **kwargs)
+        assert picked.n == direct.n == 100 and "subset=\"sex == 'f'\"" in picked.call
+        np.testing.assert_allclose(picked.conditional_density().mean(females.head()),
+                                   direct.conditional_density().mean(females.head()))
+    options = dict(chunksize=25, init_size=60, d=1, nslices=5)
+    stream = sdr.online_sir(formula, ais, subset="sex == 'f'", **options)
+    chunks = sdr.online_sir(formula, [ais.iloc[:101], ais.iloc[101:]], subset="sex == 'f'",
+                            **options)
+    assert stream.n_seen == chunks.n_seen == 100
+    with pytest.raises(ValueError, match="query string for a stream"):
+        sdr.online_sir(formula, [ais], subset=(ais["sex"] == "f").to_numpy(), **options)
 
 
 @pytest.mark.parametrize("key,group,options", [

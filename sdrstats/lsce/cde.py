@@ -21,7 +21,7 @@ from ..density.mixture import (
     fit_eps_kde,
     fit_lscde,
 )
-from ..formula import parse
+from ..formula import describe_subset, parse
 from ..results import Results
 from .density_fit import LABELS, DensityFit
 
@@ -34,12 +34,20 @@ def _front(
     random_state: Any,
     options: dict[str, Any],
     defaults: dict[str, Any],
+    subset: Any = None,
 ) -> DensityFit:
     shown = [f"{k}={v!r}" for k, v in options.items() if not _same(v, defaults.get(k))]
+    if subset is not None:
+        shown.append(f"subset={describe_subset(subset)}")
     if random_state is not None:
         shown.append(f"random_state={random_state!r}")
     tail = ", " + ", ".join(shown) if shown else ""
     if isinstance(formula_or_fit, Results):
+        if subset is not None:
+            raise ValueError(
+                f"{estimator}(fit, subset=...) cannot select rows of a fitted result; refit the "
+                "reduction with subset=, or pass a formula and data."
+            )
         fit = formula_or_fit
         density = conditional_density_for(fit, estimator, random_state=random_state, **options)
         d = density.features.d
@@ -59,7 +67,7 @@ def _front(
         )
     if data is None:
         raise TypeError(f"{estimator}({formula_or_fit!r}) needs data=.")
-    spec = parse(formula_or_fit, data, missing=missing)
+    spec = parse(formula_or_fit, data, missing=missing, subset=subset)
     X = spec.X
     shift, scale = X.mean(axis=0), X.std(axis=0, ddof=1)
     if np.any(scale <= 0):
@@ -101,6 +109,7 @@ def lscde(
     n_folds: int = 5,
     random_state: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> DensityFit:
     """Least-squares conditional density estimation (Sugiyama et al. 2010).
 
@@ -123,6 +132,9 @@ def lscde(
     n_folds : int, default 5
     random_state : int, SeedSequence or Generator, optional
     missing : {"drop", "raise"}, default "drop"
+    subset : str or array-like of bool, optional
+        Rows to use with a formula, selected before anything else as R's ``subset``: a pandas
+        query string (``"sex == 'f'"``) or a boolean mask.
 
     Returns
     -------
@@ -158,7 +170,7 @@ def lscde(
         "n_folds": n_folds,
     }
     defaults = {"sigma_grid": None, "lambda_grid": None, "n_basis": 100, "n_folds": 5}
-    return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults)
+    return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults, subset)
 
 
 def eps_kde(
@@ -168,6 +180,7 @@ def eps_kde(
     eps_grid: Any = None,
     bandwidth_grid: Any = None,
     missing: str = "drop",
+    subset: Any = None,
 ) -> DensityFit:
     """ε-neighbour kernel conditional density estimation, ε and bandwidth by LS-CV.
 
@@ -187,6 +200,9 @@ def eps_kde(
         Candidate response bandwidths (standardised units); default (0.1...1) x the
         normal-reference bandwidth.
     missing : {"drop", "raise"}, default "drop"
+    subset : str or array-like of bool, optional
+        Rows to use with a formula, selected before anything else as R's ``subset``: a pandas
+        query string (``"sex == 'f'"``) or a boolean mask.
 
     Returns
     -------
@@ -205,7 +221,7 @@ def eps_kde(
     """
     opts = {"eps_grid": eps_grid, "bandwidth_grid": bandwidth_grid}
     defaults = {"eps_grid": None, "bandwidth_grid": None}
-    return _front("eps_kde", formula_or_fit, data, missing, None, opts, defaults)
+    return _front("eps_kde", formula_or_fit, data, missing, None, opts, defaults, subset)
 
 
 __all__ = [

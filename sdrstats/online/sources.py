@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from .._validation import check_int
+from ..formula import describe_subset, select_rows
 from .online_sir import OnlineSIR
 
 
@@ -81,6 +82,7 @@ def online_sir(
     block_size: int = 1000,
     trace_size: int = 100,
     missing: str = "drop",
+    subset: Any = None,
 ) -> OnlineSIR:
     """Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.
 
@@ -102,6 +104,9 @@ def online_sir(
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    subset : str or array-like of bool, optional
+        Rows to use, as R's ``subset``: a pandas query string (applied to every chunk as it
+        arrives), or a boolean mask (a DataFrame source only: a stream has no row positions).
 
     Returns
     -------
@@ -134,8 +139,21 @@ def online_sir(
     )
     shown = {k: v for k, v in model.options.items() if repr(v) != repr(OnlineSIR.params[k])}
     args = "".join(f", {k}={v!r}" for k, v in shown.items())
+    if subset is not None:
+        args += f", subset={describe_subset(subset)}"
+        if isinstance(source, pd.DataFrame):
+            source = select_rows(source, subset)
+        elif not isinstance(subset, str):
+            raise ValueError(
+                "online_sir's 'subset' must be a query string for a stream of chunks (a boolean "
+                "mask needs a DataFrame source); e.g. subset=\"sex == 'f'\"."
+            )
     model.call = f"online_sir({formula!r}, source, chunksize={chunksize}{args})"
     for chunk in iter_chunks(source, chunksize):
+        if isinstance(subset, str) and not isinstance(source, pd.DataFrame):
+            chunk = select_rows(chunk, subset, allow_empty=True)
+            if chunk.shape[0] == 0:
+                continue
         model.partial_fit(chunk, formula=formula, missing=missing)
     if not model.initialized:
         raise ValueError(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import keyword
 import re
 from typing import Any
 
@@ -161,3 +163,33 @@ def _check_object_column(frame: pd.DataFrame, col: str) -> None:
 
 def _is_label_column(series: pd.Series) -> bool:
     return not (pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series))
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _quote(name: str) -> str:
+    """The formula text that refers to column ``name`` by reference, never as code.
+
+    A plain identifier stands for itself; anything else becomes ``Q(<string literal>)``, with the
+    literal escaped by ``json.dumps`` (a valid Python string literal), so a column name is only
+    ever looked up as a name: a hostile header such as ``x") + I(__import__("os")...)`` stays
+    one string and cannot close the quote and run code. Keywords (``class``, ``None``) are
+    quoted too. For names without quotes, backslashes or control characters the text is
+    ``Q("name")``, exactly as before.
+    """
+    if _IDENTIFIER.match(name) and not keyword.iskeyword(name):
+        return name
+    return f"Q({json.dumps(name, ensure_ascii=False)})"
+
+
+def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
+    found = []
+    for col in columns:
+        if _IDENTIFIER.match(col):
+            if re.search(rf"(?<![\w.]){re.escape(col)}(?![\w])", text):
+                found.append(col)
+        elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
+            found.append(col)
+    return found
+

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import json
-import keyword
 import re
 import warnings
 from typing import Any
@@ -42,11 +40,11 @@ from ._checks import (
     _check_object_columns,
     _explain_patsy_error,
     _is_label_column,
+    _mentioned_columns,
+    _quote,
 )
 from ._warnings import MissingValueWarning
 from .spec import _R_NAMES, ModelSpec
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _user_env() -> patsy.EvalEnvironment:
@@ -58,20 +56,6 @@ def _user_env() -> patsy.EvalEnvironment:
     del frame
     return patsy.EvalEnvironment(namespaces).with_outer_namespace(_R_NAMES)
 
-
-def _quote(name: str) -> str:
-    """The formula text that refers to column ``name`` by reference, never as code.
-
-    A plain identifier stands for itself; anything else becomes ``Q(<string literal>)``, with the
-    literal escaped by ``json.dumps`` (a valid Python string literal), so a column name is only
-    ever looked up as a name: a hostile header such as ``x") + I(__import__("os")...)`` stays
-    one string and cannot close the quote and run code. Keywords (``class``, ``None``) are
-    quoted too. For names without quotes, backslashes or control characters the text is
-    ``Q("name")``, exactly as before.
-    """
-    if _IDENTIFIER.match(name) and not keyword.iskeyword(name):
-        return name
-    return f"Q({json.dumps(name, ensure_ascii=False)})"
 
 
 def _quoted_literal(term: str) -> str | None:
@@ -105,16 +89,6 @@ def _split_top(text: str, sep: str = "+") -> list[str]:
     parts.append(text[start:])
     return [p.strip() for p in parts]
 
-
-def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
-    found = []
-    for col in columns:
-        if _IDENTIFIER.match(col):
-            if re.search(rf"(?<![\w.]){re.escape(col)}(?![\w])", text):
-                found.append(col)
-        elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
-            found.append(col)
-    return found
 
 
 def _rhs_columns(rhs: str, columns: list[str]) -> list[str]:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ._checks import _check_finite, _check_object_columns, _explain_patsy_error
+from ._checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
 
 _R_NAMES: dict[str, Any] = {
     "log": np.log,
@@ -169,8 +169,6 @@ class ModelSpec:
 
 def _prepare_newdata(newdata: pd.DataFrame, design_info: Any) -> pd.DataFrame:
     """New rows in the dtypes the fit read, refusing a missing value by its row and column."""
-    from .formula import _mentioned_columns
-
     frame = newdata.copy(deep=False)
     frame.columns = [str(c) for c in frame.columns]
     codes = " ".join(factor.name() for factor in design_info.factor_infos)

@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 import patsy
 
+from ._array_front import from_arrays
 from ._checks import (
     _check_data,
     _check_finite,
-    _check_magnitude,
     _check_object_columns,
     _explain_patsy_error,
     _is_label_column,
@@ -344,141 +344,6 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         n_dropped=n_dropped,
         rhs=rhs,
         source=frame[_mentioned_columns(rhs, columns)],
-    )
-
-
-def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
-    """Build a spec from arrays (or a DataFrame ``X`` and a Series/array ``y``).
-
-    A response of strings, booleans or a pandas categorical is a class label; any numeric
-    response is continuous. Column names come from a DataFrame, else ``x1..xp``.
-
-    Parameters
-    ----------
-    X : array-like of shape (n, p) or pandas.DataFrame
-        Numeric predictors.
-    y : array-like of shape (n,) or (n, q)
-        The response.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-
-    Returns
-    -------
-    ModelSpec
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> spec = from_arrays(np.arange(8.0).reshape(4, 2), ["a", "b", "a", "b"])
-    >>> spec.x_names, spec.Y.tolist(), spec.y_levels
-    (['x1', 'x2'], [0, 1, 0, 1], ['a', 'b'])
-    """
-    if missing not in ("drop", "raise"):
-        raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-    if isinstance(X, pd.DataFrame):
-        x_columns = [str(c) for c in X.columns]
-        index = X.index
-        non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if non_numeric:
-            raise ValueError(
-                f"X has non-numeric column(s) {non_numeric}; code them as numbers or use the "
-                "formula interface, which codes factors."
-            )
-        Xa = X.to_numpy(dtype=float)
-    else:
-        try:
-            Xa = np.asarray(X, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError("X must be a numeric 2-D array or DataFrame.") from None
-        x_columns = None
-        index = pd.RangeIndex(Xa.shape[0] if Xa.ndim else 0)
-    if Xa.ndim == 1:
-        Xa = Xa.reshape(-1, 1)
-    if Xa.ndim != 2:
-        raise ValueError(f"X must be 2-D (n observations x p predictors); got shape {Xa.shape}.")
-    if Xa.shape[0] == 0:
-        raise ValueError("X has no rows; an SDR fit needs observations.")
-    x_names = x_columns or [f"x{j + 1}" for j in range(Xa.shape[1])]
-
-    n_rows = Xa.shape[0]
-    y_numeric = None
-    if isinstance(y, np.ndarray) and y.dtype.kind in "fiu" and y.ndim in (1, 2):
-        # fast path for numeric arrays: no pandas round trip
-        y_numeric = (y.reshape(-1, 1) if y.ndim == 1 else y).astype(float, copy=False)
-        q = y_numeric.shape[1]
-        y_names = ["y"] if q == 1 else [f"y{j + 1}" for j in range(q)]
-        n_y = y_numeric.shape[0]
-        label = False
-    else:
-        if isinstance(y, pd.DataFrame):
-            y_names = [str(c) for c in y.columns]
-            y_values = y
-        elif isinstance(y, pd.Series):
-            y_names = [str(y.name) if y.name is not None else "y"]
-            y_values = y.to_frame()
-        else:
-            arr = np.asarray(y)
-            if arr.ndim == 1:
-                arr = arr.reshape(-1, 1)
-            y_names = ["y"] if arr.shape[1] == 1 else [f"y{j + 1}" for j in range(arr.shape[1])]
-            y_values = pd.DataFrame(arr, columns=y_names)
-        n_y = y_values.shape[0]
-    if n_y != n_rows:
-        raise ValueError(f"X has {n_rows} rows but y has {n_y}; they must match.")
-    if y_numeric is None:
-        y_values = y_values.reset_index(drop=True)
-        y_values.columns = y_names
-        label = y_values.shape[1] == 1 and _is_label_column(y_values.iloc[:, 0])
-        y_ok = y_values.notna().all(axis=1).to_numpy()
-    else:
-        y_ok = ~np.isnan(y_numeric).any(axis=1)
-    low, high = Xa.min(axis=0), Xa.max(axis=0)  # NaN and inf propagate: one cheap check
-    x_finite = bool(np.isfinite(low).all() and np.isfinite(high).all())
-    x_ok = np.ones(n_rows, dtype=bool) if x_finite else ~np.isnan(Xa).any(axis=1)
-    mask = x_ok & y_ok
-    n_dropped = int((~mask).sum())
-    if n_dropped:
-        if missing == "raise":
-            raise ValueError(f"{n_dropped} row(s) of X or y have missing values; drop them first.")
-        warnings.warn(f"Dropped {n_dropped} of {n_rows} rows with missing values.",
-                      MissingValueWarning, stacklevel=3)
-        Xa = Xa[mask]
-    elif np.may_share_memory(Xa, X):
-        # No copy of the caller's array (it can be large): a read-only view, so nothing in
-        # sdrstats can write to it. Changing the array afterwards changes what the fit sees.
-        Xa = Xa.view()
-        Xa.flags.writeable = False
-    if Xa.shape[0] == 0:
-        raise ValueError("No rows are left after dropping rows with missing values.")
-    if x_finite:
-        _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
-    else:
-        _check_finite(Xa, x_names, "Predictor")
-    if label:
-        labels = pd.Categorical(y_values.iloc[mask, 0])
-        Y = np.asarray(labels.codes, dtype=np.int64)
-        y_levels = list(labels.categories)
-    else:
-        if y_numeric is not None:
-            Y = y_numeric[mask] if n_dropped else y_numeric.view()
-            Y.flags.writeable = False  # may share the caller's memory: never written
-        else:
-            try:
-                Y = y_values.loc[mask].to_numpy(dtype=float)
-            except (TypeError, ValueError):
-                raise TypeError("y must be numeric, or a single column of class labels.") from None
-        _check_finite(Y, y_names, "Response")
-        y_levels = None
-    return ModelSpec(
-        X=np.ascontiguousarray(Xa),
-        Y=np.ascontiguousarray(Y),
-        x_names=x_names,
-        y_names=y_names,
-        index=index[mask] if n_dropped else index,
-        y_levels=y_levels,
-        n_dropped=n_dropped,
-        x_columns=x_columns,
     )
 
 

@@ -26,8 +26,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
-from sdrstats.distances import det_distance
 from sdrstats.simulate import ossir_model
+from sdrstats.stats.distances import det_distance
 
 P, H, D, CHUNK = 1000, 10, 2, 1000
 TRACE = 16  # snapshots kept in the trace (bounded; thinned when full)

@@ -18,7 +18,7 @@ Scenarios:
   ``sdr.read_csv_chunks(path, chunksize=50_000)``; the file is deleted afterwards;
 * ``chunks_exact`` and ``dask_exact``: the chunk and Dask paths without cut points, so the
   default exact slicing (R ``dr``'s slices of the whole response, found in passes over the
-  response: :mod:`sdrstats.exact_slicing`) runs first; their table counts those passes and
+  response: :mod:`sdrstats.stats.exact_slicing`) runs first; their table counts those passes and
   compares the time with the one-pass fit given cut points.
 
 Rows per second include generating (or parsing) the rows, for every path alike. The machine
@@ -208,8 +208,10 @@ def main() -> None:
         "persisted on the workers), so later slicing passes read no rows. Goal: the extra "
         "passes cost at most 1.5x the one-pass time, client peak memory at most 500 MB.\n"
     )
-    print("| path | rows | slicing passes | data passes | seconds | one-pass seconds | "
-          "extra cost / one pass | rows/s | peak MB | abs(cos) vs one pass |")
+    print(
+        "| path | rows | slicing passes | data passes | seconds | one-pass seconds | "
+        "extra cost / one pass | rows/s | peak MB | abs(cos) vs one pass |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     one_pass = {"chunks": results[1], "dask": results[2]}
     for key, r in exact.items():

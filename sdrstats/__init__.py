@@ -8,22 +8,21 @@ A formula and a data frame in, a fitted result out::
     print(fit.summary())
 """
 
-from . import datasets, distances, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
-from ._warnings import (
+from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
+from .core.results import DimensionTest, Results
+from .core.warnings import (
     CollinearityWarning,
     ConvergenceWarning,
     MissingValueWarning,
     SDRWarning,
     TuningWarning,
 )
-from .distances import det_distance, projection_distance, subspace_distance, trace_correlation
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, DensityFit, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
 from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
-from .results import DimensionTest, Results
 from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
 from .sdspcaan import (
     PCA,
@@ -42,6 +41,8 @@ from .sdspcaan import (
     vpca,
 )
 from .spca import BPCA, KDR, KSPCA, SPCA, bpca, kdr, kspca, spca
+from .stats import distances
+from .stats.distances import det_distance, projection_distance, subspace_distance, trace_correlation
 
 __version__ = "0.1.0"
 

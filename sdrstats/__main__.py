@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 import sdrstats as sdr
-from sdrstats._base import Estimator
+from sdrstats.core.estimator import Estimator
 
 DEMO_FORMULA = (
     "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
@@ -42,8 +42,7 @@ def run_demo(bootstrap_replicates: int = 200) -> None:
     test = sir_fit.test_dimension("asymptotic")
     print(f"SIR's marginal tests choose d = {test.d}.\n")
     try:
-        boot = sir_fit.bootstrap(B=bootstrap_replicates, d=test.d, random_state=0,
-                                 progress=False)
+        boot = sir_fit.bootstrap(B=bootstrap_replicates, d=test.d, random_state=0, progress=False)
     except ModuleNotFoundError as exc:  # the inference layer is an optional part of a checkout
         print(f"(bootstrap unavailable: {exc})")
         return
@@ -130,22 +129,41 @@ def build_parser() -> argparse.ArgumentParser:
     methods = fit.add_subparsers(dest="method", metavar="METHOD", required=True)
     for name, cls in _estimators().items():
         doc = (cls.__doc__ or "").strip().splitlines()
-        sub = methods.add_parser(name, help=doc[0] if doc else name,
-                                 description=(cls.__doc__ or name) + "\n\n" + FORMULA_TRUST_NOTE)
+        sub = methods.add_parser(
+            name,
+            help=doc[0] if doc else name,
+            description=(cls.__doc__ or name) + "\n\n" + FORMULA_TRUST_NOTE,
+        )
         sub.formatter_class = argparse.RawDescriptionHelpFormatter
-        sub.add_argument("formula", help='model formula, e.g. "y ~ ." (quote it); it is '
-                         "evaluated as Python: never pass formula text from an untrusted source")
+        sub.add_argument(
+            "formula",
+            help='model formula, e.g. "y ~ ." (quote it); it is '
+            "evaluated as Python: never pass formula text from an untrusted source",
+        )
         sub.add_argument("data", help="path of a CSV file with a header row")
-        sub.add_argument("--missing", choices=["drop", "raise"], default="drop",
-                         help="rows with missing values: drop with a warning, or stop")
-        sub.add_argument("--test", default=None, metavar="RULE",
-                         help="also print a dimension test (asymptotic, permutation, ...)")
+        sub.add_argument(
+            "--missing",
+            choices=["drop", "raise"],
+            default="drop",
+            help="rows with missing values: drop with a warning, or stop",
+        )
+        sub.add_argument(
+            "--test",
+            default=None,
+            metavar="RULE",
+            help="also print a dimension test (asymptotic, permutation, ...)",
+        )
         described = _option_help(cls)
         for option, default in cls.params.items():
             text = described.get(option, "")
-            sub.add_argument(f"--{option.replace('_', '-')}", dest=f"opt_{option}",
-                             type=_parse_value, default=argparse.SUPPRESS, metavar="VALUE",
-                             help=f"{text} (default: {default!r})".strip().replace("%", "%%"))
+            sub.add_argument(
+                f"--{option.replace('_', '-')}",
+                dest=f"opt_{option}",
+                type=_parse_value,
+                default=argparse.SUPPRESS,
+                metavar="VALUE",
+                help=f"{text} (default: {default!r})".strip().replace("%", "%%"),
+            )
     return parser
 
 
@@ -153,17 +171,23 @@ def _fit_command(args: argparse.Namespace) -> int:
     try:
         data = pd.read_csv(args.data)
     except pd.errors.EmptyDataError:
-        print(f"error: {args.data!r} is empty; it needs a header row and data rows.",
-              file=sys.stderr)
+        print(
+            f"error: {args.data!r} is empty; it needs a header row and data rows.", file=sys.stderr
+        )
         return 2
     except UnicodeDecodeError as exc:
-        print(f"error: {args.data!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
-              "save it as UTF-8 CSV.", file=sys.stderr)
+        print(
+            f"error: {args.data!r} is not UTF-8 text (byte {exc.start}: {exc.reason}); "
+            "save it as UTF-8 CSV.",
+            file=sys.stderr,
+        )
         return 2
     except (OSError, ValueError) as exc:  # pandas' ParserError is a ValueError
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"error: cannot read {args.data!r} as CSV (truncated or malformed?): {first}",
-              file=sys.stderr)
+        print(
+            f"error: cannot read {args.data!r} as CSV (truncated or malformed?): {first}",
+            file=sys.stderr,
+        )
         return 2
     if data.shape[0] == 0:
         print(f"error: {args.data!r} has a header but no data rows.", file=sys.stderr)

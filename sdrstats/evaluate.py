@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._parallel import parallel_map, spawn_seeds
-from ._warnings import ConvergenceWarning
-from .formula import from_arrays, parse
+from .core.parallel import parallel_map, spawn_seeds
+from .core.warnings import ConvergenceWarning
+from .design.formula import from_arrays, parse
 
 #: The seed's grid for alpha, beta and delta (each times its trace scale).
 WEIGHT_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)

@@ -148,8 +148,9 @@ def ar1_normal(n: int, p: int, rho: float, rng: np.random.Generator) -> np.ndarr
     return lfilter([1.0], [1.0, -rho], z, axis=1)
 
 
-def ossir_model(model: int, n: int, p: int, random_state: Any = None, noise_sd: float = 0.5,
-                rho: float = 0.5) -> tuple[pd.DataFrame, np.ndarray]:
+def ossir_model(
+    model: int, n: int, p: int, random_state: Any = None, noise_sd: float = 0.5, rho: float = 0.5
+) -> tuple[pd.DataFrame, np.ndarray]:
     """Seed 003's simulation models, "after seed 003" (METHODS.md §2 reconstruction).
 
     ``x ~ N(0, Σ)``, ``Σ_ij = 0.5^|i-j|``; ``β₁ = (1,1,1,1,0,…)/2``, ``β₂`` has ``1/2`` at
@@ -202,8 +203,9 @@ def ossir_model(model: int, n: int, p: int, random_state: Any = None, noise_sd: 
     return data, basis
 
 
-def sparse_single_index(n: int, p: int, random_state: Any = None, noise_sd: float = 0.5,
-                        k: int = 5) -> tuple[pd.DataFrame, np.ndarray]:
+def sparse_single_index(
+    n: int, p: int, random_state: Any = None, noise_sd: float = 0.5, k: int = 5
+) -> tuple[pd.DataFrame, np.ndarray]:
     """``x ~ N(0, I_p)``, ``β = (1,…,1,0,…,0)/√k`` (``k`` ones), ``y = xᵀβ + noise_sd·ε``.
 
     The Lasso-SIR check of issue #6 (``k = 5``, ``p = 100``, ``n = 200``).

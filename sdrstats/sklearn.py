@@ -31,7 +31,7 @@ def estimator_classes() -> dict[str, type]:
     ('SIR', 'MAVE')
     """
     import sdrstats
-    from sdrstats._base import Estimator
+    from sdrstats.core.estimator import Estimator
 
     classes = {}
     for name in sdrstats.__all__:

@@ -80,8 +80,9 @@ def run(path: Path, *, quick: bool = False, figures: Path | None = None) -> list
     return sorted(set(figures.glob("*.png")) - before) or sorted(figures.glob("*.png"))
 
 
-def build(*, quick: bool = False, out: Path | None = None,
-          names: Sequence[str] | None = None) -> list[Path]:
+def build(
+    *, quick: bool = False, out: Path | None = None, names: Sequence[str] | None = None
+) -> list[Path]:
     """Execute every vignette as a notebook and render it to HTML with its output."""
     try:
         import jupytext
@@ -129,8 +130,7 @@ def show_figure(figure: Any = "all") -> None:
     """
     import matplotlib.pyplot as plt
 
-    figures = ([plt.figure(n) for n in plt.get_fignums()] if isinstance(figure, str)
-               else [figure])
+    figures = [plt.figure(n) for n in plt.get_fignums()] if isinstance(figure, str) else [figure]
     shell = sys.modules.get("IPython")
     kernel = shell is not None and "ipykernel" in sys.modules and shell.get_ipython() is not None
     for fig in figures:
@@ -152,12 +152,15 @@ def _select(names: Sequence[str] | None) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sdrstats.vignettes",
-                                     description="List, run or render the vignettes.")
+    parser = argparse.ArgumentParser(
+        prog="python -m sdrstats.vignettes", description="List, run or render the vignettes."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the vignettes")
-    for name, text in (("run", "run as scripts, saving figures"),
-                       ("build", "execute and render to HTML (needs the docs extra)")):
+    for name, text in (
+        ("run", "run as scripts, saving figures"),
+        ("build", "execute and render to HTML (needs the docs extra)"),
+    ):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("names", nargs="*", help="vignettes to use (part of the file name)")
         cmd.add_argument("--quick", action="store_true", help="small settings")
@@ -169,8 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "run":
         for path in _select(args.names):
-            figures = run(path, quick=args.quick,
-                          figures=args.out / path.stem if args.out else None)
+            figures = run(
+                path, quick=args.quick, figures=args.out / path.stem if args.out else None
+            )
             print(f"{path.stem}: {len(figures)} figure(s)")
         return 0
     for target in build(quick=args.quick, out=args.out, names=args.names):

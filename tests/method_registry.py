@@ -26,10 +26,12 @@ FITS = {
     "dr": lambda d: sdr.dr(F, d, nslices=5),
     "cume": lambda d: sdr.cume(F, d),
     "mave": lambda d: sdr.mave(F, d, d=1, max_dim=2, max_iter=5),
-    "lsce": lambda d: sdr.lsce(F, d, d=1, n_restarts=2, max_iter=5, n_basis=30,
-                               progress=False, random_state=0),
-    "lsmi": lambda d: sdr.lsmi(F, d, d=1, n_restarts=2, max_iter=5, n_basis=30,
-                               progress=False, random_state=0),
+    "lsce": lambda d: sdr.lsce(
+        F, d, d=1, n_restarts=2, max_iter=5, n_basis=30, progress=False, random_state=0
+    ),
+    "lsmi": lambda d: sdr.lsmi(
+        F, d, d=1, n_restarts=2, max_iter=5, n_basis=30, progress=False, random_state=0
+    ),
     "spca": lambda d: sdr.spca(F, d, 1),
     "kspca": lambda d: sdr.kspca(F, d, 1, random_state=0),
     "bpca": lambda d: sdr.bpca(F, d, 1, random_state=0),

@@ -405,8 +405,9 @@ def test_object_numbers_are_numbers():
 def test_nullable_dtypes_are_read_like_numpy():
     # Int64/Float64/boolean/string and pyarrow columns give the numpy dtypes' design exactly.
     data = FRAME.assign(b=FRAME.x3 > 0, k=(FRAME.x4 * 10).round())
-    nullable = data.astype({"x1": "Float64", "k": "Int64", "b": "boolean", "g": "string",
-                            "x2": "double[pyarrow]"})
+    nullable = data.astype(
+        {"x1": "Float64", "k": "Int64", "b": "boolean", "g": "string", "x2": "double[pyarrow]"}
+    )
     ref = sdr.sir("y ~ x1 + x2 + k + b + g", data)
     fit = sdr.sir("y ~ x1 + x2 + k + b + g", nullable)
     assert fit.spec.x_names == ref.spec.x_names

@@ -12,8 +12,18 @@ ROOT_DATA = __import__("pathlib").Path(__file__).resolve().parents[1] / "data" /
 
 
 def test_fit_prints_summary(capsys):
-    code = main(["fit", "sir", "lbm ~ log(wt) + log(ht) + log(ssf)", str(ROOT_DATA),
-                 "--nslices", "6", "--test", "asymptotic"])
+    code = main(
+        [
+            "fit",
+            "sir",
+            "lbm ~ log(wt) + log(ht) + log(ssf)",
+            str(ROOT_DATA),
+            "--nslices",
+            "6",
+            "--test",
+            "asymptotic",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "sir with 6 slices, n = 202." in out and "Chosen d =" in out
@@ -43,8 +53,13 @@ def test_bad_option_exits_2():
 
 
 def test_demo_runs_as_module():
-    out = subprocess.run([sys.executable, "-m", "sdrstats", "demo", "--bootstrap", "20"],
-                         capture_output=True, text=True, check=True, timeout=120).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "sdrstats", "demo", "--bootstrap", "20"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
     assert "Sliced inverse regression" in out and "sir with 8 slices, n = 202." in out
     assert "save with 8 slices, n = 202." in out
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.distances import principal_angles, subspace_distance
+from sdrstats.stats.distances import principal_angles, subspace_distance
 
 
 def test_lines_at_an_angle_have_closed_forms():
@@ -44,4 +44,3 @@ def test_errors_are_clear():
         sdr.projection_distance(np.eye(3)[:, :1], np.eye(4)[:, :1])
     with pytest.raises(ValueError, match="distance must be one of"):
         subspace_distance(np.eye(3)[:, :1], np.eye(3)[:, :1], "angle")
-

@@ -26,17 +26,31 @@ DOCS = ROOT / "docs"
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("docs")
     env = {**os.environ, "SDRSTATS_QUICK": "1"}
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(ROOT) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     env.pop("MPLBACKEND", None)
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-               "-d", str(out / "doctrees"), str(DOCS), str(out / "html")]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=900)
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        "-d",
+        str(out / "doctrees"),
+        str(DOCS),
+        str(out / "html"),
+    ]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     # -W turns every Sphinx warning into a failure; print them all when it fails.
-    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line
-                and "IPKernelApp" not in line]  # the kernel's own log line, not Sphinx's
-    assert done.returncode == 0 and not warnings, (
-        f"sphinx exited {done.returncode}:\n" + "\n".join(warnings or done.stderr.splitlines()[-40:])
+    warnings = [
+        line for line in done.stderr.splitlines() if "WARNING" in line and "IPKernelApp" not in line
+    ]  # the kernel's own log line, not Sphinx's
+    assert done.returncode == 0 and not warnings, f"sphinx exited {done.returncode}:\n" + "\n".join(
+        warnings or done.stderr.splitlines()[-40:]
     )
     return out / "html"
 

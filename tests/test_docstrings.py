@@ -16,16 +16,17 @@ from collections.abc import Callable
 import pytest
 
 import sdrstats as sdr
-from sdrstats import evaluate, formula, plotting, plotting_density, scale, simulate
+from sdrstats import evaluate, plotting, scale, simulate
 from sdrstats import sklearn as sdr_sklearn
+from sdrstats.core.results import DimensionTest, Results
+from sdrstats.core.summary import Block, Summary
 from sdrstats.density import ConditionalDensity
+from sdrstats.design import formula
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
 from sdrstats.moment.methods import MomentResults
 from sdrstats.moment.predictor_tests import CoordinateTest, StepResult
 from sdrstats.online import OnlineSIR
-from sdrstats.results import DimensionTest, Results
-from sdrstats.summary import Block, Summary
 
 # Public methods of the results contract and of the streaming / density objects that users
 # call directly; listed by hand so that renaming or dropping one fails loudly.
@@ -78,8 +79,8 @@ EXTRA_FUNCTIONS: list[Callable] = [
     plotting.plot_results,
     *(getattr(simulate, name) for name in simulate.__all__),
     formula.from_arrays,
-    plotting_density.plot_conditional_density,
-    plotting_density.plot_density_fit,
+    plotting.plot_conditional_density,
+    plotting.plot_density_fit,
     evaluate.summarise,
     evaluate.balanced_accuracy,
     evaluate.one_nn_bca,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdrstats.exact_slicing import (
+from sdrstats.stats.exact_slicing import (
     CellHistogram,
     CellValues,
     ResponseSummary,
@@ -11,7 +11,7 @@ from sdrstats.exact_slicing import (
     exact_cut_points,
     walk_cuts,
 )
-from sdrstats.slicing import cut_labels, make_slices
+from sdrstats.stats.slicing import cut_labels, make_slices
 
 
 def _runner(chunks):

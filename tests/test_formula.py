@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.formula import from_arrays, parse
+from sdrstats.design.formula import from_arrays, parse
 
 
 @pytest.fixture
@@ -125,7 +125,9 @@ def test_transform_unseen_level_is_clear(frame):
 def test_pickled_fit_transforms_new_rows(frame):
     fit = sdr.sir("y ~ log(x2) + C(g) + x1", frame, nslices=4)
     clone = pickle.loads(pickle.dumps(fit))
-    np.testing.assert_array_equal(clone.transform(frame).to_numpy(), fit.transform(frame).to_numpy())
+    np.testing.assert_array_equal(
+        clone.transform(frame).to_numpy(), fit.transform(frame).to_numpy()
+    )
     assert str(clone.summary()) == str(fit.summary())
 
 

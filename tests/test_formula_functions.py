@@ -5,7 +5,7 @@ import inspect
 import pytest
 
 import sdrstats as sdr
-from sdrstats._front import (
+from sdrstats.core.formula_functions import (
     class_parameters,
     documented_parameters,
     formula_function,
@@ -41,7 +41,7 @@ PAIRS = {
 EXTRA = {"online_sir": {"chunksize"}} | {
     m: {"weights"} for m in ("sir", "save", "phd", "dr", "cume")
 }
-# Made by sdrstats._front.formula_function (the others are written out and checked here).
+# Made by sdrstats.core.formula_functions.formula_function (the others are written out and checked here).
 GENERATED = {"sdspcaan", "sdspca", "sdspca_lpp", "spcan", "pcan", "pca", "vpca"}
 
 

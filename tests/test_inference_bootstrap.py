@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats._parallel import limit_blas_threads, spawn_seeds
-from sdrstats.distances import projection_distance, subspace_distance
+from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
     bootstrap_replicates,
@@ -14,6 +13,7 @@ from sdrstats.inference._replicates import (
     procrustes_cosines,
 )
 from sdrstats.inference.bootstrap import batched_measures
+from sdrstats.stats.distances import projection_distance, subspace_distance
 
 
 def single_index(n=300, p=5, seed=0, noise=0.5):

@@ -7,8 +7,8 @@ import pytest
 import scipy.stats
 
 import sdrstats as sdr
-from sdrstats._base import Estimator, EstimatorOutput
-from sdrstats._parallel import limit_blas_threads, spawn_seeds
+from sdrstats.core.estimator import Estimator, EstimatorOutput
+from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference import default_k_max, generic_rules
 
 

@@ -74,6 +74,9 @@ def test_embedding_bootstrap_rejects_d_beyond_the_fit(ais):
 def test_unavailable_rules_say_what_is_available(ais):
     fit = sdr.kspca("lbm ~ ht + wt + ssf + bmi", ais, d=1)
     for rule in ("permutation", "ladle", "bootstrap"):
-        with pytest.raises(ValueError, match=r"not available for kspca.*Available for this fit: "
-                                             r"bootstrap\(\)"):
+        with pytest.raises(
+            ValueError,
+            match=r"not available for kspca.*Available for this fit: "
+            r"bootstrap\(\)",
+        ):
             fit.test_dimension(rule)

@@ -1,9 +1,9 @@
-"""Seed spawning and the ordered parallel map (sdrstats._parallel)."""
+"""Seed spawning and the ordered parallel map (sdrstats.core.parallel)."""
 
 import numpy as np
 import pytest
 
-from sdrstats._parallel import (
+from sdrstats.core.parallel import (
     as_seed_sequence,
     effective_n_jobs,
     parallel_map,
@@ -63,7 +63,7 @@ def test_bad_n_jobs_message():
 def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
     import time
 
-    import sdrstats._parallel as par
+    import sdrstats.core.parallel as par
 
     def slow(x):
         time.sleep(0.02)
@@ -90,7 +90,7 @@ def _inner_loop(x):
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
-    import sdrstats._parallel as par
+    import sdrstats.core.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
     monkeypatch.setattr(par, "PROGRESS_MIN_ELAPSED", 0.0)
@@ -103,7 +103,7 @@ def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
 def test_bar_is_redrawn_rarely(monkeypatch, capsys):
     import time
 
-    import sdrstats._parallel as par
+    import sdrstats.core.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
 from sdrstats.spca.kdr import KDRObjective
+from sdrstats.stats.distances import projection_distance
 
 
 @pytest.mark.parametrize("sigma", [0.7, 2.0])

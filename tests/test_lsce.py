@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
 from sdrstats.lsce.basis import BasisProblem, choose_centres
-from sdrstats.optim.grassmann import random_orthonormal_rows
 from sdrstats.simulate import lsce_artificial
+from sdrstats.stats.distances import projection_distance
+from sdrstats.stats.grassmann import random_orthonormal_rows
 
 FAST = {"n_restarts": 2, "progress": False, "random_state": 0}
 

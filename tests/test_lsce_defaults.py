@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
-from sdrstats.gaussian import choose_tuning
 from sdrstats.lsce.basis import BasisProblem, choose_centres, make_folds
-from sdrstats.moment_kernels import starting_directions
 from sdrstats.simulate import lsce_artificial
+from sdrstats.stats.distances import projection_distance
+from sdrstats.stats.gaussian import choose_tuning
+from sdrstats.stats.moment_kernels import starting_directions
 
 
 def _sym_whiten(X):

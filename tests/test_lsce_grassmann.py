@@ -1,9 +1,9 @@
-"""The Grassmann natural-gradient optimiser (sdrstats.optim.grassmann)."""
+"""The Grassmann natural-gradient optimiser (sdrstats.stats.grassmann)."""
 
 import numpy as np
 import scipy.linalg
 
-from sdrstats.optim.grassmann import (
+from sdrstats.stats.grassmann import (
     geodesic,
     grassmann_minimize,
     orthogonal_complement,

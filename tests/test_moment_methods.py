@@ -38,8 +38,14 @@ def test_formula_and_array_paths_agree(method):
 
 @pytest.mark.parametrize(
     ("method", "model"),
-    [("sir", "linear"), ("cume", "linear"), ("save", "quadratic"), ("phd", "quadratic"),
-     ("dr", "quadratic"), ("dr", "linear")],
+    [
+        ("sir", "linear"),
+        ("cume", "linear"),
+        ("save", "quadratic"),
+        ("phd", "quadratic"),
+        ("dr", "quadratic"),
+        ("dr", "linear"),
+    ],
 )
 def test_recovers_single_index(method, model):
     frame, truth = _simulate(model)
@@ -126,12 +132,18 @@ def test_weights_equal_duplicated_rows():
     ("call", "message"),
     [
         (lambda d: sdr.sir("y ~ .", d.iloc[:5]), "more observations than predictors"),
-        (lambda d: sdr.sir("y ~ .", d, nslices=1), "'nslices' option of sir must be an integer >= 2"),
+        (
+            lambda d: sdr.sir("y ~ .", d, nslices=1),
+            "'nslices' option of sir must be an integer >= 2",
+        ),
         (lambda d: sdr.sir("y ~ .", d.iloc[:20], nslices=15), "at most n/2 = 10"),
         (lambda d: sdr.sir("y ~ .", d.assign(x3=1.0)), "Predictor 'x3' is constant"),
         (lambda d: sdr.sir("y ~ .", d.assign(x3=d.x1 + d.x2)), "collinear"),
         (lambda d: sdr.sir("y ~ .", d.assign(y=1.0)), "single value"),
-        (lambda d: sdr.phd("g ~ x1 + x2", d.assign(g=np.where(d.x1 > 0, "a", "b"))), "needs a numeric response"),
+        (
+            lambda d: sdr.phd("g ~ x1 + x2", d.assign(g=np.where(d.x1 > 0, "a", "b"))),
+            "needs a numeric response",
+        ),
         (lambda d: sdr.sir("y ~ .", d, d=9), "at most p = 5"),
         (lambda d: sdr.SIR(bogus=3), "unknown option"),
         (lambda d: sdr.sir("y ~ .", d, slice_function="equal"), "'slice_function' option"),

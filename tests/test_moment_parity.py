@@ -79,8 +79,12 @@ def test_summary_text_has_r_blocks(pair, r_reference):
     text = str(fit.summary())
     r_text = r_reference[fit.method]["summary_text"]
     # Blocks and the formatted numbers agree with R's print (signs of directions may differ).
-    for block in ["Method:", "Slice Sizes:", "Estimated Basis Vectors for Central Subspace:",
-                  "Large-sample Marginal Dimension Tests:"]:
+    for block in [
+        "Method:",
+        "Slice Sizes:",
+        "Estimated Basis Vectors for Central Subspace:",
+        "Large-sample Marginal Dimension Tests:",
+    ]:
         assert block in text and block in r_text
     ours_method = text.split("Method:\n")[1].splitlines()[0]
     assert ours_method == r_text.split("Method:\n")[1].splitlines()[0]

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.distances import det_distance
 from sdrstats.online import trackers
 from sdrstats.online._updates import _truncate, dhat_of, lms_truncated
 from sdrstats.simulate import ossir_model
+from sdrstats.stats.distances import det_distance
 
 
 def _stream(model, n, p, seed):

@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 
 import sdrstats as sdr
-from sdrstats._stats import weighted_chi2_sf
+from sdrstats.stats.chi2 import weighted_chi2_sf
 
 F8 = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)+log(wcc)+log(rcc)+log(hc)+log(ferr)"
 F4 = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)"

@@ -25,8 +25,8 @@ import pytest
 from scipy import stats
 
 import sdrstats as sdr
-from sdrstats._stats import weighted_chi2_sf
 from sdrstats.moment.predictor_tests import hypothesis_basis, predictor_terms
+from sdrstats.stats.chi2 import weighted_chi2_sf
 
 FORMULA = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)+log(wcc)+log(rcc)+log(hc)+log(ferr)"
 # rtol 1e-6 as the issue asks; the computations agree to about 1e-12.

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.slicing import make_slices
+from sdrstats.stats.slicing import make_slices
 
 REF = json.loads((Path(__file__).parent / "reference" / "r_dr_extras.json").read_text())
 ATOL = 1e-8
@@ -37,9 +37,14 @@ def test_arc_slices_match_r_ties_included(case):
     assert make_slices(y, case["h"]).sizes.tolist() == case["dr_sizes"]
 
 
-@pytest.mark.parametrize("key,method,response", [
-    ("sir_arc", "sir", "lbm"), ("sir_arc_tied", "sir", "rlbm"), ("save_arc_tied", "save", "rlbm"),
-])
+@pytest.mark.parametrize(
+    "key,method,response",
+    [
+        ("sir_arc", "sir", "lbm"),
+        ("sir_arc_tied", "sir", "rlbm"),
+        ("save_arc_tied", "save", "rlbm"),
+    ],
+)
 def test_arc_sliced_fits_match_r(ais, key, method, response):
     ref = REF[key]
     data = ais.assign(rlbm=np.round(ais["lbm"]))
@@ -81,9 +86,13 @@ def test_phd_residuals_option_spellings(ais):
         sdr.phd(f"lbm ~ {PRED}", ais, residuals="cubic")
 
 
-@pytest.mark.parametrize("key,method,subset,nslices", [
-    ("sir_subset", "sir", "sex == 'f'", 8), ("save_subset", "save", "ht > 175", 6),
-])
+@pytest.mark.parametrize(
+    "key,method,subset,nslices",
+    [
+        ("sir_subset", "sir", "sex == 'f'", 8),
+        ("save_subset", "save", "ht > 175", 6),
+    ],
+)
 def test_subset_matches_r(ais, key, method, subset, nslices):
     ref = REF[key]
     fit = getattr(sdr, method)(f"lbm ~ {PRED}", ais, subset=subset, nslices=nslices)
@@ -92,8 +101,7 @@ def test_subset_matches_r(ais, key, method, subset, nslices):
     np.testing.assert_allclose(fit.eigenvalues.to_numpy(), ref["evalues"], atol=ATOL)
     keep = int(np.sum(np.abs(ref["evalues"]) > 1e-10))
     assert _max_dir_diff(fit.all_directions.to_numpy(), ref["evectors_by_row"], keep) < 1e-7
-    np.testing.assert_allclose(fit.test_dimension().table["stat"], ref["tests"]["Stat"],
-                               rtol=1e-10)
+    np.testing.assert_allclose(fit.test_dimension().table["stat"], ref["tests"]["Stat"], rtol=1e-10)
     assert f"subset={subset!r}" in fit.call and f"subset={subset!r}" in str(fit.summary())
     # a boolean mask selects the same rows and gives the same numbers
     mask = ais.eval(subset).to_numpy()
@@ -114,13 +122,16 @@ def test_subset_on_ire_matches_r(ais):
     assert "subset=\"sex == 'm'\"" in fit.call
 
 
-@pytest.mark.parametrize("bad,error,match", [
-    ("height > 1", ValueError, "could not be evaluated"),
-    ("ht + 1", ValueError, "True/False per row"),
-    ("ht > 1000", ValueError, "selects no rows"),
-    (np.ones(5, dtype=bool), ValueError, "one entry per row"),
-    (np.ones(202), TypeError, "boolean mask"),
-])
+@pytest.mark.parametrize(
+    "bad,error,match",
+    [
+        ("height > 1", ValueError, "could not be evaluated"),
+        ("ht + 1", ValueError, "True/False per row"),
+        ("ht > 1000", ValueError, "selects no rows"),
+        (np.ones(5, dtype=bool), ValueError, "one entry per row"),
+        (np.ones(202), TypeError, "boolean mask"),
+    ],
+)
 def test_subset_errors(ais, bad, error, match):
     with pytest.raises(error, match=match):
         sdr.sir(f"lbm ~ {PRED}", ais, subset=bad)
@@ -130,7 +141,8 @@ def test_subset_on_every_formula_function(ais):
     import inspect
 
     takes_formula = [
-        name for name in sdr.__all__
+        name
+        for name in sdr.__all__
         if inspect.isfunction(getattr(sdr, name))
         and list(inspect.signature(getattr(sdr, name)).parameters)[:1]
         in (["formula"], ["formula_or_fit"])
@@ -146,22 +158,28 @@ def test_subset_on_every_formula_function(ais):
         picked = fn(formula, ais, subset="sex == 'f'", **kwargs)
         direct = fn(formula, females, **kwargs)
         assert picked.n == direct.n == 100 and "subset=\"sex == 'f'\"" in picked.call
-        np.testing.assert_allclose(picked.conditional_density().mean(females.head()),
-                                   direct.conditional_density().mean(females.head()))
+        np.testing.assert_allclose(
+            picked.conditional_density().mean(females.head()),
+            direct.conditional_density().mean(females.head()),
+        )
     options = dict(chunksize=25, init_size=60, d=1, nslices=5)
     stream = sdr.online_sir(formula, ais, subset="sex == 'f'", **options)
-    chunks = sdr.online_sir(formula, [ais.iloc[:101], ais.iloc[101:]], subset="sex == 'f'",
-                            **options)
+    chunks = sdr.online_sir(
+        formula, [ais.iloc[:101], ais.iloc[101:]], subset="sex == 'f'", **options
+    )
     assert stream.n_seen == chunks.n_seen == 100
     with pytest.raises(ValueError, match="query string for a stream"):
         sdr.online_sir(formula, [ais], subset=(ais["sex"] == "f").to_numpy(), **options)
 
 
-@pytest.mark.parametrize("key,group,options", [
-    ("pire_sex", "sex", {"numdir": 3}),
-    ("pire_sex_h6", "~ sex", {"nslices": 6, "numdir": 2}),
-    ("pire_tall_arc", "tall", {"nslices": 8, "numdir": 2, "slice_function": "arc"}),
-])
+@pytest.mark.parametrize(
+    "key,group,options",
+    [
+        ("pire_sex", "sex", {"numdir": 3}),
+        ("pire_sex_h6", "~ sex", {"nslices": 6, "numdir": 2}),
+        ("pire_tall_arc", "tall", {"nslices": 8, "numdir": 2, "slice_function": "arc"}),
+    ],
+)
 def test_partial_ire_matches_r(ais, key, group, options):
     ref = REF[key]
     data = ais.assign(tall=np.where(ais["ht"] > 180, "tall", "short"))
@@ -175,8 +193,9 @@ def test_partial_ire_matches_r(ais, key, group, options):
     assert table["df"].tolist() == ref["tests"]["df"]
     np.testing.assert_allclose(table["p_value"], ref["tests"]["p.value"], rtol=0, atol=1e-12)
     for d, basis in ref["bases_by_row"].items():  # both make the first entry positive
-        np.testing.assert_allclose(ex["solutions"][int(d)],
-                                   np.reshape(basis, (8, -1)), rtol=0, atol=ATOL)
+        np.testing.assert_allclose(
+            ex["solutions"][int(d)], np.reshape(basis, (8, -1)), rtol=0, atol=ATOL
+        )
     for name, label in [("hg", "log(hg)"), ("ht", "log(ht)")]:
         for kind, d in [("marginal", None), ("d1", 1), ("d2", 2)]:
             theirs = ref["coordinate"][f"{name}_{kind}"]
@@ -189,7 +208,9 @@ def test_partial_ire_matches_r(ais, key, group, options):
 
 def test_partial_ire_errors(ais):
     small = ais.assign(g=np.where(np.arange(202) < 5, "a", "b"))
-    with pytest.raises(ValueError, match="Group 'a' of 'g' has 5 rows; partial IRE needs at least p = 8"):
+    with pytest.raises(
+        ValueError, match="Group 'a' of 'g' has 5 rows; partial IRE needs at least p = 8"
+    ):
         sdr.ire(f"lbm ~ {PRED}", small, group="g")
     with pytest.raises(ValueError, match="'group' column 'nope' is not in data"):
         sdr.ire(f"lbm ~ {PRED}", ais, group="nope")
@@ -203,9 +224,13 @@ def test_partial_ire_summary_names_groups(ais):
     assert "partial ire (group sex: f, m) with 9 8 slices, n = 100 102." in str(fit.summary())
 
 
-WEIGHTED = [("sir_weighted", "sir", {"nslices": 8}), ("save_weighted", "save", {"nslices": 8}),
-            ("phdy_weighted", "phd", {"residuals": False}), ("phdres_weighted", "phd", {}),
-            ("phdq_weighted", "phd", {"residuals": "quadratic"})]
+WEIGHTED = [
+    ("sir_weighted", "sir", {"nslices": 8}),
+    ("save_weighted", "save", {"nslices": 8}),
+    ("phdy_weighted", "phd", {"residuals": False}),
+    ("phdres_weighted", "phd", {}),
+    ("phdq_weighted", "phd", {"residuals": "quadratic"}),
+]
 
 
 @pytest.mark.parametrize("key,method,options", WEIGHTED, ids=[w[0] for w in WEIGHTED])
@@ -234,15 +259,17 @@ def test_case_weights_match_r(ais, key, method, options):
 def test_case_weights_rescaled_as_r(ais):
     data = ais.assign(w=REF["weights"])
     fit = sdr.sir(f"lbm ~ {PRED}", data, weights="w", nslices=8)
-    np.testing.assert_allclose(fit.estimator.case_weights_, REF["sir_weighted"]["rescaled_weights"],
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        fit.estimator.case_weights_, REF["sir_weighted"]["rescaled_weights"], rtol=1e-14
+    )
     # an array, and fit(X, y, sample_weight=) on the same rows, give the same numbers
     by_array = sdr.sir(f"lbm ~ {PRED}", data, weights=np.asarray(REF["weights"]), nslices=8)
     np.testing.assert_array_equal(by_array.eigenvalues, fit.eigenvalues)
     spec = sdr.sir(f"lbm ~ {PRED}", data, nslices=8).spec
     arrays = sdr.SIR(nslices=8).fit(spec.X, spec.Y[:, 0], sample_weight=REF["weights"])
-    np.testing.assert_allclose(arrays.eigenvalues.to_numpy(), fit.eigenvalues.to_numpy(),
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        arrays.eigenvalues.to_numpy(), fit.eigenvalues.to_numpy(), rtol=1e-13
+    )
 
 
 def test_case_weights_on_ire_match_r(ais):
@@ -255,9 +282,14 @@ def test_case_weights_on_ire_match_r(ais):
         assert _max_dir_diff(fit.output.extras["solutions"][int(d)], basis, int(d)) < ATOL
 
 
-@pytest.mark.parametrize("bad,match", [
-    (-1.0, "negative value"), (np.nan, "NaN value"), (np.inf, "infinite value"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (-1.0, "negative value"),
+        (np.nan, "NaN value"),
+        (np.inf, "infinite value"),
+    ],
+)
 def test_bad_case_weights(ais, bad, match):
     w = np.ones(202)
     w[3] = bad
@@ -288,13 +320,15 @@ def test_case_weights_follow_resampled_rows(ais):
     # the bootstrap and the permutation test run on the weighted fit and keep its weights
     boot = fit.bootstrap(B=5, d=2, random_state=1, progress=False)
     plain = sdr.sir(f"lbm ~ {PRED}", data[data["w"] > 0], nslices=8).bootstrap(
-        B=5, d=2, random_state=1, progress=False)
+        B=5, d=2, random_state=1, progress=False
+    )
     assert not np.allclose(boot.distances, plain.distances)
     perm = fit.test_dimension("permutation", n_permutations=9, random_state=0)
     assert np.isfinite(perm.table["stat"]).all()
     # refits with changed options (ladle, other d) keep the case weights
-    np.testing.assert_allclose(fit.refit(fit.spec.X, fit.spec.Y, d=2).eigenvalues,
-                               fit.eigenvalues.to_numpy(), rtol=1e-13)
+    np.testing.assert_allclose(
+        fit.refit(fit.spec.X, fit.spec.Y, d=2).eigenvalues, fit.eigenvalues.to_numpy(), rtol=1e-13
+    )
 
 
 @pytest.mark.parametrize("key,method", [("sir_weighted", "sir"), ("save_weighted", "save")])
@@ -313,18 +347,27 @@ def test_weighted_coordinate_tests_match_r(ais, key, method):
             assert test.p_values["general"] == pytest.approx(theirs["p.val(Gen)"], abs=1e-10)
 
 
-@pytest.mark.parametrize("method,options", [
-    ("sir", {"nslices": 8}), ("save", {"nslices": 8}), ("dr", {"nslices": 8}), ("cume", {}),
-    ("phd", {}), ("phd", {"residuals": False}), ("phd", {"residuals": "quadratic"}),
-    ("ire", {"nslices": 8, "numdir": 2}),
-])
+@pytest.mark.parametrize(
+    "method,options",
+    [
+        ("sir", {"nslices": 8}),
+        ("save", {"nslices": 8}),
+        ("dr", {"nslices": 8}),
+        ("cume", {}),
+        ("phd", {}),
+        ("phd", {"residuals": False}),
+        ("phd", {"residuals": "quadratic"}),
+        ("ire", {"nslices": 8, "numdir": 2}),
+    ],
+)
 def test_equal_case_weights_are_no_weights(ais, method, options):
     # R's rule rescales weights to sum n, so any constant weight is the unweighted fit
     plain = getattr(sdr, method)(f"lbm ~ {PRED}", ais, **options)
     weighted = getattr(sdr, method)(f"lbm ~ {PRED}", ais, weights=np.full(202, 3.0), **options)
     if method == "ire":
-        np.testing.assert_allclose(weighted.test_dimension().table["stat"],
-                                   plain.test_dimension().table["stat"], rtol=1e-9)
+        np.testing.assert_allclose(
+            weighted.test_dimension().table["stat"], plain.test_dimension().table["stat"], rtol=1e-9
+        )
     else:
         np.testing.assert_allclose(weighted.eigenvalues, plain.eigenvalues, rtol=1e-9, atol=1e-13)
     assert "using weights" not in str(weighted.summary())  # R: only when weights vary

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.grouped import SliceStats
 from sdrstats.scale.fit import dr_cut_points
-from sdrstats.slicing import make_slices
+from sdrstats.stats.grouped import SliceStats
+from sdrstats.stats.slicing import make_slices
 
 AIS = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
 # Tolerance: the chunked fit sums the same numbers in another order (per chunk, about a shift),
@@ -125,8 +125,9 @@ def test_unseen_level_in_a_one_shot_iterator_names_the_column(ais):
     with pytest.raises(
         ValueError, match=r"chunk 4, column 'sex' has level\(s\) \['f'\].*CategoricalDtype"
     ):
-        sdr.sir("lbm ~ log(ssf) + sex", sdr.chunks_from(iter(parts(ais)[::-1])),
-                cut_points=[50, 60, 70])
+        sdr.sir(
+            "lbm ~ log(ssf) + sex", sdr.chunks_from(iter(parts(ais)[::-1])), cut_points=[50, 60, 70]
+        )
 
 
 def test_missing_values_are_dropped_per_chunk_with_one_warning(ais):
@@ -200,7 +201,9 @@ def test_what_chunked_fits_cannot_do_is_explained(ais):
     fit = sdr.sir(AIS, sdr.chunks_from(iter(parts(ais))), cut_points=[50, 60, 70])
     assert fit.n == 202
     arc = sdr.sir(AIS, sdr.chunks_from(parts(ais)), slice_function="arc")  # exact, as in memory
-    np.testing.assert_array_equal(arc.slice_sizes, sdr.sir(AIS, ais, slice_function="arc").slice_sizes)
+    np.testing.assert_array_equal(
+        arc.slice_sizes, sdr.sir(AIS, ais, slice_function="arc").slice_sizes
+    )
     with pytest.raises(ValueError, match="one response column"):
         sdr.sir("lbm + wt ~ log(ssf) + log(hg)", sdr.chunks_from(parts(ais)))
     with pytest.raises(ValueError, match="gave no chunks"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdrstats.slicing import default_nslices, make_slices
+from sdrstats.stats.slicing import default_nslices, make_slices
 
 
 @pytest.mark.parametrize(("h", "sizes"), [(3, [3, 3, 4]), (4, [2, 2, 2, 4]), (2, [5, 5])])

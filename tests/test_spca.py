@@ -9,8 +9,8 @@ from scipy.spatial.distance import cdist
 from sklearn.decomposition import PCA
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
 from sdrstats.spca.kernels import median_gamma
+from sdrstats.stats.distances import projection_distance
 
 
 def _dense_L(Y, kernel):

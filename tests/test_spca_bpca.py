@@ -6,8 +6,8 @@ import statsmodels.api as sm
 from sklearn.decomposition import PCA
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
 from sdrstats.spca.bpca import univariate_scores
+from sdrstats.stats.distances import projection_distance
 
 
 def _latent(n, seed, p_noise=12):

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from scipy.stats import special_ortho_group
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
+from sdrstats.stats.distances import projection_distance
 
 
 def _data(seed):

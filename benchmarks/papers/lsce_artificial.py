@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 import sdrstats as sdr
-from sdrstats.distances import projection_distance
 from sdrstats.simulate import lsce_artificial, lsce_artificial_pdf
+from sdrstats.stats.distances import projection_distance
 
 TRUE_FORMULA = {"a": "y ~ x1 + x2", "b": "y ~ x2"}
 TRUE_D = {"a": 2, "b": 1}

@@ -33,9 +33,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
-from sdrstats.distances import det_distance
 from sdrstats.online import trackers
 from sdrstats.simulate import ossir_model
+from sdrstats.stats.distances import det_distance
 
 N = 10_000
 CHUNK = 1000

@@ -3,7 +3,7 @@
 :class:`ConditionalDensity` (:mod:`.conditional`, with the queries of :mod:`.queries`) is a
 Gaussian mixture in ``y`` whose weights depend on the predictors; :mod:`.mixture` fits the
 mixtures (LSCDE at a fixed projection, ε-KDE) and holds ``conditional_density_for``, the hook
-``Results.conditional_density`` calls. The Gaussian kernels come from :mod:`sdrstats.gaussian`.
+``Results.conditional_density`` calls. The Gaussian kernels come from :mod:`sdrstats.stats.gaussian`.
 """
 
 from .conditional import ConditionalDensity, Features

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .._parallel import as_seed_sequence
-from .._validation import check_int, check_positive_grid
-from .._warnings import TuningWarning
-from ..gaussian import (
+from ..core.parallel import as_seed_sequence
+from ..core.validation import check_int, check_positive_grid
+from ..core.warnings import TuningWarning
+from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,
     choose_centres,

@@ -232,7 +232,7 @@ class DensityQueries:
         >>> dens = fit.conditional_density(random_state=0)
         >>> ax = dens.plot(ais.head(3))
         """
-        from ..plotting_density import plot_conditional_density
+        from ..plotting.density import plot_conditional_density
 
         return plot_conditional_density(self, newdata, y_grid=y_grid, ax=ax)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..distances import orthonormal_basis
+from ..stats.distances import orthonormal_basis
 
 
 def reference_basis(results: Any, d: int) -> tuple[np.ndarray, dict[str, Any]]:
@@ -74,7 +74,7 @@ def batched_measures(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Distances to ``reference`` and Procrustes ``|cos|`` of a stack of bases (G, p, d).
 
-    The stacked form of :func:`sdrstats.distances.subspace_distance` and
+    The stacked form of :func:`sdrstats.stats.distances.subspace_distance` and
     :func:`~sdrstats.inference._replicates.procrustes_cosines` (tests check they agree).
     """
     d = reference.shape[1]

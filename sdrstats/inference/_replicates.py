@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
 CHUNK = 50

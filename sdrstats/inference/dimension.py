@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dimension_test import DimensionTest
+from .dimension_test import DimensionTest
 from .ladle import bootstrap_dimension, ladle
 from .permutation import permutation_test
 

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import effective_n_jobs, parallel_map, spawn_seeds
-from ..summary import dir_labels
+from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..core.summary import dir_labels
+from .bootstrap_result import BootstrapResult
 
 
 def _embed_one(seed: Any, results: Any, d: int) -> np.ndarray | str:
@@ -76,8 +77,6 @@ def embedding_bootstrap(
     d_rule: str = "given",
 ) -> Any:
     """Bootstrap by embeddings of the training rows (called by :func:`bootstrap`)."""
-    from .bootstrap import BootstrapResult
-
     name = results.method
     X = results.spec.X
     if results.output.extras.get("coef") is not None:
@@ -92,7 +91,10 @@ def embedding_bootstrap(
     size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
     chunks = [seeds[i : i + size] for i in range(0, B, size)]
     pieces = parallel_map(
-        partial(_chunk, results=results, d=d), chunks, n_jobs=n_jobs, progress=progress,
+        partial(_chunk, results=results, d=d),
+        chunks,
+        n_jobs=n_jobs,
+        progress=progress,
         desc=f"bootstrap {name}",
     )
     items = [item for piece in pieces for item in piece]

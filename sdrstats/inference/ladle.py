@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import resolve_random_state
-from .._validation import check_choice, check_int
-from ..dimension_test import DimensionTest
-from ..distances import DISTANCES, orthonormal_basis, subspace_distance
+from ..core.parallel import resolve_random_state
+from ..core.validation import check_choice, check_int
+from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
+from .dimension_test import DimensionTest
 from .permutation import require_eigenvalues
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
-from .._validation import check_float, check_int
-from ..dimension_test import DimensionTest, hypothesis_labels
+from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
+from ..core.validation import check_float, check_int
+from .dimension_test import DimensionTest, hypothesis_labels
 
 
 def eigen_importance(results: Any, values: Any) -> np.ndarray:

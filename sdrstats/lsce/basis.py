@@ -1,10 +1,10 @@
 """The Gaussian basis of LSCE, LSMI and LSCDE, under its historical name.
 
-The code lives in :mod:`sdrstats.gaussian`, below the method families, because the generic
+The code lives in :mod:`sdrstats.stats.gaussian`, below the method families, because the generic
 conditional densities use it too.
 """
 
-from ..gaussian import (
+from ..stats.gaussian import (
     CRITERIA,
     BasisProblem,
     QuadraticFit,

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.results import Results
 from ..density import Features, conditional_density_for
 from ..density.mixture import (
     BANDWIDTH_FACTORS,
@@ -21,8 +22,7 @@ from ..density.mixture import (
     fit_eps_kde,
     fit_lscde,
 )
-from ..formula import describe_subset, parse
-from ..results import Results
+from ..design.formula import describe_subset, parse
 from .density_fit import LABELS, DensityFit
 
 

@@ -1,7 +1,7 @@
 """The fitting path shared by LSCE and LSMI: standardise, restarts on the Grassmann
 manifold with (σ, λ) re-selected by cross-validation, choice of ``d`` by cross-validation.
 
-:class:`CriterionEstimator` is the common :class:`~sdrstats._base.Estimator`; LSCE and LSMI
+:class:`CriterionEstimator` is the common :class:`~sdrstats.core.estimator.Estimator`; LSCE and LSMI
 differ only in the criterion name and the default grids.
 """
 
@@ -14,12 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._base import Capabilities, Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._parallel import parallel_map, spawn_seeds
-from .._validation import check_bool, check_choice, check_float, check_int, check_positive_grid
-from .._warnings import ConvergenceWarning, TuningWarning
-from ..gaussian import (
+from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.parallel import parallel_map, spawn_seeds
+from ..core.validation import check_bool, check_choice, check_float, check_int, check_positive_grid
+from ..core.warnings import ConvergenceWarning, TuningWarning
+from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,
     choose_centres,
@@ -29,8 +28,9 @@ from ..gaussian import (
     select_hyperparameters,
     standardise_response,
 )
-from ..moment_kernels import starting_directions
-from ..optim.grassmann import grassmann_minimize, random_orthonormal_rows
+from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
+from ..stats.linalg import canonical_basis
+from ..stats.moment_kernels import starting_directions
 
 
 def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

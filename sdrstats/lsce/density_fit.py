@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.summary import Block, Summary
 from ..density import ConditionalDensity
-from ..summary import Block, Summary
 
 LABELS = {"lscde": "LSCDE", "eps_kde": "eps-KDE"}
 TUNING = {"lscde": ("sigma", "lambda"), "eps_kde": ("eps", "bandwidth")}

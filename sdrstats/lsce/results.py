@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.results import DimensionTest, Results
+from ..core.summary import Block
 from ..density import ConditionalDensity, Features, MixtureWeightsLSCDE
-from ..results import DimensionTest, Results
-from ..summary import Block
 
 
 class DensityReductionResults(Results):
@@ -193,7 +193,7 @@ class DensityReductionResults(Results):
         """
         if kind != "summary":
             return super().plot(kind=kind, **options)
-        from ..plotting_density import plot_density_fit
+        from ..plotting.density import plot_density_fit
 
         return plot_density_fit(self, **options)
 

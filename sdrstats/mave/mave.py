@@ -8,11 +8,11 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._base import Capabilities, Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._validation import check_choice, check_float, check_int
-from .._warnings import ConvergenceWarning, SDRWarning
-from ..results import DimensionTest, Results
+from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.results import DimensionTest, Results
+from ..core.validation import check_choice, check_float, check_int
+from ..core.warnings import ConvergenceWarning, SDRWarning
+from ..stats.linalg import canonical_basis
 from .algorithms import initial_opg, kernel_sir, refined_mave, refined_opg
 from .cv import CV_RULES, choose_dimension, cv_values
 from .prepare import (

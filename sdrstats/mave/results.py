@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..results import Results
-from ..summary import Block, dir_labels
+from ..core.results import Results
+from ..core.summary import Block, dir_labels
 
 VARIANT_NAMES = {
     "csmave": "csMAVE (density-based MAVE, central subspace; Xia 2007)",

@@ -18,10 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._base import predictor_names
-from .._linalg import canonical_basis, sym_eigh_desc
-from .._warnings import CollinearityWarning
-from ..grouped import (
+from ..core.estimator import predictor_names
+from ..core.warnings import CollinearityWarning
+from ..stats.grouped import (
     BLOCK_ROWS,
     RAW_SUM_RATIO,
     SliceStats,
@@ -29,7 +28,8 @@ from ..grouped import (
     group_order,
     mean_and_covariance,
 )
-from ..slicing import Slices
+from ..stats.linalg import canonical_basis, sym_eigh_desc
+from ..stats.slicing import Slices
 
 #: Reciprocal condition number of the predictor correlation matrix below which the fit stops.
 COLLINEAR_RCOND = 1e-13
@@ -266,7 +266,7 @@ def slice_moments_from_sums(
 
 def slice_moments(std: Standardized, slices: Slices, second: bool = False) -> SliceMoments:
     """Slice fractions, means and (optionally) second moments of ``z``, in one pass over the
-    rows (the moment accumulator's sums, :class:`sdrstats.grouped.SliceStats`)."""
+    rows (the moment accumulator's sums, :class:`sdrstats.stats.grouped.SliceStats`)."""
     X = std.source if std.source is not None else std.Xs * std.scale + std.mean
     h = slices.nslices
     stats = SliceStats(X.shape[1], second=second)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..results import Results
+    from ..core.results import Results
 
 
 def _norm(text: str) -> str:

@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 import scipy.linalg
 
-from .._stats import chi2_sf
-from .._warnings import ConvergenceWarning
+from ..core.warnings import ConvergenceWarning
+from ..stats.chi2 import chi2_sf
 
 
 def chi2_upper(stat: float, df: float) -> float:

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .._weights import ZERO_WEIGHT, check_case_weights, rescale
+from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
 from ._core import SliceMoments, Standardized, standardize
 
 
-def case_weighted_prepare(est: Any, X: np.ndarray, Y: np.ndarray, w: np.ndarray
-                          ) -> tuple[Standardized, SliceMoments | None]:
+def case_weighted_prepare(
+    est: Any, X: np.ndarray, Y: np.ndarray, w: np.ndarray
+) -> tuple[Standardized, SliceMoments | None]:
     """R's standardisation and slice moments under case weights ``w`` (already rescaled)."""
     sw = np.sqrt(w)
     std = standardize(X * sw[:, None])  # plain centring of √w x, divisor n: R's Z

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from .._base import EstimatorOutput
+from ..core.estimator import EstimatorOutput
+from ..core.summary import Block
 from ..scale.results import ChunkedMixin
-from ..slicing import check_cut_points
-from ..summary import Block
+from ..stats.slicing import check_cut_points
 from .results import MomentResults
 from .statistics import MomentStatistics, SliceRule, output_from_kernel
 
@@ -64,8 +64,9 @@ def _cut_points(estimator: Any, source: Any) -> np.ndarray:
     given = estimator.options["cut_points"]
     if given is not None:
         return check_cut_points(given)
-    return source.response_cuts(estimator.nslices_for(source.p),
-                                estimator.options["slice_function"])
+    return source.response_cuts(
+        estimator.nslices_for(source.p), estimator.options["slice_function"]
+    )
 
 
 def _info(acc: MomentStatistics, source: Any, prepared: Any) -> dict[str, Any]:

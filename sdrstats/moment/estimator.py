@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._base import Estimator, EstimatorOutput
-from .._validation import check_choice, check_int
-from ..results import Results
-from ..slicing import default_nslices, make_slices
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.results import Results
+from ..core.validation import check_choice, check_int
+from ..stats.slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
 from .case_weights import case_weighted_prepare

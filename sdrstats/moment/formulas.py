@@ -70,7 +70,8 @@ def sir(
         formula,
         data,
         missing=missing,
-        subset=subset, weights=weights,
+        subset=subset,
+        weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -131,7 +132,8 @@ def save(
         formula,
         data,
         missing=missing,
-        subset=subset, weights=weights,
+        subset=subset,
+        weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -189,7 +191,16 @@ def phd(
     >>> fit.eigenvalues.round(3).tolist()
     [2.842, -1.369, 0.746, 0.192]
     """
-    return PHD.from_formula(formula, data, missing=missing, subset=subset, weights=weights, residuals=residuals, numdir=numdir, d=d)
+    return PHD.from_formula(
+        formula,
+        data,
+        missing=missing,
+        subset=subset,
+        weights=weights,
+        residuals=residuals,
+        numdir=numdir,
+        d=d,
+    )
 
 
 def dr(
@@ -244,7 +255,8 @@ def dr(
         formula,
         data,
         missing=missing,
-        subset=subset, weights=weights,
+        subset=subset,
+        weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,
@@ -254,7 +266,13 @@ def dr(
 
 
 def cume(
-    formula: str, data: Any, *, numdir: int = 4, d: int | None = None, missing: str = "drop", subset: Any = None,
+    formula: str,
+    data: Any,
+    *,
+    numdir: int = 4,
+    d: int | None = None,
+    missing: str = "drop",
+    subset: Any = None,
     weights: Any = None,
 ) -> MomentResults:
     """Cumulative slicing estimation from a formula; see :class:`CUME`.
@@ -296,7 +314,9 @@ def cume(
     log(hg)   0.208
     log(ht)  -0.001
     """
-    return CUME.from_formula(formula, data, missing=missing, subset=subset, weights=weights, numdir=numdir, d=d)
+    return CUME.from_formula(
+        formula, data, missing=missing, subset=subset, weights=weights, numdir=numdir, d=d
+    )
 
 
 __all__ = ["sir", "save", "phd", "dr", "cume"]

@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._base import Capabilities, EstimatorOutput
-from .._linalg import canonical_basis, sym_eigh_desc
-from .._validation import check_float, check_int
-from ..results import DimensionTest, Results, choose_by_pvalues
-from ..summary import Block, dir_labels
+from ..core.estimator import Capabilities, EstimatorOutput
+from ..core.results import DimensionTest, Results, choose_by_pvalues
+from ..core.summary import Block, dir_labels
+from ..core.validation import check_float, check_int
+from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import Discrepancy, chi2_upper, gamma_factor, helmert_basis, importance_order
 from .methods import MomentEstimator, MomentResults
@@ -47,8 +47,10 @@ class IREResults(MomentResults):
             return super()._method_line()
         slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
         sizes = " ".join(str(k) for k in ex["group_n"])
-        return (f"partial ire (group {self.estimator.options['group']}: "
-                f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}.")
+        return (
+            f"partial ire (group {self.estimator.options['group']}: "
+            f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}."
+        )
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
@@ -214,7 +216,11 @@ class IRE(MomentEstimator):
         q, _ = np.linalg.qr(B)
         means = q @ (q.T @ moments.means.T)
         return gamma_factor(
-            std.Z, moments.slices.labels, IRE._fractions(std, moments), means, contrasts,
+            std.Z,
+            moments.slices.labels,
+            IRE._fractions(std, moments),
+            means,
+            contrasts,
             std.weights,
         )
 
@@ -369,15 +375,26 @@ def ire(
                 "on it when a weight is zero. Drop weights= or group=."
             )
         return fit_grouped(
-            IRE, formula, data, group, missing=missing, subset=subset, nslices=nslices,
-            slice_function=slice_function, numdir=numdir, d=d, steps=steps, tol=tol,
+            IRE,
+            formula,
+            data,
+            group,
+            missing=missing,
+            subset=subset,
+            nslices=nslices,
+            slice_function=slice_function,
+            numdir=numdir,
+            d=d,
+            steps=steps,
+            tol=tol,
             max_iter=max_iter,
         )
     return IRE.from_formula(
         formula,
         data,
         missing=missing,
-        subset=subset, weights=weights,
+        subset=subset,
+        weights=weights,
         nslices=nslices,
         slice_function=slice_function,
         numdir=numdir,

@@ -12,11 +12,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._base import Capabilities, EstimatorOutput
-from .._stats import chi2_sf
-from .._validation import check_int
-from ..moment_kernels import save_kernel, sir_kernel
-from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ..core.estimator import Capabilities, EstimatorOutput
+from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ..core.validation import check_int
+from ..stats.chi2 import chi2_sf
+from ..stats.moment_kernels import save_kernel, sir_kernel
 from ._core import SliceMoments
 from .chunked import ChunkedResults, fit_cume, pair_covariance_block
 from .estimator import MomentEstimator, response_vector
@@ -39,7 +39,7 @@ class SIR(MomentEstimator):
         Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
     cut_points : sequence of float, optional
         Given slice boundaries for a one-column response (see
-        :func:`sdrstats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
+        :func:`sdrstats.stats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
         slice by cut points, and equal the in-memory fit given the same ones.
 
     Examples

@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._base import Capabilities, EstimatorOutput
-from .._stats import chi2_sf, weighted_chi2_sf
-from .._validation import check_int
-from ..moment_kernels import phd_kernel
-from ..results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ..core.estimator import Capabilities, EstimatorOutput
+from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ..core.validation import check_int
+from ..stats.chi2 import chi2_sf, weighted_chi2_sf
+from ..stats.moment_kernels import phd_kernel
 from ._core import Standardized
 from .chunked import fit_phd
 from .estimator import MomentEstimator, response_vector
@@ -104,9 +104,7 @@ class PHD(MomentEstimator):
         Z = std.Z
         n, p = Z.shape
         upper = [(j, k) for j in range(p) for k in range(j + 1, p)]
-        design = np.column_stack(
-            [np.ones(n), Z, Z**2] + [Z[:, j] * Z[:, k] for j, k in upper]
-        )
+        design = np.column_stack([np.ones(n), Z, Z**2] + [Z[:, j] * Z[:, k] for j, k in upper])
         case = getattr(std, "case_weights", None)
         sw = np.ones(n) if case is None else np.sqrt(case)
         coef = np.linalg.lstsq(design * sw[:, None], y * sw, rcond=None)[0]
@@ -170,7 +168,8 @@ class PHD(MomentEstimator):
             else:  # R's cov.ew.matrix: √w (x − x̄) on the unit directions, scaled to √n
                 sw, w = np.sqrt(case), case
                 v = ((results.spec.X - results.spec.X.mean(axis=0)) * sw[:, None]) @ (
-                    results.output.basis)
+                    results.output.basis
+                )
                 v = np.sqrt(n) * v / np.linalg.norm(v, axis=0)
             pairs = [(i, j) for i in range(p) for j in range(i, p)]
             first = np.array([i for i, _ in pairs])

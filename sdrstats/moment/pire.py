@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from .._base import EstimatorOutput
-from .._linalg import sym_eigh_desc
-from .._warnings import ConvergenceWarning
-from ..slicing import make_slices
+from ..core.estimator import EstimatorOutput
+from ..core.warnings import ConvergenceWarning
+from ..stats.linalg import sym_eigh_desc
+from ..stats.slicing import make_slices
 from ._ire_als import chi2_upper, gamma_factor, helmert_basis
 
 
@@ -80,10 +80,12 @@ class PooledDiscrepancy:
         return float(sum(self.n * np.sum(t**2) for t in self.targets))
 
     def value(self, TB: np.ndarray, Cs: list[np.ndarray]) -> float:
-        return float(sum(
-            self.n * np.sum((t - W @ (TB @ C).reshape(-1, order="F")) ** 2)
-            for t, W, C in zip(self.targets, self.inv_t, Cs)
-        ))
+        return float(
+            sum(
+                self.n * np.sum((t - W @ (TB @ C).reshape(-1, order="F")) ** 2)
+                for t, W, C in zip(self.targets, self.inv_t, Cs)
+            )
+        )
 
     def update_c(self, TB: np.ndarray) -> list[np.ndarray]:
         d = TB.shape[1]
@@ -115,8 +117,14 @@ class PooledDiscrepancy:
             B[:, k] = bk / norm if norm > 0 else B[:, k]
         return B
 
-    def minimise(self, d: int, start: np.ndarray | None = None, T: np.ndarray | None = None,
-                 tol: float = 1e-6, max_iter: int = 200) -> tuple[np.ndarray, float, int]:
+    def minimise(
+        self,
+        d: int,
+        start: np.ndarray | None = None,
+        T: np.ndarray | None = None,
+        tol: float = 1e-6,
+        max_iter: int = 200,
+    ) -> tuple[np.ndarray, float, int]:
         p = self.zetas[0].shape[0]
         T = np.eye(p) if T is None else T
         B = np.eye(T.shape[1])[:, :d] if start is None else np.array(start, dtype=float)
@@ -134,13 +142,17 @@ class PooledDiscrepancy:
                 warnings.warn(
                     f"Partial IRE's alternating least squares for d = {d} stopped after {it} "
                     f"sweeps with relative change {abs(err - old) / old:.1e} > tol = {tol:g}; "
-                    "raise max_iter or tol.", ConvergenceWarning, stacklevel=4)
+                    "raise max_iter or tol.",
+                    ConvergenceWarning,
+                    stacklevel=4,
+                )
                 break
         return T @ B, err, it
 
 
-def _importance_order(disc: PooledDiscrepancy, B: np.ndarray, tol: float,
-                      max_iter: int) -> np.ndarray:
+def _importance_order(
+    disc: PooledDiscrepancy, B: np.ndarray, tol: float, max_iter: int
+) -> np.ndarray:
     """R's reordering of a fitted basis by sequential d = 1 fits inside it."""
     first = disc.minimise(1, T=B, tol=tol, max_iter=max_iter)[0][:, 0]
     columns = [first / np.linalg.norm(first)]
@@ -159,8 +171,7 @@ def _first_positive(B: np.ndarray) -> np.ndarray:
     return B * np.where(B[0] < 0, -1.0, 1.0)
 
 
-def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray
-                    ) -> EstimatorOutput:
+def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray) -> EstimatorOutput:
     """The partial IRE fit of rows ``X``, ``Y`` in the levels of ``groups`` (see module doc)."""
     o = est.options
     n, p = X.shape
@@ -221,12 +232,19 @@ def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray
         "iterations": iterations,
         "dfs": {k: (p - k) * (h1 - k) for k in criteria},
     }
-    return EstimatorOutput(basis=back[d_report], d=d_report, eigenvalues=None,
-                           criterion=criteria[d_report], center=X.mean(axis=0), extras=extras)
+    return EstimatorOutput(
+        basis=back[d_report],
+        d=d_report,
+        eigenvalues=None,
+        criterion=criteria[d_report],
+        center=X.mean(axis=0),
+        extras=extras,
+    )
 
 
-def partial_coordinate_test(est: Any, results: Any, gamma: np.ndarray,
-                            d: int | None) -> dict[str, Any]:
+def partial_coordinate_test(
+    est: Any, results: Any, gamma: np.ndarray, d: int | None
+) -> dict[str, Any]:
     """R's ``dr.coordinate.test`` for partial IRE (marginal, or conditional on ``d``)."""
     ex = results.output.extras
     n, p = results.n, results.p
@@ -235,7 +253,7 @@ def partial_coordinate_test(est: Any, results: Any, gamma: np.ndarray,
     zetas, factors = ex["zetas"], ex["gamma_factors"]
     h1 = sum(z.shape[1] for z in zetas)
     if d is None:
-        H = np.linalg.qr(kept, mode="complete")[0][:, p - r:]
+        H = np.linalg.qr(kept, mode="complete")[0][:, p - r :]
         stat = 0.0
         for z, G in zip(zetas, factors):
             W = G @ np.kron(np.eye(z.shape[1]), H)
@@ -252,8 +270,7 @@ def partial_coordinate_test(est: Any, results: Any, gamma: np.ndarray,
         joint = disc.minimise(d, T=kept, tol=tol, max_iter=max_iter)[1]
         stat, df = joint - free, r * d
     pv = chi2_upper(stat, df)
-    return {"statistic": stat, "df": df, "p_value": pv, "p_values": {"chi2": pv},
-            "weights": "chi2"}
+    return {"statistic": stat, "df": df, "p_value": pv, "p_values": {"chi2": pv}, "weights": "chi2"}
 
 
 def group_values(est: Any, n_rows: int, weights: np.ndarray | None) -> np.ndarray:
@@ -268,10 +285,18 @@ def group_values(est: Any, n_rows: int, weights: np.ndarray | None) -> np.ndarra
     return values
 
 
-def fit_grouped(cls: type, formula: str, data: Any, group: str, *, missing: str = "drop",
-                subset: Any = None, **options: Any) -> Any:
+def fit_grouped(
+    cls: type,
+    formula: str,
+    data: Any,
+    group: str,
+    *,
+    missing: str = "drop",
+    subset: Any = None,
+    **options: Any,
+) -> Any:
     """Fit partial IRE: parse ``formula`` on ``data`` and attach the rows' ``group`` levels."""
-    from ..formula import describe_subset, parse, select_rows
+    from ..design.formula import describe_subset, parse, select_rows
 
     if not isinstance(group, str):
         raise TypeError(
@@ -295,11 +320,17 @@ def fit_grouped(cls: type, formula: str, data: Any, group: str, *, missing: str 
     est = cls(group=name, **options)
     est.group_values_ = labels.to_numpy()
     shown = ", ".join(f"{k}={v!r}" for k, v in options.items() if v != cls.params.get(k))
-    extra = [f"group={name!r}", shown] + ([f"subset={describe_subset(subset)}"]
-                                          if subset is not None else [])
+    extra = [f"group={name!r}", shown] + (
+        [f"subset={describe_subset(subset)}"] if subset is not None else []
+    )
     call = f"{cls.method}({formula!r}, data, {', '.join(filter(None, extra))})"
     return est.fit_spec(spec, call=call)
 
 
-__all__ = ["PooledDiscrepancy", "fit_grouped", "fit_partial_ire", "group_values",
-           "partial_coordinate_test"]
+__all__ = [
+    "PooledDiscrepancy",
+    "fit_grouped",
+    "fit_partial_ire",
+    "group_values",
+    "partial_coordinate_test",
+]

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._stats import chi2_sf, weighted_chi2_sf
-from .._validation import check_choice, check_float, check_int
+from ..core.validation import check_choice, check_float, check_int
+from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ._hypotheses import hypothesis_basis, predictor_terms, scope_terms
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..results import Results
+    from ..core.results import Results
 
 
 @dataclasses.dataclass
@@ -341,7 +341,7 @@ class StepResult:
     kept: list[str]
 
     def __str__(self) -> str:
-        from ..summary import render_text_table
+        from ..core.summary import render_text_table
 
         table = render_text_table(self.history) if len(self.history) else "(none removed)"
         return f"Backward elimination ({self.fit.method}):\n{table}\nKept: {self.kept}\n"

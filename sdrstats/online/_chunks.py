@@ -1,9 +1,9 @@
 """Turning stream chunks into arrays, the same way for every chunk.
 
 The first chunk fixes everything: with a formula it is parsed by
-:func:`sdrstats.formula.parse` (its design information then builds the predictors of every
-later chunk through :meth:`~sdrstats.formula.ModelSpec.transform_x`, and the response is
-evaluated with the same expression); without one, :func:`sdrstats.formula.from_arrays`
+:func:`sdrstats.design.formula.parse` (its design information then builds the predictors of every
+later chunk through :meth:`~sdrstats.design.formula.ModelSpec.transform_x`, and the response is
+evaluated with the same expression); without one, :func:`sdrstats.design.formula.from_arrays`
 names the columns. Class labels of later chunks are coded with the first chunk's levels.
 """
 
@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from .._warnings import MissingValueWarning
-from ..formula import _R_NAMES, _check_finite, _mentioned_columns, from_arrays, parse
+from ..core.warnings import MissingValueWarning
+from ..design.formula import _R_NAMES, _check_finite, _mentioned_columns, from_arrays, parse
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
 

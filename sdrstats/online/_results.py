@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..summary import Block
+from ..core.summary import Block
 from .lasso_sir import LassoSIRResults
 
 

@@ -14,13 +14,13 @@ import numpy as np
 from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
-from .._base import Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._validation import check_choice, check_float, check_int
-from .._warnings import ConvergenceWarning
-from ..results import Results
-from ..slicing import make_slices
-from ..summary import Block
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.results import Results
+from ..core.summary import Block
+from ..core.validation import check_choice, check_float, check_int
+from ..core.warnings import ConvergenceWarning
+from ..stats.linalg import canonical_basis
+from ..stats.slicing import make_slices
 
 #: Largest dimension the automatic rule for ``d`` considers.
 MAX_AUTO_D = 10

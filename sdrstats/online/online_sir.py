@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
 
-from .._base import Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._validation import check_bool, check_choice, check_float, check_int
-from ..distances import subspace_distance
-from ..summary import Summary
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.summary import Summary
+from ..core.validation import check_bool, check_choice, check_float, check_int
+from ..stats.distances import subspace_distance
+from ..stats.linalg import canonical_basis
 from . import _updates
 from ._chunks import ChunkReader
 from ._persist import StreamStateMixin
@@ -256,8 +256,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         >>> model.directions.abs().round(1).iloc[:, 0].tolist()
         [0.7, 0.7, 0.0, 0.0, 0.0]
         """
-        saved = (copy.deepcopy(self._state), list(self._buffer), list(self._trace),
-                 self.cut_points_)
+        saved = (
+            copy.deepcopy(self._state),
+            list(self._buffer),
+            list(self._trace),
+            self.cut_points_,
+        )
         try:
             return self._partial_fit(X, y, formula=formula, missing=missing)
         except BaseException:

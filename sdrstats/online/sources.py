@@ -12,8 +12,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._validation import check_int
-from ..formula import describe_subset, select_rows
+from ..core.validation import check_int
+from ..design.formula import describe_subset, select_rows
 from .online_sir import OnlineSIR
 
 

@@ -10,11 +10,11 @@ response kernel accept as ``data``, besides a pandas DataFrame:
   (:mod:`sdrstats.scale.dask`; install with ``pip install sdrstats[dask]``).
 
 Both keep only the method's mergeable statistics (per-slice sums,
-:class:`sdrstats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
+:class:`sdrstats.stats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
 in-memory fit with the same slices. This package is a generic driver (:mod:`.fit`): which
 methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else
 passes over the response alone (one when it has few distinct values, three otherwise;
-:mod:`sdrstats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
+:mod:`sdrstats.stats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
 ``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
 """
 

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from .._warnings import MissingValueWarning
-from ..formula import (
+from ..core.warnings import MissingValueWarning
+from ..design.formula import (
     _R_NAMES,
     _check_finite,
     _mentioned_columns,

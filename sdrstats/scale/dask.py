@@ -8,7 +8,7 @@ where it lives (``to_delayed`` + a pairwise tree of merges) and only those small
 
 Slicing a continuous response is exact by default: the cut points are found from passes over
 the response alone (value counts when it has few distinct values, else a bracketing grid and
-the values inside the brackets; :mod:`sdrstats.exact_slicing`), so the slices are R ``dr``'s
+the values inside the brackets; :mod:`sdrstats.stats.exact_slicing`), so the slices are R ``dr``'s
 (or Arc's) slices of the whole response and the fit equals the in-memory fit to rounding.
 Given ``cut_points`` are used as they are.
 

@@ -4,7 +4,7 @@ A *backend* knows how to read the first partition, run a function on every parti
 the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSource`,
 :class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
 from passes over the response alone and give exactly R ``dr``'s slices
-(:mod:`sdrstats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
+(:mod:`sdrstats.stats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
 and hands it to the estimator's ``fit_statistics``: the family decides what to accumulate
 (its accumulator's ``update``/``merge``) and how many passes; the driver only reduces
 accumulators over the chunks, counts chunks and dropped rows, and wraps the result in the
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._response_passes import GRID_CELLS, SAMPLE_SIZE, CellHistogram, ResponseSummary
-from .._warnings import MissingValueWarning
-from ..exact_slicing import SortedCounts, exact_cut_points, walk_cuts
-from ..formula import ModelSpec
+from ..core.warnings import MissingValueWarning
+from ..design.formula import ModelSpec
+from ..stats.exact_slicing import SortedCounts, exact_cut_points, walk_cuts
+from ..stats.response_passes import GRID_CELLS, SAMPLE_SIZE, CellHistogram, ResponseSummary
 from .chunks import ChunkPlan, ChunkSource
 from .levels import LevelSet, factor_columns, levels_part, recode
 
@@ -128,8 +128,9 @@ class _Responses:
         return _Responses(self.accumulator.merge(other.accumulator), values)
 
 
-def _response_with_values(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any
-                          ) -> _Responses:
+def _response_with_values(
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any
+) -> _Responses:
     y = plan.response(chunk, where)
     return _Responses(template.empty().update(y), [y] if y.size <= RESPONSE_CACHE else None)
 
@@ -202,7 +203,7 @@ class ChunkedData:
     def response_cuts(self, nslices: int, function: str = "dr") -> np.ndarray:
         """Cut points that slice the one-column response exactly as R ``dr`` slices it in
         memory (``function`` "dr" or "arc", ties never split), from passes over the response
-        only (:func:`sdrstats.exact_slicing.exact_cut_points`: one pass when it has few
+        only (:func:`sdrstats.stats.exact_slicing.exact_cut_points`: one pass when it has few
         distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
         found = exact_cut_points(self._response_pass(), nslices, function)
         self.slicing_passes = found.passes

@@ -18,7 +18,7 @@ import pandas as pd
 
 def factor_columns(first: pd.DataFrame, formula: str) -> list[str]:
     """The non-numeric columns of ``first`` that ``formula`` can use (``.`` uses all)."""
-    from ..formula import _mentioned_columns
+    from ..design.formula import _mentioned_columns
 
     columns = [str(c) for c in first.columns]
     lhs, _, rhs = formula.partition("~")

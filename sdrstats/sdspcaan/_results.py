@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..results import Results
-from ..summary import Block, dir_labels
+from ..core.results import Results
+from ..core.summary import Block, dir_labels
 
 
 class SDSPCAANResults(Results):
@@ -105,7 +105,7 @@ class SDSPCAANResults(Results):
         ----------
         kind : str, default "projection"
             ``"projection"``: the rows on Dir1 x Dir2 coloured by class (see
-            :func:`sdrstats.plotting_projection.plot_projection` for the options);
+            :func:`sdrstats.plotting.projection.plot_projection` for the options);
             ``"objective"``: the objective trace; other kinds as :meth:`Results.plot`.
         **options
             Passed to the plot (``ax``, ...).
@@ -124,7 +124,7 @@ class SDSPCAANResults(Results):
         >>> ax = fit.plot("objective")
         """
         if kind == "projection":
-            from ..plotting_projection import plot_projection
+            from ..plotting.projection import plot_projection
 
             return plot_projection(self, **options)
         if kind == "objective":

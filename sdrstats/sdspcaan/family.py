@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._base import Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._validation import check_choice, check_float, check_int
-from ..formula import ModelSpec
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.validation import check_choice, check_float, check_int
+from ..design.formula import ModelSpec
+from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
 

@@ -1,12 +1,12 @@
 """Formula functions of the SDSPCAAN family: ``sdr.sdspcaan(formula, data, k, ...)`` etc.
 
-Each is made from its estimator class by :func:`sdrstats._front.formula_function`: the options,
+Each is made from its estimator class by :func:`sdrstats.core.formula_functions.formula_function`: the options,
 their defaults and their text live once, on the classes in :mod:`sdrstats.sdspcaan.family`.
 """
 
 from __future__ import annotations
 
-from .._front import formula_function
+from ..core.formula_functions import formula_function
 from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
 
 sdspcaan = formula_function(

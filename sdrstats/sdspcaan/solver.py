@@ -52,7 +52,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
-from .._warnings import ConvergenceWarning
+from ..core.warnings import ConvergenceWarning
 from .graph import (
     EPS,
     Graph,

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..results import Results
-from ..summary import Block
+from ..core.results import Results
+from ..core.summary import Block
 
 
 class ProjectionResults(Results):
@@ -61,7 +61,7 @@ class ProjectionResults(Results):
         ----------
         kind : str, default "projection"
             ``"projection"``: scatter of two reduced predictors coloured by the response (see
-            :func:`sdrstats.plotting_projection.plot_projection`); other kinds go to the
+            :func:`sdrstats.plotting.projection.plot_projection`); other kinds go to the
             shared plotting layer (:meth:`sdrstats.Results.plot`).
         **options
             Passed to the plot (``ax``, ...).
@@ -79,7 +79,7 @@ class ProjectionResults(Results):
         >>> ax = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
         """
         if kind == "projection":
-            from ..plotting_projection import plot_projection
+            from ..plotting.projection import plot_projection
 
             return plot_projection(self, **options)
         return super().plot(kind=kind, **options)

@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from .._base import Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._validation import check_bool, check_float, check_int
-from ..summary import Block
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.summary import Block
+from ..core.validation import check_bool, check_float, check_int
+from ..stats.linalg import canonical_basis
 from ._results import ProjectionResults, weighted_center
 from .kernels import response_factor
 from .spca import top_eigen

@@ -7,7 +7,7 @@ projection ``s = W z`` of the whitened predictors,
 
 over ``W`` with orthonormal rows, with Gaussian kernels and centred Gram matrices
 ``G̃ = H G H``. The optimisation runs on the Grassmann manifold
-(:func:`sdrstats.optim.grassmann_minimize`) through a sequence of decreasing kernel widths
+(:func:`sdrstats.stats.grassmann.grassmann_minimize`) through a sequence of decreasing kernel widths
 (annealing), which avoids the poor local optima of a narrow kernel.
 """
 
@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .._base import Capabilities, Estimator, EstimatorOutput
-from .._linalg import canonical_basis
-from .._parallel import spawn_generators
-from .._validation import check_choice, check_float, check_int
-from .._warnings import ConvergenceWarning
-from ..optim import grassmann_minimize, random_orthonormal_rows
-from ..summary import Block
+from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.parallel import spawn_generators
+from ..core.summary import Block
+from ..core.validation import check_choice, check_float, check_int
+from ..core.warnings import ConvergenceWarning
+from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
+from ..stats.linalg import canonical_basis
 from ._results import ProjectionResults
 from .kdr_objectives import FourierKDRObjective, KDRObjective
 from .kernels import response_factor

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse
 from scipy.spatial.distance import cdist
 
-from .._validation import check_choice, check_float, check_int
+from ..core.validation import check_choice, check_float, check_int
 
 RESPONSE_KERNELS = ("linear", "delta", "rbf", "identity")
 PREDICTOR_KERNELS = ("rbf", "poly", "linear")

@@ -15,9 +15,9 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
-from .._base import Capabilities, Estimator, EstimatorOutput
-from .._validation import check_choice, check_float, check_int
-from ..summary import Block
+from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.summary import Block
+from ..core.validation import check_choice, check_float, check_int
 from ._results import ProjectionResults
 from .kernels import (
     RESPONSE_KERNELS,

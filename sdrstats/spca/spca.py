@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse
 
-from .._base import Capabilities, Estimator, EstimatorOutput
-from .._linalg import canonical_sign
-from .._validation import check_choice, check_float, check_int
+from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.validation import check_choice, check_float, check_int
 from ..scale.results import ChunkedMixin
+from ..stats.linalg import canonical_sign
 from ._eigen import RANK_TOL, check_rank, top_eigen
 from ._results import ProjectionResults
 from .kernels import RESPONSE_KERNELS, response_factor

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._base import EstimatorOutput
-from .._linalg import canonical_sign
-from ..grouped import SliceStats
+from ..core.estimator import EstimatorOutput
+from ..stats.grouped import SliceStats
+from ..stats.linalg import canonical_sign
 from ._eigen import check_rank, top_eigen
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .summary import Block, Summary, render_text_table
+from ..core.summary import Block, Summary, render_text_table
 
 
 class DimensionTest:
@@ -55,11 +55,21 @@ class DimensionTest:
     [0.0, 0.0, 0.113, 0.942]
     """
 
-    def __init__(self, table: pd.DataFrame, d: int, rule: str, method: str, *,
-                 level: float | None = 0.05, n_replicates: int | None = None,
-                 random_state: Any = None, title: str | None = None,
-                 display_names: dict[str, str] | None = None, note: str | None = None,
-                 extras: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        table: pd.DataFrame,
+        d: int,
+        rule: str,
+        method: str,
+        *,
+        level: float | None = 0.05,
+        n_replicates: int | None = None,
+        random_state: Any = None,
+        title: str | None = None,
+        display_names: dict[str, str] | None = None,
+        note: str | None = None,
+        extras: dict[str, Any] | None = None,
+    ) -> None:
         self.table = table
         self.d = int(d)
         self.rule = rule
@@ -90,8 +100,10 @@ class DimensionTest:
         if self.n_replicates:
             bits.append(f"{self.n_replicates} replicates, random_state = {self.random_state!r}.")
         if self.level is not None and "p_value" in self.table.columns:
-            bits.append(f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
-                        f"{self.level:g}.")
+            bits.append(
+                f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
+                f"{self.level:g}."
+            )
         else:
             bits.append(f"Chosen d = {self.d}.")
         if self.note:
@@ -99,7 +111,7 @@ class DimensionTest:
         return "\n".join(bits)
 
     def summary(self) -> Summary:
-        """The table and the chosen dimension as a :class:`~sdrstats.summary.Summary`.
+        """The table and the chosen dimension as a :class:`~sdrstats.core.summary.Summary`.
 
         Examples
         --------
@@ -109,8 +121,9 @@ class DimensionTest:
         >>> fit.test_dimension().summary().blocks[0].title
         'Large-sample Marginal Dimension Tests'
         """
-        return Summary([Block(self.title, table=self.display_table()),
-                        Block("", text=self._footer())])
+        return Summary(
+            [Block(self.title, table=self.display_table()), Block("", text=self._footer())]
+        )
 
     def __str__(self) -> str:
         return f"{self.title}:\n{render_text_table(self.display_table())}\n{self._footer()}\n"
@@ -142,7 +155,7 @@ class DimensionTest:
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> ax = fit.test_dimension().plot()
         """
-        from .plotting import plot_dimension_test
+        from ..plotting.inference import plot_dimension_test
 
         return plot_dimension_test(self, ax=ax)
 

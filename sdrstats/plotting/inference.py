@@ -1,7 +1,7 @@
 """Plots of the inference results: dimension rules and bootstrap distributions.
 
 matplotlib is imported inside the functions, so the package works without it.
-:func:`plot_dimension_test` is re-exported by :mod:`sdrstats.plotting` and called by
+:func:`plot_dimension_test` is re-exported by :mod:`sdrstats.plotting.results` and called by
 ``DimensionTest.plot``; :func:`plot_bootstrap` by ``BootstrapResult.plot``.
 """
 

@@ -14,8 +14,15 @@ from typing import Any
 import numpy as np
 
 
-def check_int(value: Any, name: str, method: str, *, low: int | None = None,
-              high: int | None = None, allow_none: bool = False) -> int | None:
+def check_int(
+    value: Any,
+    name: str,
+    method: str,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    allow_none: bool = False,
+) -> int | None:
     """Return ``value`` as an int after checking it lies in ``[low, high]``."""
     if value is None and allow_none:
         return None
@@ -27,13 +34,22 @@ def check_int(value: Any, name: str, method: str, *, low: int | None = None,
     value = int(value)
     if low is not None and value < low or high is not None and value > high:
         bounds = _bounds(low, high)
-        raise ValueError(f"The {name!r} option of {method} must be an integer {bounds}; got {value}.")
+        raise ValueError(
+            f"The {name!r} option of {method} must be an integer {bounds}; got {value}."
+        )
     return value
 
 
-def check_float(value: Any, name: str, method: str, *, low: float | None = None,
-                high: float | None = None, strict_low: bool = False,
-                allow_none: bool = False) -> float | None:
+def check_float(
+    value: Any,
+    name: str,
+    method: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    strict_low: bool = False,
+    allow_none: bool = False,
+) -> float | None:
     """Return ``value`` as a finite float after checking its range."""
     if value is None and allow_none:
         return None
@@ -117,7 +133,6 @@ def own_copy(spec: Any, X: Any, y: Any) -> Any:
         if isinstance(source, np.ndarray) and np.may_share_memory(held, source):
             changes[field_name] = held.copy()
     return dataclasses.replace(spec, **changes) if changes else spec
-
 
 
 __all__ = ["check_int", "check_float", "check_choice", "check_bool", "check_positive_grid"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._linalg import sym_eigh_desc
+from .linalg import sym_eigh_desc
 from .slicing import default_nslices, make_slices
 
 

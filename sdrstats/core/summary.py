@@ -151,8 +151,13 @@ class Summary:
     def __init__(self, blocks: list[Block]):
         self.blocks = list(blocks)
 
-    def add(self, title: str, text: str | None = None, table: pd.DataFrame | None = None,
-            digits: int = 4) -> None:
+    def add(
+        self,
+        title: str,
+        text: str | None = None,
+        table: pd.DataFrame | None = None,
+        digits: int = 4,
+    ) -> None:
         """Append a block.
 
         Parameters
@@ -218,8 +223,9 @@ class Summary:
             if table is not None:
                 parts.append(table.as_html())
             else:
-                parts.append(f"<p><b>{html.escape(block.title)}</b><br>"
-                             f"{html.escape(block.text or '')}</p>")
+                parts.append(
+                    f"<p><b>{html.escape(block.title)}</b><br>{html.escape(block.text or '')}</p>"
+                )
         parts.append("</div>")
         return "\n".join(parts)
 
@@ -262,7 +268,9 @@ def dir_labels(k: int) -> list[str]:
     return [f"Dir{j + 1}" for j in range(k)]
 
 
-def as_float_frame(values: np.ndarray, index: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+def as_float_frame(
+    values: np.ndarray, index: Sequence[str], columns: Sequence[str]
+) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(values, dtype=float), index=list(index), columns=list(columns))
 
 

@@ -47,7 +47,9 @@ def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
             f"The formula names {name!r}, which is not a column of {what} nor a known function; "
             f"available columns: {list(map(str, data.columns))}."
         )
-    match = re.search(r"observation with value (.+?) does not match any of the expected levels", text)
+    match = re.search(
+        r"observation with value (.+?) does not match any of the expected levels", text
+    )
     if match:
         return (
             f"{what} has a factor level {match.group(1)} that was not seen when fitting; new rows "
@@ -115,8 +117,11 @@ def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
     for col in columns:
         series = frame[col]
         dtype = series.dtype
-        if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
-                or isinstance(dtype, pd.PeriodDtype)):
+        if (
+            pd.api.types.is_datetime64_any_dtype(dtype)
+            or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, pd.PeriodDtype)
+        ):
             times.append(col)
         elif isinstance(dtype, pd.CategoricalDtype):
             continue
@@ -141,7 +146,9 @@ def _check_object_column(frame: pd.DataFrame, col: str) -> None:
     values = series[series.notna()]
     numbers = values.map(lambda v: isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool))
     if len(values) and numbers.all():
-        frame[col] = pd.to_numeric(series.where(series.notna(), np.nan), errors="raise").astype(float)
+        frame[col] = pd.to_numeric(series.where(series.notna(), np.nan), errors="raise").astype(
+            float
+        )
         return
     kinds = {type(v).__name__ for v in values}
     if numbers.any() and len(kinds) > 1:
@@ -192,4 +199,3 @@ def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
         elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
             found.append(col)
     return found
-

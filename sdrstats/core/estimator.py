@@ -4,7 +4,7 @@ An estimator holds validated options and fits arrays: ``_fit(X, Y, weights, rand
 returns an :class:`EstimatorOutput` (basis in the original predictor scale, eigenvalues or a
 criterion, method-specific extras). It never sees formulas or pandas. :meth:`Estimator.fit`
 (arrays) and :meth:`Estimator.from_formula` (formula + data) build a
-:class:`~sdrstats.formula.ModelSpec` and wrap the output in the estimator's results class, so
+:class:`~sdrstats.design.formula.ModelSpec` and wrap the output in the estimator's results class, so
 both paths give identical numbers. The inference layer refits through ``_fit`` with the fit's
 own options.
 
@@ -27,11 +27,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from ._validation import own_copy, refuse_constant_response
-from ._weights import ZERO_WEIGHT, check_case_weights, rescale
-from .formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
+from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
+from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
+from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
 from .results import Results
+from .validation import own_copy, refuse_constant_response
 
 #: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
 #: the offending column without every ``_fit`` passing names down.
@@ -48,6 +48,7 @@ def _row_index(X: Any, n_rows: int) -> Any:
     import pandas as pd
 
     return X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_rows)
+
 
 class Estimator(FamilyHooks):
     """Base class of all estimators: options in, ``EstimatorOutput`` out.
@@ -225,7 +226,7 @@ class Estimator(FamilyHooks):
         Parameters
         ----------
         spec : ModelSpec
-            Data and names, from :func:`sdrstats.formula.parse` or ``from_arrays``.
+            Data and names, from :func:`sdrstats.design.formula.parse` or ``from_arrays``.
         call : str, optional
             How the fit was requested, shown in the summary.
 
@@ -236,7 +237,7 @@ class Estimator(FamilyHooks):
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> from sdrstats.formula import parse
+        >>> from sdrstats.design.formula import parse
         >>> ais = sdr.datasets.load("ais")
         >>> sdr.SIR(nslices=8).fit_spec(parse("lbm ~ log(wt) + log(ht)", ais))
         <MomentResults: sir, n = 202, p = 2, d = 2>
@@ -251,8 +252,7 @@ class Estimator(FamilyHooks):
             PREDICTOR_NAMES.reset(token)
         return self.results_class(self, spec, output, call=call)
 
-    def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None
-            ) -> Results:
+    def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None) -> Results:
         """Fit to arrays (or a predictor DataFrame and a response Series).
 
         Parameters
@@ -301,16 +301,25 @@ class Estimator(FamilyHooks):
         if keep is None:
             raise ValueError("The 'weights' option is zero for every fitted row.")
         if not keep.all():
-            spec = dataclasses.replace(spec, X=np.ascontiguousarray(spec.X[keep]),
-                                       Y=np.ascontiguousarray(spec.Y[keep]),
-                                       index=spec.index[keep])
+            spec = dataclasses.replace(
+                spec,
+                X=np.ascontiguousarray(spec.X[keep]),
+                Y=np.ascontiguousarray(spec.Y[keep]),
+                index=spec.index[keep],
+            )
         self.case_weights_ = w
         return spec
 
     @classmethod
     def from_formula(
-        cls, formula: str, data: Any, *, missing: str = "drop", subset: Any = None,
-        weights: Any = None, **options: Any
+        cls,
+        formula: str,
+        data: Any,
+        *,
+        missing: str = "drop",
+        subset: Any = None,
+        weights: Any = None,
+        **options: Any,
     ) -> Results:
         """Fit ``formula`` on ``data`` with ``options``.
 
@@ -348,7 +357,7 @@ class Estimator(FamilyHooks):
         >>> sdr.SIR.from_formula("lbm ~ log(wt) + log(ht)", ais, nslices=8).call
         "sir('lbm ~ log(wt) + log(ht)', data, nslices=8)"
         """
-        from .scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
+        from ..scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
         weights_arg = weights
 
@@ -391,5 +400,11 @@ class Estimator(FamilyHooks):
         return f"{type(self).__name__}({args})"
 
 
-__all__ = ["Capabilities", "Estimator", "EstimatorOutput", "PREDICTOR_NAMES", "predictor_names",
-           "from_statistics_methods"]
+__all__ = [
+    "Capabilities",
+    "Estimator",
+    "EstimatorOutput",
+    "PREDICTOR_NAMES",
+    "predictor_names",
+    "from_statistics_methods",
+]

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._presentation import SummaryMixin, ols_r2
-from .dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
+from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
+from .presentation import SummaryMixin, ols_r2
 from .summary import dir_labels
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._base import Estimator, EstimatorOutput
-    from .formula import ModelSpec
+    from ..design.formula import ModelSpec
+    from .estimator import Estimator, EstimatorOutput
 
 
 class Results(SummaryMixin):
@@ -270,7 +270,7 @@ class Results(SummaryMixin):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
-        from .inference.dimension import generic_rules
+        from ..inference.dimension import generic_rules
 
         for name, fn in generic_rules(self).items():
             rules.setdefault(name, fn)
@@ -378,7 +378,7 @@ class Results(SummaryMixin):
         >>> boot.d, boot.d_rule
         (2, 'chosen by the large-sample dimension test at level 0.05 (fit.test_dimension())')
         """
-        from .inference.bootstrap import bootstrap
+        from ..inference.bootstrap import bootstrap
 
         return bootstrap(
             self,
@@ -416,7 +416,7 @@ class Results(SummaryMixin):
         >>> dens.mean(ais.head(2)).round(0).tolist()
         [63.0, 58.0]
         """
-        from .density import conditional_density_for
+        from ..density import conditional_density_for
 
         return conditional_density_for(self, estimator=estimator, **options)
 
@@ -426,7 +426,7 @@ class Results(SummaryMixin):
         Parameters
         ----------
         kind : str, default "summary"
-            Which plot; see :func:`sdrstats.plotting.plot_results` for every kind.
+            Which plot; see :func:`sdrstats.plotting.results.plot_results` for every kind.
         **options
             Passed to the plot (``ax``, ``d``, bootstrap options...).
 
@@ -443,7 +443,7 @@ class Results(SummaryMixin):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> ax = fit.plot("scree")
         """
-        from .plotting import plot_results
+        from ..plotting.results import plot_results
 
         return plot_results(self, kind=kind, **options)
 

@@ -210,7 +210,7 @@ class BasisProblem:
         return -total / (sigma * sigma)
 
     def objective(self, sigma: float, lam: float):
-        """``W -> (value, gradient)`` for :func:`sdrstats.optim.grassmann_minimize`."""
+        """``W -> (value, gradient)`` for :func:`sdrstats.stats.grassmann.grassmann_minimize`."""
 
         def fun(W: np.ndarray) -> tuple[float, np.ndarray]:
             fit = self.solve(W, sigma, lam)

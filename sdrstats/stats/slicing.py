@@ -52,7 +52,7 @@ def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
 
     Works from one sort of ``y`` (no inverse index): a slice ends at a value of ``y``, so
     each observation's slice is the number of slice-ending values below it. The walk is
-    :func:`sdrstats.exact_slicing.walk_cuts`, the same one chunked and Dask fits run on counts.
+    :func:`sdrstats.stats.exact_slicing.walk_cuts`, the same one chunked and Dask fits run on counts.
     """
     cuts = walk_cuts(SortedCounts.from_sorted(np.sort(y)), h, "dr")
     return np.searchsorted(cuts, y, side="left").astype(np.int64)
@@ -61,7 +61,7 @@ def _slice_dr(y: np.ndarray, h: int) -> np.ndarray:
 def _slice_arc(y: np.ndarray, h: int) -> np.ndarray:
     """``dr.slices.arc``: equal counts by rank, the first ``n - h*m`` slices one case larger,
     each cut moved to the end of the run of ties at it (ties are never split), and no final
-    slice of one case (the walk is :func:`sdrstats.exact_slicing.walk_cuts`)."""
+    slice of one case (the walk is :func:`sdrstats.stats.exact_slicing.walk_cuts`)."""
     cuts = walk_cuts(SortedCounts.from_sorted(np.sort(y)), h, "arc")
     return np.searchsorted(cuts, y, side="left").astype(np.int64)
 
@@ -94,8 +94,14 @@ def cut_labels(y: np.ndarray, cuts: np.ndarray) -> np.ndarray:
     return np.searchsorted(cuts, y, side="left").astype(np.int64)
 
 
-def make_slices(y: np.ndarray, nslices: int, *, function: str = "dr",
-                categorical: bool = False, cut_points: object = None) -> Slices:
+def make_slices(
+    y: np.ndarray,
+    nslices: int,
+    *,
+    function: str = "dr",
+    categorical: bool = False,
+    cut_points: object = None,
+) -> Slices:
     """Slice a response.
 
     Parameters

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ._checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
+from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
 
 _R_NAMES: dict[str, Any] = {
     "log": np.log,
@@ -51,7 +51,7 @@ class ModelSpec:
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> from sdrstats.formula import parse
+    >>> from sdrstats.design.formula import parse
     >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
     >>> spec.X.shape, spec.x_names
     ((202, 2), ['C(sex)[T.m]', 'log(wt)'])
@@ -86,8 +86,9 @@ class ModelSpec:
             env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
             na_action = patsy.NAAction(NA_types=["None", "NaN"])
             try:
-                self.design_info = patsy.dmatrix(self.rhs, self.source, eval_env=env,
-                                                 NA_action=na_action).design_info
+                self.design_info = patsy.dmatrix(
+                    self.rhs, self.source, eval_env=env, NA_action=na_action
+                ).design_info
             except Exception as exc:  # a formula using the caller's own functions
                 raise ValueError(
                     "This unpickled fit cannot rebuild its formula's transforms "
@@ -123,7 +124,7 @@ class ModelSpec:
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> from sdrstats.formula import parse
+        >>> from sdrstats.design.formula import parse
         >>> ais = sdr.datasets.load("ais")
         >>> spec = parse("lbm ~ log(wt) + C(sex)", ais)
         >>> spec.transform_x(ais.head(2)).round(3)

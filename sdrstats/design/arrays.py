@@ -1,7 +1,7 @@
 """The array front: a predictor matrix and a response become a :class:`ModelSpec`.
 
-What :func:`sdrstats.formula.parse` does for a formula and a data frame, for code that already
-holds arrays (``Estimator.fit(X, y)``); re-exported by :mod:`sdrstats.formula`.
+What :func:`sdrstats.design.formula.parse` does for a formula and a data frame, for code that already
+holds arrays (``Estimator.fit(X, y)``); re-exported by :mod:`sdrstats.design.formula`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._checks import _check_finite, _check_magnitude, _is_label_column
-from ._warnings import MissingValueWarning
+from ..core.warnings import MissingValueWarning
+from .checks import _check_finite, _check_magnitude, _is_label_column
 from .spec import ModelSpec
 
 
@@ -111,8 +111,11 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     if n_dropped:
         if missing == "raise":
             raise ValueError(f"{n_dropped} row(s) of X or y have missing values; drop them first.")
-        warnings.warn(f"Dropped {n_dropped} of {n_rows} rows with missing values.",
-                      MissingValueWarning, stacklevel=3)
+        warnings.warn(
+            f"Dropped {n_dropped} of {n_rows} rows with missing values.",
+            MissingValueWarning,
+            stacklevel=3,
+        )
         Xa = Xa[mask]
     elif np.may_share_memory(Xa, X):
         # No copy of the caller's array (it can be large): a read-only view, so nothing in

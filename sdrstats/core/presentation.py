@@ -10,8 +10,9 @@ import pandas as pd
 from .summary import Block, Summary, dir_labels
 
 
-def ols_r2(X: np.ndarray, y: np.ndarray, basis: np.ndarray,
-           case_weights: np.ndarray | None = None) -> np.ndarray:
+def ols_r2(
+    X: np.ndarray, y: np.ndarray, basis: np.ndarray, case_weights: np.ndarray | None = None
+) -> np.ndarray:
     """R^2(OLS|dr): squared multiple correlation of the OLS fit with the first k directions.
 
     ``y`` is one response column; returns one value per column of ``basis`` (cumulative).
@@ -69,8 +70,12 @@ class SummaryMixin:
                 label = (
                     "R^2(OLS|dr)" if Y.shape[1] == 1 else f"R^2(OLS for {self.spec.y_names[j]}|dr)"
                 )
-                rows[label] = ols_r2(self.spec.X, Y[:, j], self.output.basis[:, :k],
-                                     getattr(self.estimator, "case_weights_", None))
+                rows[label] = ols_r2(
+                    self.spec.X,
+                    Y[:, j],
+                    self.output.basis[:, :k],
+                    getattr(self.estimator, "case_weights_", None),
+                )
         return pd.DataFrame(rows, index=dir_labels(k)).T
 
     def _summary_blocks(self) -> list[Block]:

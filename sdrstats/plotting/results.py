@@ -140,34 +140,6 @@ def scree_plot(results: Any, ax: Any = None) -> Any:
     return ax
 
 
-def plot_dimension_test(test: Any, ax: Any = None) -> Any:
-    """Plot a :class:`~sdrstats.results.DimensionTest` (implemented by the inference layer).
-
-    Parameters
-    ----------
-    test : DimensionTest
-        The result of ``fit.test_dimension(...)``.
-    ax : matplotlib Axes, optional
-        Where to draw; default a new figure.
-
-    Returns
-    -------
-    matplotlib Axes
-
-    Examples
-    --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-    >>> ax = plot_dimension_test(fit.test_dimension("asymptotic"))
-    """
-    from .plotting_inference import plot_dimension_test as draw
-
-    return draw(test, ax=ax)
-
-
 def plot_results(results: Any, kind: str = "summary", **options: Any) -> Any:
     """Dispatch ``fit.plot(kind)``: ``"summary"``, ``"scree"`` or ``"bootstrap"``.
 
@@ -204,4 +176,4 @@ def plot_results(results: Any, kind: str = "summary", **options: Any) -> Any:
     raise ValueError(f"kind must be 'summary', 'scree' or 'bootstrap'; got {kind!r}.")
 
 
-__all__ = ["sufficient_summary_plot", "scree_plot", "plot_dimension_test", "plot_results"]
+__all__ = ["sufficient_summary_plot", "scree_plot", "plot_results"]

@@ -1,6 +1,6 @@
 """R ``dr``'s slices of a response that does not fit in memory, found exactly in a few passes.
 
-R's slicing rules (``dr.slices`` and ``dr.slices.arc``, :mod:`sdrstats.slicing`) depend only on
+R's slicing rules (``dr.slices`` and ``dr.slices.arc``, :mod:`sdrstats.stats.slicing`) depend only on
 the sorted response, and each cut lies at the end of a run of tied values. Both rules are a walk
 over ranks that needs one query, "the first distinct value whose cumulative count reaches rank
 ``r``, and that cumulative count" (:class:`SortedCounts`), so the slices of data held in chunks
@@ -16,7 +16,7 @@ or Dask partitions are found without holding the rows:
    again, until every cell the walk needs is known exactly.
 
 The cuts are the response values at the end of each slice, so the statistics pass assigns every
-row to the slice it gets in memory (:func:`sdrstats.slicing.cut_labels`), ties included.
+row to the slice it gets in memory (:func:`sdrstats.stats.slicing.cut_labels`), ties included.
 
 Every accumulator here has ``update(y)``, ``merge(other)`` and ``empty()``; ``run_pass(acc)``
 given to :func:`exact_cut_points` must apply ``acc.empty().update(y_chunk)`` to every chunk of
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._response_passes import (
+from .response_passes import (
     GRID_CELLS,
     MAX_DISTINCT,
     SAMPLE_SIZE,
@@ -193,7 +193,7 @@ def exact_cut_points(
     ...         out = out.merge(part)
     ...     return out
     >>> found = exact_cut_points(run_pass, 8, max_distinct=50, grid_cells=16)
-    >>> from sdrstats.slicing import make_slices, cut_labels
+    >>> from sdrstats.stats.slicing import make_slices, cut_labels
     >>> bool((np.bincount(cut_labels(y, found.cuts)) == make_slices(y, 8).sizes).all())
     True
     """

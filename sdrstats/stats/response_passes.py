@@ -1,4 +1,4 @@
-"""Mergeable passes over a response held in chunks, for :mod:`sdrstats.exact_slicing`.
+"""Mergeable passes over a response held in chunks, for :mod:`sdrstats.stats.exact_slicing`.
 
 Each accumulator has ``update(y)``, ``merge(other)`` and ``empty()``, and gives the same result
 however the rows are split into chunks and in whatever order the parts are merged.

@@ -41,9 +41,7 @@ def orthonormal_basis(basis: Any) -> np.ndarray:
 def _pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     qa, qb = orthonormal_basis(a), orthonormal_basis(b)
     if qa.shape[0] != qb.shape[0]:
-        raise ValueError(
-            f"Bases live in different spaces: {qa.shape[0]} and {qb.shape[0]} rows."
-        )
+        raise ValueError(f"Bases live in different spaces: {qa.shape[0]} and {qb.shape[0]} rows.")
     return qa, qb
 
 

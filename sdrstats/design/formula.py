@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ._array_front import from_arrays
-from ._checks import (
+from ..core.warnings import MissingValueWarning
+from .arrays import from_arrays
+from .checks import (
     _check_data,
     _check_finite,
     _check_object_columns,
@@ -43,7 +44,6 @@ from ._checks import (
     _mentioned_columns,
     _quote,
 )
-from ._warnings import MissingValueWarning
 from .spec import _R_NAMES, ModelSpec
 
 
@@ -55,7 +55,6 @@ def _user_env() -> patsy.EvalEnvironment:
     namespaces = [] if frame is None else [frame.f_locals, frame.f_globals]
     del frame
     return patsy.EvalEnvironment(namespaces).with_outer_namespace(_R_NAMES)
-
 
 
 def _quoted_literal(term: str) -> str | None:
@@ -90,7 +89,6 @@ def _split_top(text: str, sep: str = "+") -> list[str]:
     return [p.strip() for p in parts]
 
 
-
 def _rhs_columns(rhs: str, columns: list[str]) -> list[str]:
     """The columns the terms that survive patsy's ``+``/``-`` algebra of ``rhs`` name.
 
@@ -113,7 +111,9 @@ def _label_term(term: str, data: pd.DataFrame) -> str | None:
     quoted = _quoted_literal(inner)
     if quoted is not None:
         inner = quoted
-    if inner in data.columns and (term != inner and term.startswith("C(") or _is_label_column(data[inner])):
+    if inner in data.columns and (
+        term != inner and term.startswith("C(") or _is_label_column(data[inner])
+    ):
         return inner
     return None
 
@@ -150,12 +150,12 @@ def select_rows(data: Any, subset: Any, *, allow_empty: bool = False) -> pd.Data
         except Exception as exc:
             raise ValueError(
                 f"The 'subset' query {subset!r} could not be evaluated on data: {exc}. Write a "
-                "pandas query on its columns, e.g. \"sex == 'f'\" or \"ht > 175\"."
+                'pandas query on its columns, e.g. "sex == \'f\'" or "ht > 175".'
             ) from None
         if not isinstance(mask, pd.Series) or mask.dtype != bool:
             raise ValueError(
                 f"The 'subset' query {subset!r} must give True/False per row (a comparison such "
-                "as \"ht > 175\"); it gave "
+                'as "ht > 175"); it gave '
                 f"{getattr(mask, 'dtype', type(mask).__name__)}."
             )
         mask = mask.to_numpy()
@@ -164,7 +164,9 @@ def select_rows(data: Any, subset: Any, *, allow_empty: bool = False) -> pd.Data
             raise TypeError(f"A 'subset' Series must be boolean; got dtype {subset.dtype}.")
         if not subset.index.equals(data.index):
             if not data.index.isin(subset.index).all():
-                raise ValueError("The 'subset' Series does not have an entry for every row of data.")
+                raise ValueError(
+                    "The 'subset' Series does not have an entry for every row of data."
+                )
             subset = subset.reindex(data.index)
         mask = subset.to_numpy()
     else:
@@ -236,7 +238,9 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     if not lhs:
         raise ValueError(f"formula {formula!r} has no response; write it as 'y ~ ...'.")
     if not rhs:
-        raise ValueError(f"formula {formula!r} has no predictors; write 'y ~ .' to use all columns.")
+        raise ValueError(
+            f"formula {formula!r} has no predictors; write 'y ~ .' to use all columns."
+        )
     columns = [str(c) for c in data.columns]
     frame = data.copy(deep=False)
     frame.columns = columns
@@ -266,8 +270,9 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     env = _user_env()
     na_action = patsy.NAAction(NA_types=["None", "NaN"])
     try:
-        rhs_design = patsy.dmatrix(rhs, frame, eval_env=env, NA_action=na_action,
-                                   return_type="dataframe")
+        rhs_design = patsy.dmatrix(
+            rhs, frame, eval_env=env, NA_action=na_action, return_type="dataframe"
+        )
     except patsy.PatsyError as exc:
         raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
     except (NameError, SyntaxError, TypeError, KeyError) as exc:
@@ -287,8 +292,13 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         y_names = [label_cols[0]]
     else:
         try:
-            y_frame = patsy.dmatrix("0 + " + " + ".join(f"I({t})" for t in y_terms), frame,
-                                    eval_env=env, NA_action=na_action, return_type="dataframe")
+            y_frame = patsy.dmatrix(
+                "0 + " + " + ".join(f"I({t})" for t in y_terms),
+                frame,
+                eval_env=env,
+                NA_action=na_action,
+                return_type="dataframe",
+            )
         except patsy.PatsyError as exc:
             raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
         if y_frame.shape[1] != len(y_terms):

@@ -1,0 +1,7 @@
+"""The formula and array fronts: a formula or arrays and a data frame become a model spec.
+
+Modules: :mod:`~sdrstats.design.formula` (patsy formulas, R's ``model.frame`` rules),
+:mod:`~sdrstats.design.arrays` (predictor matrices), :mod:`~sdrstats.design.spec` (the
+:class:`~sdrstats.design.spec.ModelSpec` every fit carries), :mod:`~sdrstats.design.checks`
+(input checks and their messages) and :mod:`~sdrstats.design.weights` (R ``dr``'s case weights).
+"""

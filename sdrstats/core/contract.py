@@ -74,7 +74,9 @@ class EstimatorOutput:
     center : ndarray or None
         Predictor mean used to centre new rows in ``transform`` (defaults to the data mean).
     extras : dict
-        Method-specific results (slice sizes, traces, tuning parameters...).
+        Method-specific results (slice sizes, traces, tuning parameters...). A method that
+        fits each dimension separately (IRE) keeps its ``k``-dimensional bases under
+        ``"solutions"`` (``k -> p × k``), and :meth:`basis_for` returns them.
     """
 
     basis: np.ndarray | None
@@ -83,6 +85,19 @@ class EstimatorOutput:
     criterion: float | None = None
     center: np.ndarray | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def basis_for(self, k: int) -> np.ndarray:
+        """The basis of the ``k``-dimensional fit.
+
+        The method's own ``k``-D solution where it fits one per dimension (IRE, as R's
+        ``dr.basis(fit, k)``), else the first ``k`` columns of ``basis``.
+        """
+        if self.basis is None:
+            raise ValueError("this fit has no linear directions.")
+        solutions = self.extras.get("solutions")
+        if isinstance(solutions, dict) and k in solutions:
+            return np.asarray(solutions[k])
+        return self.basis[:, :k]
 
 
 class FamilyHooks:

@@ -218,7 +218,7 @@ class Estimator(FamilyHooks):
         if output.basis is None:
             raise ValueError(f"{self.method} has no linear directions; it must define transform.")
         center = output.center if output.center is not None else 0.0
-        return (X - center) @ output.basis[:, :d]
+        return (X - center) @ output.basis_for(d)
 
     def fit_spec(self, spec: ModelSpec, call: str | None = None) -> Results:
         """Fit to a prepared spec and wrap the result.

@@ -136,10 +136,15 @@ class Results(SummaryMixin):
         log(hg)   0.082
         log(ht)   0.027
         """
+        return pd.DataFrame(self._basis_for(k), index=self.x_names, columns=dir_labels(k))
+
+    def _basis_for(self, k: int) -> np.ndarray:
+        """The ``k``-dimensional basis: the method's own ``k``-D solution where it fits one per
+        dimension (IRE, as R's ``dr.basis(fit, k)``), else the first ``k`` directions."""
         basis = self._require_basis()
         if not 1 <= k <= basis.shape[1]:
             raise ValueError(f"k must be between 1 and {basis.shape[1]}; got {k}.")
-        return pd.DataFrame(basis[:, :k], index=self.x_names, columns=dir_labels(k))
+        return self.output.basis_for(k)
 
     @property
     def all_directions(self) -> pd.DataFrame:

@@ -100,10 +100,18 @@ class DimensionTest:
         if self.n_replicates:
             bits.append(f"{self.n_replicates} replicates, random_state = {self.random_state!r}.")
         if self.level is not None and "p_value" in self.table.columns:
-            bits.append(
-                f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
-                f"{self.level:g}."
-            )
+            p_values = self.table["p_value"].to_numpy(dtype=float)
+            if np.all(p_values < self.level):
+                # no hypothesis survived: the table only bounds d from below
+                bits.append(
+                    f"Chosen d = {self.d}: every test is rejected at level {self.level:g}, so "
+                    f"d >= {self.d}; the table tests no larger dimension."
+                )
+            else:
+                bits.append(
+                    f"Chosen d = {self.d}: smallest m whose test is not rejected at level "
+                    f"{self.level:g}."
+                )
         else:
             bits.append(f"Chosen d = {self.d}.")
         if self.note:

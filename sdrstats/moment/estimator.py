@@ -64,12 +64,15 @@ class MomentEstimator(Estimator):
         d = self.options["d"]
         if d is not None and d > p:
             raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
-        if self.uses_slices and not categorical:
+        if self.uses_slices and not categorical and self.options["cut_points"] is None:
             h = self.nslices_for(p)
-            if h > n / 2:
+            # R's rule: a response with at most h distinct values is sliced by value, so only
+            # a response with more distinct values than slices needs two cases a slice
+            if h > n / 2 and (Y.reshape(n, -1).shape[1] > 1 or np.unique(Y).size > h):
                 raise ValueError(
-                    f"The 'nslices' option of {self.method} must be at most n/2 = {n // 2} so "
-                    f"that slices hold at least two cases; got {h}."
+                    f"The 'nslices' option of {self.method} must be at most n/2 = {n // 2} for a "
+                    f"response with more than {h} distinct values, so that slices hold at "
+                    f"least two cases; got {h}. Lower nslices."
                 )
 
     def _slices(self, Y: np.ndarray, p: int):
@@ -257,7 +260,16 @@ class MomentEstimator(Estimator):
         return WeightedReplicates(results)
 
     def _test_rows(self, results: Results, numdir: int | None) -> int:
-        numdir = results.options["numdir"] if numdir is None else numdir
+        """Rows of the marginal dimension tests, as R ``summary.dr`` counts them.
+
+        By default ``min(numdir, #{|λ| > 1e-15})``: a hypothesis about a direction whose
+        eigenvalue is zero to rounding is no test. Never more than ``p``.
+        """
+        if numdir is None:
+            numdir = results.options["numdir"]
+            ev = results.output.eigenvalues
+            if ev is not None:
+                numdir = max(1, min(numdir, int(np.sum(np.abs(np.asarray(ev)) > 1e-15))))
         return min(results.p, check_int(numdir, "numdir", self.method, low=1))
 
 

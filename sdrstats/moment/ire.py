@@ -243,6 +243,10 @@ class IRE(MomentEstimator):
             if numdir is None
             else min(check_int(numdir, "numdir", self.method, low=0), ex["numdir"])
         )
+        # "dD vs > dD" has df (p - d)(h - 1 - d): only d < h - 1 is a test (R also prints the
+        # rows with df <= 0 when h is small; a 2-class response has one test, d = 0)
+        h = len(ex["slice_sizes"])
+        top = max(0, min(top, h - 2))
         rows = range(top + 1)
         stat = np.array([ex["criteria"][k] for k in rows])
         df = np.array([ex["dfs"][k] for k in rows])

@@ -66,7 +66,9 @@ class SIR(MomentEstimator):
         """Li's (1991) χ² test: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``."""
         ev = np.sort(np.asarray(results.output.eigenvalues))
         p, n, h = results.p, results.n, len(results.slice_sizes)
-        rows = self._test_rows(results, numdir)
+        # df (p - m)(h - m - 1) is positive only for m < h - 1: with h slices SIR estimates at
+        # most h - 1 directions, so larger hypotheses are not tests (a 2-class response: one row)
+        rows = max(1, min(self._test_rows(results, numdir), h - 1))
         stat = np.array([n * ev[: p - m].sum() for m in range(rows)])
         df = np.array([(p - m) * (h - m - 1) for m in range(rows)])
         pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])

@@ -173,7 +173,10 @@ def output_from_kernel(
     """Eigen-decompose the kernel ``M`` and wrap directions, eigenvalues and extras."""
     values, vectors, basis = eigen_directions(std, M, by_abs=estimator.by_abs)
     p = std.mean.size
-    d = estimator.options["d"] or min(estimator.options["numdir"], p)
+    # by default R summary.dr's count: numdir, but no direction whose eigenvalue is zero to
+    # rounding (a 2-class SIR has one)
+    nonzero = max(1, int(np.sum(np.abs(values) > 1e-15)))
+    d = estimator.options["d"] or min(estimator.options["numdir"], p, nonzero)
     out: dict[str, Any] = {"M": M, "raw_vectors": vectors}
     if moments is not None:
         out["slice_sizes"] = moments.slices.sizes

@@ -321,6 +321,12 @@ def _nullable(column):
     return data
 
 
+def _wide(n, p):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.standard_normal((n, p)), columns=[f"x{j + 1}" for j in range(p)])
+    return frame.assign(y=rng.standard_normal(n))
+
+
 def _fit_then_transform_missing():
     fit = sdr.sir("y ~ x1 + x2 + g", FRAME)
     new = FRAME.head(6).copy()
@@ -386,6 +392,15 @@ CASES += [
         ValueError,
         r"Column\(s\) \['when'\] hold dates",
         r"'y ~ \. - when'",
+    ),
+    (
+        # UScrime's shape (n = 47, p = 11): 78 quadratic terms; R's phdq stops, and so do we
+        # (it used to print statistics of 1e30 and "Chosen d = 4")
+        "phdq-more-terms-than-rows",
+        lambda: sdr.phd("y ~ .", _wide(47, 11), residuals="quadratic"),
+        ValueError,
+        r"fits 78 quadratic terms in p = 11 predictors .* needs more than 78 rows; got n = 47",
+        r"residuals=True \(phdres\)",
     ),
 ]
 

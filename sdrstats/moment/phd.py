@@ -60,6 +60,19 @@ class PHD(MomentEstimator):
                 f"or 'quadratic' (phdq); got {res!r}."
             )
 
+    def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
+        super()._check_data(X, Y, categorical)
+        n, p = X.shape
+        terms = 1 + 2 * p + p * (p - 1) // 2
+        if self.quadratic and n <= terms:
+            # more coefficients than rows: the quadratic fit interpolates, its Hessian is not
+            # identified and its residuals are zero (R's phdq stops here too)
+            raise ValueError(
+                f"phd with residuals='quadratic' (phdq) fits {terms} quadratic terms in "
+                f"p = {p} predictors (1 + 2p + p(p-1)/2), which needs more than {terms} rows; "
+                f"got n = {n}. Use fewer predictors, or residuals=True (phdres)."
+            )
+
     @property
     def quadratic(self) -> bool:
         """True for R's ``phdq`` (the Hessian of the full quadratic fit)."""

@@ -24,8 +24,15 @@ import pandas as pd
 
 from ..core.warnings import MissingValueWarning
 from ..design.formula import ModelSpec
-from ..stats.exact_slicing import SortedCounts, exact_cut_points, walk_cuts
-from ..stats.response_passes import GRID_CELLS, SAMPLE_SIZE, CellHistogram, ResponseSummary
+from ..stats.exact_slicing import (
+    GRID_CELLS,
+    SAMPLE_SIZE,
+    CellHistogram,
+    ResponseSummary,
+    SortedCounts,
+    exact_cut_points,
+    walk_cuts,
+)
 from .chunks import ChunkPlan, ChunkSource
 from .levels import LevelSet, factor_columns, levels_part, recode
 

@@ -46,56 +46,14 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     """
     if missing not in ("drop", "raise"):
         raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-    if isinstance(X, pd.DataFrame):
-        x_columns = [str(c) for c in X.columns]
-        index = X.index
-        non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if non_numeric:
-            raise ValueError(
-                f"X has non-numeric column(s) {non_numeric}; code them as numbers or use the "
-                "formula interface, which codes factors."
-            )
-        Xa = X.to_numpy(dtype=float)
-    else:
-        try:
-            Xa = np.asarray(X, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError("X must be a numeric 2-D array or DataFrame.") from None
-        x_columns = None
-        index = pd.RangeIndex(Xa.shape[0] if Xa.ndim else 0)
-    if Xa.ndim == 1:
-        Xa = Xa.reshape(-1, 1)
-    if Xa.ndim != 2:
-        raise ValueError(f"X must be 2-D (n observations x p predictors); got shape {Xa.shape}.")
-    if Xa.shape[0] == 0:
-        raise ValueError("X has no rows; an SDR fit needs observations.")
+    Xa, x_columns, index = _predictor_matrix(X)
     x_names = x_columns or [f"x{j + 1}" for j in range(Xa.shape[1])]
-
     n_rows = Xa.shape[0]
-    y_numeric = None
-    if isinstance(y, np.ndarray) and y.dtype.kind in "fiu" and y.ndim in (1, 2):
-        # fast path for numeric arrays: no pandas round trip
-        y_numeric = (y.reshape(-1, 1) if y.ndim == 1 else y).astype(float, copy=False)
-        q = y_numeric.shape[1]
-        y_names = ["y"] if q == 1 else [f"y{j + 1}" for j in range(q)]
-        n_y = y_numeric.shape[0]
-        label = False
-    else:
-        if isinstance(y, pd.DataFrame):
-            y_names = [str(c) for c in y.columns]
-            y_values = y
-        elif isinstance(y, pd.Series):
-            y_names = [str(y.name) if y.name is not None else "y"]
-            y_values = y.to_frame()
-        else:
-            arr = np.asarray(y)
-            if arr.ndim == 1:
-                arr = arr.reshape(-1, 1)
-            y_names = ["y"] if arr.shape[1] == 1 else [f"y{j + 1}" for j in range(arr.shape[1])]
-            y_values = pd.DataFrame(arr, columns=y_names)
-        n_y = y_values.shape[0]
+    y_numeric, y_values, y_names = _response_input(y)
+    n_y = (y_numeric if y_numeric is not None else y_values).shape[0]
     if n_y != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {n_y}; they must match.")
+    label = False
     if y_numeric is None:
         y_values = y_values.reset_index(drop=True)
         y_values.columns = y_names
@@ -153,6 +111,51 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         n_dropped=n_dropped,
         x_columns=x_columns,
     )
+
+
+def _predictor_matrix(X: Any) -> tuple[np.ndarray, list[str] | None, pd.Index]:
+    """``X`` as a float matrix, its column names (a DataFrame's) and its row index."""
+    if isinstance(X, pd.DataFrame):
+        non_numeric = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        if non_numeric:
+            raise ValueError(
+                f"X has non-numeric column(s) {non_numeric}; code them as numbers or use the "
+                "formula interface, which codes factors."
+            )
+        Xa = X.to_numpy(dtype=float)
+        x_columns: list[str] | None = [str(c) for c in X.columns]
+        index = X.index
+    else:
+        try:
+            Xa = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("X must be a numeric 2-D array or DataFrame.") from None
+        x_columns = None
+        index = pd.RangeIndex(Xa.shape[0] if Xa.ndim else 0)
+    if Xa.ndim == 1:
+        Xa = Xa.reshape(-1, 1)
+    if Xa.ndim != 2:
+        raise ValueError(f"X must be 2-D (n observations x p predictors); got shape {Xa.shape}.")
+    if Xa.shape[0] == 0:
+        raise ValueError("X has no rows; an SDR fit needs observations.")
+    return Xa, x_columns, index
+
+
+def _response_input(y: Any) -> tuple[np.ndarray | None, pd.DataFrame | None, list[str]]:
+    """``y`` as a float matrix (numeric arrays: no pandas round trip) or else as a frame."""
+    if isinstance(y, np.ndarray) and y.dtype.kind in "fiu" and y.ndim in (1, 2):
+        numeric = (y.reshape(-1, 1) if y.ndim == 1 else y).astype(float, copy=False)
+        q = numeric.shape[1]
+        return numeric, None, ["y"] if q == 1 else [f"y{j + 1}" for j in range(q)]
+    if isinstance(y, pd.DataFrame):
+        return None, y, [str(c) for c in y.columns]
+    if isinstance(y, pd.Series):
+        return None, y.to_frame(), [str(y.name) if y.name is not None else "y"]
+    arr = np.asarray(y)
+    if arr.ndim == 1:
+        arr = arr.reshape(-1, 1)
+    names = ["y"] if arr.shape[1] == 1 else [f"y{j + 1}" for j in range(arr.shape[1])]
+    return None, pd.DataFrame(arr, columns=names), names
 
 
 __all__ = ["from_arrays"]

@@ -27,6 +27,7 @@ import ast
 import inspect
 import re
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -222,25 +223,8 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     >>> spec.x_names
     ['sex[T.m]', 'log(wt)', 'ht']
     """
-    if not isinstance(formula, str):
-        raise TypeError(
-            f"formula must be a string such as 'y ~ x1 + x2'; got {type(formula).__name__}."
-        )
-    if missing not in ("drop", "raise"):
-        raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
+    lhs, rhs = _split_formula(formula, missing)
     data = select_rows(data, subset)
-    if formula.count("~") != 1:
-        raise ValueError(
-            f"formula {formula!r} must have exactly one '~' with the response on its left, "
-            "e.g. 'y ~ x1 + x2' or 'y ~ .'."
-        )
-    lhs, rhs = (s.strip() for s in formula.split("~"))
-    if not lhs:
-        raise ValueError(f"formula {formula!r} has no response; write it as 'y ~ ...'.")
-    if not rhs:
-        raise ValueError(
-            f"formula {formula!r} has no predictors; write 'y ~ .' to use all columns."
-        )
     columns = [str(c) for c in data.columns]
     frame = data.copy(deep=False)
     frame.columns = columns
@@ -251,14 +235,7 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
-    if re.search(r"(?<![\w.])\.(?![\w.])", rhs):
-        others = [c for c in columns if c not in y_columns]
-        if not others:
-            raise ValueError("'.' in the formula found no predictor columns besides the response.")
-        expansion = "(" + " + ".join(map(_quote, others)) + ")"
-        # A function replacement: re.sub would read backslashes in a string replacement.
-        rhs = re.sub(r"(?<![\w.])\.(?![\w.])", lambda _: expansion, rhs)
-
+    rhs = _expand_dot(rhs, columns, y_columns)
     rhs_columns = _rhs_columns(rhs, columns)
     both = [c for c in y_columns if c in rhs_columns]
     if both:
@@ -268,61 +245,10 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         )
     _check_object_columns(frame, y_columns + rhs_columns)
     env = _user_env()
-    na_action = patsy.NAAction(NA_types=["None", "NaN"])
-    try:
-        rhs_design = patsy.dmatrix(
-            rhs, frame, eval_env=env, NA_action=na_action, return_type="dataframe"
-        )
-    except patsy.PatsyError as exc:
-        raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
-    except (NameError, SyntaxError, TypeError, KeyError) as exc:
-        raise ValueError(f"Could not evaluate the predictors {rhs!r}: {exc}") from None
-    keep = pd.Index(rhs_design.index)
-
-    label_cols = [_label_term(t, frame) for t in y_terms]
-    if any(label_cols):
-        if len(y_terms) > 1:
-            raise ValueError(
-                "A categorical response must be the only response term; got "
-                f"{y_terms}. Use one class column, or numeric columns for a multivariate response."
-            )
-        y_series = frame[label_cols[0]]
-        keep = keep.intersection(y_series.index[y_series.notna()], sort=False)
-        y_frame = None
-        y_names = [label_cols[0]]
-    else:
-        try:
-            y_frame = patsy.dmatrix(
-                "0 + " + " + ".join(f"I({t})" for t in y_terms),
-                frame,
-                eval_env=env,
-                NA_action=na_action,
-                return_type="dataframe",
-            )
-        except patsy.PatsyError as exc:
-            raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
-        if y_frame.shape[1] != len(y_terms):
-            raise ValueError(f"Each response term must give one numeric column; got {y_terms}.")
-        y_names = y_terms
-        keep = keep.intersection(y_frame.index, sort=False)
-    keep = keep.sort_values()
-
-    n_dropped = frame.shape[0] - len(keep)
-    if n_dropped:
-        used = _mentioned_columns(lhs + " " + rhs, columns)
-        with_na = [c for c in used if frame[c].isna().any()]
-        if missing == "raise":
-            raise ValueError(
-                f"{n_dropped} row(s) have missing values in {with_na}; drop or impute them, or "
-                "pass missing='drop' to drop them."
-            )
-        warnings.warn(
-            f"Dropped {n_dropped} of {frame.shape[0]} rows with missing values in {with_na}.",
-            MissingValueWarning,
-            stacklevel=3,
-        )
-    if len(keep) == 0:
-        raise ValueError("No rows are left after dropping rows with missing values.")
+    rhs_design = _predictor_design(rhs, frame, env)
+    response = _response(y_terms, frame, env)
+    keep = pd.Index(rhs_design.index).intersection(response.rows, sort=False).sort_values()
+    n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing)
 
     design_info = rhs_design.design_info
     names = list(rhs_design.columns)
@@ -332,20 +258,12 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     X = rhs_design.loc[keep].to_numpy(dtype=float)[:, design_columns]
     x_names = [names[i] for i in design_columns]
     _check_finite(X, x_names, "Predictor")
-
-    if y_frame is None:
-        labels = pd.Categorical(frame[y_names[0]].loc[keep])
-        y_levels = list(labels.categories)
-        Y = np.asarray(labels.codes, dtype=np.int64)
-    else:
-        Y = y_frame.loc[keep].to_numpy(dtype=float)
-        _check_finite(Y, y_names, "Response")
-        y_levels = None
+    Y, y_levels = response.values(frame, keep)
     return ModelSpec(
         X=np.ascontiguousarray(X),
         Y=np.ascontiguousarray(Y),
         x_names=x_names,
-        y_names=y_names,
+        y_names=response.names,
         index=original_index[keep.to_numpy()],
         y_levels=y_levels,
         formula=f"{lhs} ~ {rhs}" if "." not in formula else formula,
@@ -355,6 +273,122 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         rhs=rhs,
         source=frame[_mentioned_columns(rhs, columns)],
     )
+
+
+_DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
+_NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
+
+
+def _split_formula(formula: Any, missing: str) -> tuple[str, str]:
+    """Check the formula's shape and the ``missing`` option; the two sides of ``~``."""
+    if not isinstance(formula, str):
+        raise TypeError(
+            f"formula must be a string such as 'y ~ x1 + x2'; got {type(formula).__name__}."
+        )
+    if missing not in ("drop", "raise"):
+        raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
+    if formula.count("~") != 1:
+        raise ValueError(
+            f"formula {formula!r} must have exactly one '~' with the response on its left, "
+            "e.g. 'y ~ x1 + x2' or 'y ~ .'."
+        )
+    lhs, rhs = (side.strip() for side in formula.split("~"))
+    if not lhs:
+        raise ValueError(f"formula {formula!r} has no response; write it as 'y ~ ...'.")
+    if not rhs:
+        raise ValueError(
+            f"formula {formula!r} has no predictors; write 'y ~ .' to use all columns."
+        )
+    return lhs, rhs
+
+
+def _expand_dot(rhs: str, columns: list[str], y_columns: list[str]) -> str:
+    """R's ``.``: every column that is not a response, each quoted as patsy needs."""
+    if not _DOT.search(rhs):
+        return rhs
+    others = [c for c in columns if c not in y_columns]
+    if not others:
+        raise ValueError("'.' in the formula found no predictor columns besides the response.")
+    expansion = "(" + " + ".join(map(_quote, others)) + ")"
+    # A function replacement: re.sub would read backslashes in a string replacement.
+    return _DOT.sub(lambda _: expansion, rhs)
+
+
+def _predictor_design(rhs: str, frame: pd.DataFrame, env: Any) -> pd.DataFrame:
+    """patsy's design matrix of the right-hand side (rows with a missing value left out)."""
+    try:
+        return patsy.dmatrix(
+            rhs, frame, eval_env=env, NA_action=_NA_ACTION, return_type="dataframe"
+        )
+    except patsy.PatsyError as exc:
+        raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
+    except (NameError, SyntaxError, TypeError, KeyError) as exc:
+        raise ValueError(f"Could not evaluate the predictors {rhs!r}: {exc}") from None
+
+
+@dataclass
+class _Response:
+    """The left-hand side: a class-label column, or numeric columns from patsy."""
+
+    names: list[str]
+    rows: pd.Index
+    numeric: pd.DataFrame | None
+
+    def values(self, frame: pd.DataFrame, keep: pd.Index) -> tuple[np.ndarray, list | None]:
+        """``Y`` on the kept rows, and the class levels of a label response (else None)."""
+        if self.numeric is None:
+            labels = pd.Categorical(frame[self.names[0]].loc[keep])
+            return np.asarray(labels.codes, dtype=np.int64), list(labels.categories)
+        Y = self.numeric.loc[keep].to_numpy(dtype=float)
+        _check_finite(Y, self.names, "Response")
+        return Y, None
+
+
+def _response(y_terms: list[str], frame: pd.DataFrame, env: Any) -> _Response:
+    label_cols = [_label_term(t, frame) for t in y_terms]
+    if any(label_cols):
+        if len(y_terms) > 1:
+            raise ValueError(
+                "A categorical response must be the only response term; got "
+                f"{y_terms}. Use one class column, or numeric columns for a multivariate response."
+            )
+        labels = frame[label_cols[0]]
+        return _Response([label_cols[0]], pd.Index(labels.index[labels.notna()]), None)
+    try:
+        numeric = patsy.dmatrix(
+            "0 + " + " + ".join(f"I({t})" for t in y_terms),
+            frame,
+            eval_env=env,
+            NA_action=_NA_ACTION,
+            return_type="dataframe",
+        )
+    except patsy.PatsyError as exc:
+        raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
+    if numeric.shape[1] != len(y_terms):
+        raise ValueError(f"Each response term must give one numeric column; got {y_terms}.")
+    return _Response(list(y_terms), pd.Index(numeric.index), numeric)
+
+
+def _report_missing(
+    frame: pd.DataFrame, keep: pd.Index, text: str, columns: list[str], missing: str
+) -> int:
+    """Warn of (or refuse) the rows a missing value drops; how many there are."""
+    n_dropped = frame.shape[0] - len(keep)
+    if n_dropped:
+        with_na = [c for c in _mentioned_columns(text, columns) if frame[c].isna().any()]
+        if missing == "raise":
+            raise ValueError(
+                f"{n_dropped} row(s) have missing values in {with_na}; drop or impute them, or "
+                "pass missing='drop' to drop them."
+            )
+        warnings.warn(
+            f"Dropped {n_dropped} of {frame.shape[0]} rows with missing values in {with_na}.",
+            MissingValueWarning,
+            stacklevel=4,
+        )
+    if len(keep) == 0:
+        raise ValueError("No rows are left after dropping rows with missing values.")
+    return n_dropped
 
 
 __all__ = ["ModelSpec", "parse", "from_arrays", "select_rows", "describe_subset"]

@@ -219,49 +219,70 @@ def bootstrap_dimension(
         per_k = [(np.asarray(basis[:, :k], dtype=float), reps) for k in range(1, k_max + 1)]
         note = ""
     else:
-        if "d" not in results.estimator.params:
-            raise ValueError(
-                f"The 'bootstrap' dimension test is not available for {name}: "
-                "it has neither eigenvalues nor a 'd' option to refit with."
-            )
         k_max = _k_max(results, k_max, results.p - 1, "bootstrap")
-        per_k = []
-        note = ""
-        for k in range(1, k_max + 1):
-            # Directions of a fixed-d method are not nested: refit at every other k.
-            changes = {} if k == results.d else {"d": k}
-            try:
-                ref = (
-                    basis
-                    if not changes
-                    else results.refit(
-                        results.spec.X,
-                        results.spec.Y,
-                        random_state=results.random_state,
-                        **changes,
-                    ).basis
-                )
-            except ValueError as err:
-                if k == 1:
-                    raise
-                note = f" Candidates stop at k = {k - 1}: {name} cannot fit d = {k} ({err})"
-                break
-            ref = np.asarray(ref, dtype=float)[:, :k]
-            per_k.append(
-                (
-                    ref,
-                    bootstrap_replicates(
-                        results,
-                        B,
-                        random_state=random_state,
-                        n_jobs=n_jobs,
-                        progress=progress,
-                        changes=changes,
-                        engine="refit",
-                        desc=f"bootstrap rule {name} k={k}",
-                    ),
-                )
+        per_k, note = _refitted_candidates(results, B, k_max, random_state, n_jobs, progress)
+    table = _distance_table(per_k, distance, name)
+    return DimensionTest(
+        table,
+        int(table["mean_distance"].idxmin()),
+        "bootstrap",
+        name,
+        level=None,
+        n_replicates=B,
+        random_state=random_state,
+        title=f"Bootstrap (Ye & Weiss) dimension rule for {name}",
+        display_names={"mean_distance": f"mean {distance}"},
+        note="d minimises the mean bootstrap distance to the full-sample estimate." + note,
+        extras={"distance": distance},
+    )
+
+
+def _refitted_candidates(
+    results: Any, B: int, k_max: int, random_state: Any, n_jobs: int | None, progress: bool
+) -> tuple[list[tuple[np.ndarray, Any]], str]:
+    """Reference basis and bootstrap replicates at each ``k`` of a method fitted at fixed d.
+
+    Directions of a fixed-d method are not nested, so each candidate ``k`` other than the
+    fit's own is refitted, on the full sample and in every replicate. Candidates stop at the
+    first ``k`` the method cannot fit (the note says why).
+    """
+    name = results.method
+    if "d" not in results.estimator.params:
+        raise ValueError(
+            f"The 'bootstrap' dimension test is not available for {name}: "
+            "it has neither eigenvalues nor a 'd' option to refit with."
+        )
+    per_k: list[tuple[np.ndarray, Any]] = []
+    for k in range(1, k_max + 1):
+        changes = {} if k == results.d else {"d": k}
+        try:
+            ref = (
+                results.output.basis
+                if not changes
+                else results.refit(
+                    results.spec.X, results.spec.Y, random_state=results.random_state, **changes
+                ).basis
             )
+        except ValueError as err:
+            if k == 1:
+                raise
+            return per_k, f" Candidates stop at k = {k - 1}: {name} cannot fit d = {k} ({err})"
+        replicates = bootstrap_replicates(
+            results,
+            B,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            progress=progress,
+            changes=changes,
+            engine="refit",
+            desc=f"bootstrap rule {name} k={k}",
+        )
+        per_k.append((np.asarray(ref, dtype=float)[:, :k], replicates))
+    return per_k, ""
+
+
+def _distance_table(per_k: list[tuple[np.ndarray, Any]], distance: str, name: str) -> pd.DataFrame:
+    """Mean, sd and median distance of the replicates to the reference, for each ``k``."""
     rows = []
     for k, (ref, reps) in enumerate(per_k, start=1):
         dist = np.array(
@@ -277,20 +298,7 @@ def bootstrap_dimension(
                 "replicates": dist.size,
             }
         )
-    table = pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
-    return DimensionTest(
-        table,
-        int(table["mean_distance"].idxmin()),
-        "bootstrap",
-        name,
-        level=None,
-        n_replicates=B,
-        random_state=random_state,
-        title=f"Bootstrap (Ye & Weiss) dimension rule for {name}",
-        display_names={"mean_distance": f"mean {distance}"},
-        note="d minimises the mean bootstrap distance to the full-sample estimate." + note,
-        extras={"distance": distance},
-    )
+    return pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
 
 
 __all__ = ["ladle", "bootstrap_dimension", "default_k_max"]

@@ -203,91 +203,139 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
         iteration (non-increasing; see the module notes), iterations, convergence, the final
         λ, the trace scales ``alpha``, ``beta``, ``delta`` and the seconds spent in each step.
     """
-    n, p = X.shape
-    k = config.k
     timings = {"setup": 0.0, "q_step": 0.0, "s_step": 0.0}
     t0 = time.perf_counter()
-    U0, sv, Rt = scipy.linalg.svd(X, full_matrices=False)
-    if config.global_terms:
-        basis = None  # Q ranges over all of R^n
-        A = X.T  # W = A V
-    else:
-        # Only the graph terms: minimising over all of R^n would put Q in the null space of
-        # X^T whenever n > p (W = 0), so Q is kept in the column space of X.
-        rank = int(np.sum(sv > sv[0] * max(n, p) * EPS))
-        basis = U0[:, :rank]
-        A = Rt[:rank].T * sv[:rank]
-    dim = A.shape[1]
-    if k > dim:
-        raise ValueError(
-            f"k = {k} exceeds the rank {dim} of the centred predictors; this member keeps Q "
-            f"in the column space of X, so choose k <= {dim}."
-        )
-    # Q0: the top-k left singular vectors of X, in the coordinates of the search space
-    V = U0[:, :k] if basis is None else np.eye(dim)[:, :k]
-    tr_k = float(np.sum(sv**2))  # tr(XX^T)
-    scales = {"alpha": 0.0, "beta": 0.0, "delta": 0.0}
-    if config.global_terms:
-        scales["alpha"] = config.alpha * tr_k / float(np.sum(Y * Y))
-        scales["beta"] = config.beta * tr_k / float(np.sum(1.0 / (2.0 * _row_norms(V))))
-        G = np.hstack([X, Y])
-        C = scipy.linalg.block_diag(-np.eye(p), -scales["alpha"] * np.eye(Y.shape[1]))
-    else:
-        G, C = A.T, np.zeros((p, p))  # Z = δ' A^T (X^T L X) A in the column space of X
-    Z = QStepMatrix(G, C)
+    problem = _Problem(X, Y, config, timings)
+    V = problem.start
     timings["setup"] += time.perf_counter() - t0
+    trace, V, values, n_iter, converged, rejected = _alternate(problem, V, config, timings)
+    if not converged:
+        change = abs(trace[-2] - trace[-1]) / abs(trace[-2])
+        warnings.warn(
+            f"The alternating solver did not converge in max_iter = {config.max_iter} "
+            f"iterations (last relative decrease {change:.3g} > tol = {config.tol}); "
+            "increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    graph = problem.graph
+    return SolverResult(
+        W=problem.A @ V,
+        Q=V if problem.basis is None else problem.basis @ V,
+        eigenvalues=np.asarray(values, dtype=float),
+        similarity=None if graph is None else graph.S,
+        objective_trace=np.asarray(trace),
+        n_iter=n_iter,
+        converged=converged,
+        lam=config.lam if graph is None else graph.lam,
+        scales=problem.scales,
+        timings=timings,
+        rejected_objective=rejected,
+    )
 
-    graph = Graph(config, Y) if config.graph != "none" else None
-    middle = np.zeros((p, p))  # X^T L X, the only part of Z a new graph changes
 
-    def update_graph(V: np.ndarray) -> None:
-        nonlocal middle
+class _Problem:
+    """One member's objective in the coordinates ``V`` of its search space for ``Q``.
+
+    ``Q`` ranges over all of R^n when the global (PCA, label, sparsity) terms are on; with only
+    the graph terms, minimising over R^n would put ``Q`` in the null space of ``X^T`` whenever
+    n > p (``W = 0``), so ``Q`` is kept in the column space of ``X``. ``W = A V`` either way.
+    The Q-step matrix ``Z`` (:class:`QStepMatrix`) and the trace-scaled weights α', β', δ'
+    are set up once; a new similarity graph changes only its ``X^T L X`` block.
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, config: SolverConfig, timings: dict) -> None:
+        n, p = X.shape
+        k = config.k
+        self.X, self.Y, self.config, self.timings = X, Y, config, timings
+        U0, sv, Rt = scipy.linalg.svd(X, full_matrices=False)
+        if config.global_terms:
+            self.basis, self.A = None, X.T
+        else:
+            rank = int(np.sum(sv > sv[0] * max(n, p) * EPS))
+            self.basis, self.A = U0[:, :rank], Rt[:rank].T * sv[:rank]
+        dim = self.A.shape[1]
+        if k > dim:
+            raise ValueError(
+                f"k = {k} exceeds the rank {dim} of the centred predictors; this member keeps Q "
+                f"in the column space of X, so choose k <= {dim}."
+            )
+        # Q0: the top-k left singular vectors of X, in the coordinates of the search space
+        self.start = U0[:, :k] if self.basis is None else np.eye(dim)[:, :k]
+        tr_k = float(np.sum(sv**2))  # tr(XX^T)
+        self.scales = {"alpha": 0.0, "beta": 0.0, "delta": 0.0}
+        if config.global_terms:
+            self.scales["alpha"] = config.alpha * tr_k / float(np.sum(Y * Y))
+            self.scales["beta"] = (
+                config.beta * tr_k / float(np.sum(1.0 / (2.0 * _row_norms(self.start))))
+            )
+            G = np.hstack([X, Y])
+            C = scipy.linalg.block_diag(-np.eye(p), -self.scales["alpha"] * np.eye(Y.shape[1]))
+        else:
+            G, C = self.A.T, np.zeros((p, p))  # Z = δ' A^T (X^T L X) A in the column space of X
+        self.Z = QStepMatrix(G, C)
+        self.graph = Graph(config, Y) if config.graph != "none" else None
+        self.middle = np.zeros((p, p))  # X^T L X, the only part of Z a new graph changes
+        if self.graph is not None:
+            self.update_graph(self.start)
+            if config.global_terms:  # δ' = δ tr(XX^T) / tr(XX^T L XX^T)
+                tr_klk = float(np.sum((X @ self.middle) * X))
+                self.scales["delta"] = config.delta * tr_k / max(tr_klk, EPS)
+            else:
+                self.scales["delta"] = 1.0
+            self.set_graph_block()
+
+    def update_graph(self, V: np.ndarray) -> None:
+        """The S-step: adaptive neighbours of the projected rows, and the new ``X^T L X``."""
         t = time.perf_counter()
-        graph.update(X @ (A @ V))
-        middle = X.T @ (graph.L @ X)
-        timings["s_step"] += time.perf_counter() - t
+        self.graph.update(self.X @ (self.A @ V))
+        self.middle = self.X.T @ (self.graph.L @ self.X)
+        self.timings["s_step"] += time.perf_counter() - t
 
-    def set_graph_block() -> None:
-        if config.global_terms:
-            Z.C[:p, :p] = -np.eye(p) + scales["delta"] * middle
+    def set_graph_block(self) -> None:
+        p = self.X.shape[1]
+        if self.config.global_terms:
+            self.Z.C[:p, :p] = -np.eye(p) + self.scales["delta"] * self.middle
         else:
-            Z.C = scales["delta"] * middle
+            self.Z.C = self.scales["delta"] * self.middle
 
-    if graph is not None:
-        update_graph(V)
-        if config.global_terms:  # δ' = δ tr(XX^T) / tr(XX^T L XX^T)
-            tr_klk = float(np.sum((X @ middle) * X))
-            scales["delta"] = config.delta * tr_k / max(tr_klk, EPS)
-        else:
-            scales["delta"] = 1.0
-        set_graph_block()
-
-    def objective(V: np.ndarray) -> float:
+    def objective(self, V: np.ndarray) -> float:
+        """The seed's objective (24) at ``Q`` given by ``V`` and the current graph."""
         value = 0.0
-        if config.global_terms:
+        X, Y, scales = self.X, self.Y, self.scales
+        if self.config.global_terms:
             value -= float(np.sum((X.T @ V) ** 2)) + scales["alpha"] * float(np.sum((Y.T @ V) ** 2))
             value += scales["beta"] * float(_row_norms(V).sum())
-        if graph is not None:
-            value += scales["delta"] * graph.penalty(X @ (A @ V))
+        if self.graph is not None:
+            value += scales["delta"] * self.graph.penalty(X @ (self.A @ V))
         return value
 
-    trace = [objective(V)]
+
+def _alternate(
+    problem: _Problem, V: np.ndarray, config: SolverConfig, timings: dict
+) -> tuple[list[float], np.ndarray, np.ndarray, int, bool, float | None]:
+    """Alternate Q- and S-steps from ``V``; keep the best iterate (see the module notes).
+
+    Returns the objective trace, the best ``V`` and its Q-step eigenvalues, the iterations,
+    whether the stopping rule was met, and the objective of a rejected last step (or None).
+    """
+    Z, graph = problem.Z, problem.graph
+    trace = [problem.objective(V)]
     best_V, best_state = V, _snapshot(graph)
-    converged = False
-    rejected = None
-    values = best_values = np.zeros(k)
+    converged, rejected = False, None
+    best_values = np.zeros(config.k)
     n_iter = 0
     for iteration in range(1, config.max_iter + 1):
         n_iter = iteration
         t = time.perf_counter()
         if config.global_terms:
-            Z.diagonal = scales["beta"] / (2.0 * _row_norms(V))  # β'D from the current Q
-        values, V = smallest_eigen(Z, k, V, config.eigensolver)
+            Z.diagonal = problem.scales["beta"] / (2.0 * _row_norms(V))  # β'D from the current Q
+        values, V = smallest_eigen(Z, config.k, V, config.eigensolver)
         timings["q_step"] += time.perf_counter() - t
         if graph is not None and config.graph == "adaptive":
-            update_graph(V)
-            set_graph_block()
-        current = objective(V)
+            problem.update_graph(V)
+            problem.set_graph_block()
+        current = problem.objective(V)
         previous = trace[-1]
         if current > previous + config.tol * abs(previous):
             rejected = current  # the S-subproblem changed under us: keep the best iterate
@@ -301,29 +349,7 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
         if previous - current <= config.tol * abs(previous):
             converged = True
             break
-    if not converged:
-        change = abs(trace[-2] - trace[-1]) / abs(trace[-2])
-        warnings.warn(
-            f"The alternating solver did not converge in max_iter = {config.max_iter} "
-            f"iterations (last relative decrease {change:.3g} > tol = {config.tol}); "
-            "increase max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    V, values = best_V, best_values
-    return SolverResult(
-        W=A @ V,
-        Q=V if basis is None else basis @ V,
-        eigenvalues=np.asarray(values, dtype=float),
-        similarity=None if graph is None else graph.S,
-        objective_trace=np.asarray(trace),
-        n_iter=n_iter,
-        converged=converged,
-        lam=config.lam if graph is None else graph.lam,
-        scales=scales,
-        timings=timings,
-        rejected_objective=rejected,
-    )
+    return trace, best_V, best_values, n_iter, converged, rejected
 
 
 def _snapshot(graph: Graph | None) -> tuple | None:

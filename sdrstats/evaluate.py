@@ -1,4 +1,4 @@
-"""Classification protocol of seed 001 for linear dimension reduction methods.
+"""The classification protocol of Shi et al. (2020) for linear dimension reduction methods.
 
 :func:`classification` runs the seed's experiment: repeated random train / validation / test
 splits; for each split every candidate ``k`` (and weights ``alpha``, ``beta``, ``delta``) is
@@ -220,7 +220,7 @@ def classification(
     verbose: bool = True,
     return_grid: bool = False,
 ) -> pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame]:
-    """Seed 001's classification protocol: tune on validation, report test BCA.
+    """Shi et al.'s (2020) classification protocol: tune on validation, report test BCA.
 
     Parameters
     ----------

@@ -16,7 +16,7 @@ from scipy.stats import norm
 def lsce_artificial(
     dataset: str, n: int, random_state: Any = None, noise_sd: float = 0.25
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """Seed 000's artificial data: ``x ~ N(0, I_5)``, ``ε ~ N(0, 0.25²)``.
+    """The artificial data of Tangkaratt, Xie & Sugiyama (2015): ``x ~ N(0, I_5)``, ``ε ~ N(0, 0.25²)``.
 
     ``dataset="a"``: ``y = x1² + x2² + ε`` (true ``d = 2``);
     ``dataset="b"``: ``y = x2 + x2² + x2³ + ε`` (true ``d = 1``).
@@ -113,7 +113,7 @@ def lsce_artificial_pdf(
 __all__ = ["lsce_artificial", "lsce_artificial_mean", "lsce_artificial_pdf"]
 
 
-# -- seed 003: online sparse SIR (Cheng & Cui) and Lasso-SIR -----------------------------------
+# -- online sparse SIR (Cheng & Cui 2020) and Lasso-SIR -----------------------------------
 
 
 def ar1_normal(n: int, p: int, rho: float, rng: np.random.Generator) -> np.ndarray:
@@ -151,7 +151,7 @@ def ar1_normal(n: int, p: int, rho: float, rng: np.random.Generator) -> np.ndarr
 def ossir_model(
     model: int, n: int, p: int, random_state: Any = None, noise_sd: float = 0.5, rho: float = 0.5
 ) -> tuple[pd.DataFrame, np.ndarray]:
-    """Seed 003's simulation models, "after seed 003" (METHODS.md §2 reconstruction).
+    """The simulation models of Cheng & Cui's online sparse SIR, as reconstructed here.
 
     ``x ~ N(0, Σ)``, ``Σ_ij = 0.5^|i-j|``; ``β₁ = (1,1,1,1,0,…)/2``, ``β₂`` has ``1/2`` at
     coordinates 7-10; ``ε ~ N(0, 0.5²)``. Model 1: ``y = (β₁ᵀx)³/2 + ε`` (d = 1); model 2:

@@ -1,4 +1,4 @@
-"""LSCE's and LSCDE's densities on a heteroscedastic model with a known truth (issue 22.3).
+"""LSCE's and LSCDE's densities on a heteroscedastic model with a known truth.
 
 y = x1 + (0.2 + |x2|) ε, x ~ N(0, I_4), ε ~ N(0, 1): p(y | x) = N(x1, (0.2 + |x2|)²), so the
 true 10-90 % interval is x1 ± 1.2816 (0.2 + |x2|). Both densities are Gaussian mixtures whose
@@ -49,7 +49,7 @@ def test_intervals_cover_about_80_percent_of_fresh_draws(fitted, kind):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 22.3, not fixed: one component width for every x over-covers where the "
+    reason="not fixed: one component width for every x over-covers where the "
     "noise sd is 0.2 (about 95 %) and under-covers where it is above 1.7 (45-72 %); a fix "
     "needs components whose width varies with x",
 )

@@ -67,7 +67,7 @@ def test_few_distinct_values_take_one_pass_and_many_take_three():
 
 
 def test_arc_walk_reproduces_the_documented_examples():
-    # R dr 3.0.11's dr.slices.arc, as quoted in shared/METHODS.md §0
+    # R dr 3.0.11's dr.slices.arc on these data
     y = np.array([1, 2, 2, 2, 3, 4, 5, 6, 7, 8], dtype=float)
     cuts = walk_cuts(SortedCounts.from_sorted(np.sort(y)), 3, "arc")
     assert np.bincount(cut_labels(y, cuts)).tolist() == [4, 3, 3]
@@ -105,7 +105,7 @@ def test_non_finite_response_is_refused():
 
 
 def test_in_memory_arc_slicing_never_splits_ties():
-    # the METHODS.md §0 examples (R dr 3.0.11's dr.slices.arc)
+    # R dr 3.0.11's dr.slices.arc on the examples of its documentation
     y = np.array([1, 2, 2, 2, 3, 4, 5, 6, 7, 8], dtype=float)
     assert make_slices(y, 3, function="arc").sizes.tolist() == [4, 3, 3]
     y = np.array([1, 1, 2, 3, 3, 3, 4, 5, 6, 7, 8], dtype=float)

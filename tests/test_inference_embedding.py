@@ -1,4 +1,4 @@
-"""Bootstrap of fits without linear directions through their embedding (METHODS.md §6)."""
+"""Bootstrap of fits without linear directions through their embedding of the training rows."""
 
 import numpy as np
 import pytest

@@ -105,7 +105,7 @@ def test_every_method_through_every_applicable_rule(estimator):
             if rule in fit._dimension_rules():
                 assert isinstance(fit.test_dimension(rule), DimensionTest)
         # every method bootstraps: by its directions, or (no linear directions) by its
-        # embedding of the training rows (METHODS.md §6)
+        # embedding of the training rows
         boot = fit.bootstrap(B=3, random_state=0, progress=False)
         assert boot.distances.shape == (3,)
         assert boot.n_failed < 3

@@ -1,4 +1,4 @@
-"""Online sparse SIR (seed 003) and the O-SIR baselines: algebra, accuracy, streaming API."""
+"""Online sparse SIR (Cheng & Cui 2020) and the O-SIR baselines: algebra, accuracy, streaming API."""
 
 import pickle
 

@@ -110,7 +110,7 @@ def test_categorical_response_and_declared_factor_levels(ais):
 
 
 def test_a_level_first_seen_in_a_later_chunk_codes_as_in_memory(ais):
-    # a levels pass finds every level before the formula is fixed (issue 16)
+    # a levels pass finds every level before the formula is fixed
     memory = sdr.sir("lbm ~ log(ssf) + sex + sport", ais)  # h = p + 3: every direction fixed
     fit = sdr.sir("lbm ~ log(ssf) + sex + sport", sdr.chunks_from(parts(ais)[::-1]))
     assert fit.spec.x_names == memory.spec.x_names

@@ -81,7 +81,7 @@ RESPONSES = {
 @pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.dr])
 def test_dask_fit_equals_in_memory_fit_by_default(client, frame, fn, slice_function, response):
     # No cut points: the exact slicing passes find R's slices of the whole response, so the
-    # Dask fit and its test table equal the pandas fit (issue 16 item 2).
+    # Dask fit and its test table equal the pandas fit.
     data = frame.assign(y=RESPONSES[response](frame["y"]))
     data.loc[data.index[::97], "a"] = np.nan  # rows with missing values are dropped alike
     ddf = dd.from_pandas(data, npartitions=5)

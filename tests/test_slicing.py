@@ -1,4 +1,4 @@
-"""Slicing as R dr.slices (METHODS.md §0)."""
+"""Slicing as R dr.slices."""
 
 import numpy as np
 import pytest

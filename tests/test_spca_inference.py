@@ -52,7 +52,7 @@ def test_kdr_uses_the_bootstrap_dimension_rule(fits):
 
 
 def test_kernel_spca_says_resampling_rules_need_linear_directions(fits):
-    # bootstrap() now compares embeddings of the training rows (issue 18); the permutation
+    # bootstrap() now compares embeddings of the training rows; the permutation
     # rule still needs linear directions and says what is available instead
     assert fits["kspca"].bootstrap(B=3, random_state=0, progress=False).kind == "embedding"
     with pytest.raises(ValueError, match=r"not available for kspca.*bootstrap\(\)"):

@@ -15,7 +15,7 @@ data-dependent checks, ``_check_data``; add a formula function that calls ``from
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
 (a mergeable accumulator, for chunked and Dask data), ``replicate_kernel()`` (a fast weighted
-bootstrap). See DESIGN.md, "How the layers meet".
+bootstrap).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fitted results: the contract every method keeps (see DESIGN.md).
+"""Fitted results: the contract every method keeps.
 
 :class:`Results` holds the estimator (with its options), the model spec and the estimator's
 output, and attaches labels once. Families subclass it only for what really differs (summary

@@ -1,6 +1,6 @@
 """Bootstrap of a fit without linear directions, by its embedding of the training rows.
 
-METHODS.md §6: a kernel method (kernel SPCA...) has no basis whose variability could be
+A kernel method (kernel SPCA...) has no basis whose variability could be
 measured, but every fit maps rows to ``d`` reduced predictors. Each replicate is refitted on
 resampled rows with the fit's own options and then embeds the fixed reference set -- the
 full sample's training rows -- through the estimator's generic ``transform_arrays``. The two

@@ -1,4 +1,4 @@
-"""LSCE, LSMI and LSCDE: one Gaussian-basis module, one Grassmann optimiser (seed 000)."""
+"""LSCE, LSMI and LSCDE: one Gaussian-basis module, one Grassmann optimiser (Tangkaratt, Xie & Sugiyama 2015)."""
 
 from ..density import ConditionalDensity
 from .cde import eps_kde, lscde

@@ -1,4 +1,4 @@
-"""LSCE: least-squares conditional entropy (Tangkaratt, Xie & Sugiyama; seed 000)."""
+"""LSCE: least-squares conditional entropy (Tangkaratt, Xie & Sugiyama 2015)."""
 
 from __future__ import annotations
 

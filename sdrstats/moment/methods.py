@@ -2,7 +2,7 @@
 
 Each method is one kernel ``M`` on the shared standardise → slice → eigen path of
 :mod:`sdrstats.moment._core` and, where R ``dr`` has one, one asymptotic dimension test. The
-common estimator is in :mod:`.estimator` and pHd in :mod:`.phd` (re-exported here). Numbers follow R ``dr`` 3.0.11 (see METHODS.md §1).
+common estimator is in :mod:`.estimator` and pHd in :mod:`.phd` (re-exported here). Numbers follow R ``dr`` 3.0.11 (Weisberg 2002).
 """
 
 from __future__ import annotations

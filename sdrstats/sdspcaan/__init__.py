@@ -1,4 +1,4 @@
-"""SDSPCAAN and its family (seed 001): one alternating solver, thin variants, formulas."""
+"""SDSPCAAN and its family (Shi, Wu, Huang, Wang & Lin 2020): one alternating solver, thin variants, formulas."""
 
 from ._results import SDSPCAANResults
 from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA

@@ -1,4 +1,4 @@
-"""SDSPCAAN and its family as thin variants of one alternating solver (seed 001).
+"""SDSPCAAN and its family as thin variants of one alternating solver (Shi, Wu, Huang, Wang & Lin 2020).
 
 Each estimator only says which terms of the objective are on (see
 :mod:`sdrstats.sdspcaan.solver`); PCA and vPCA are the trivial members (a singular value
@@ -200,7 +200,7 @@ _SHARED_DOC = """
 
 
 class SDSPCAAN(_Alternating):
-    __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (seed 001).
+    __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (Shi et al. 2020).
 
     Minimises seed eq. (24) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
     ``W = X^T Q``. Needs a categorical response.
@@ -260,7 +260,7 @@ class SDSPCA(_Alternating):
 
 
 class SDSPCALPP(_Alternating):
-    __doc__ = f"""SDSPCA-LPP: SDSPCAAN with the graph fixed at its first value (seed 001).
+    __doc__ = f"""SDSPCA-LPP: SDSPCAAN with the graph fixed at its first value (Shi et al. 2020).
 
     The graph is the adaptive-neighbour graph of the starting projection; unlike the authors'
     code (which stopped after one pass and so returned scaled PCA) the Q-step iterates to

@@ -1,4 +1,4 @@
-"""The one alternating solver of the SDSPCAAN family (seed 001, METHODS.md §5).
+"""The one alternating solver of the SDSPCAAN family (Shi, Wu, Huang, Wang & Lin 2020).
 
 Every member of the family -- SDSPCAAN, SDSPCA, SDSPCA-LPP, SPCAN and PCAN -- is this solver
 with some terms switched off; :mod:`sdrstats.sdspcaan.family` only chooses the switches.

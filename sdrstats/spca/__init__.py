@@ -1,4 +1,4 @@
-"""Supervised PCA family (seed 002): SPCA, kernel SPCA, Bair's supervised PCA, KDR.
+"""Supervised PCA family (Barshan et al. 2011): SPCA, kernel SPCA, Bair's supervised PCA, KDR.
 
 mKDR (manifold KDR, Nilsson, Sha & Jordan 2007) is not provided: it learns a map from a
 Laplacian-eigenmap embedding of the training rows, which has no out-of-sample extension that

@@ -48,7 +48,7 @@ def _pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
 def projection_distance(a: Any, b: Any) -> float:
     """Frobenius norm of the difference of the orthogonal projections, ``||P_A - P_B||_F``.
 
-    Zero for equal subspaces; ``sqrt(d_a + d_b)`` for orthogonal ones. Seed 000's Error_DR.
+    Zero for equal subspaces; ``sqrt(d_a + d_b)`` for orthogonal ones. Tangkaratt et al.'s (2015) Error_DR.
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ def projection_distance(a: Any, b: Any) -> float:
 
 
 def det_distance(a: Any, b: Any) -> float:
-    """``1 - |det(Q_A' Q_B)|`` for subspaces of equal dimension (seed 003's measure).
+    """``1 - |det(Q_A' Q_B)|`` for subspaces of equal dimension (the measure of Cheng & Cui's online sparse SIR).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """Gaussian kernels and the Gaussian-basis problem shared by LSCE, LSMI and LSCDE.
 
-This module sits below the method families (DESIGN.md, "How the layers meet"): the LSCE family
+This module sits below the method families: the LSCE family
 and the generic conditional densities (:mod:`sdrstats.density`) both import it, and it imports
 no family. ``sdrstats.lsce.basis`` re-exports it under its old name.
 
@@ -16,7 +16,7 @@ Both criteria are quadratic programmes in the basis weights ``alpha``:
 "pair" matrix ``C`` that does not depend on ``W``; ``ĥ = mean_i K_z[i] ∘ K_y[i]``;
 ``alpha = (Ĝ + λI)^{-1} ĥ``.
 
-- ``"sce"`` (LSCE, Tangkaratt et al., seed 000): ``C = (√π σ)^q exp(-||v_k - v_k'||²/4σ²)/n``
+- ``"sce"`` (LSCE, Tangkaratt et al. 2015): ``C = (√π σ)^q exp(-||v_k - v_k'||²/4σ²)/n``
   and the minimised value is ``SCE^ = ½ αᵀĜα - ĥᵀα``.
 - ``"smi"`` (LSMI, Suzuki & Sugiyama 2013): ``C = K_yᵀK_y / n²`` and the minimised value is
   ``-SMI^ = -(½ ĥᵀα - ½)``.

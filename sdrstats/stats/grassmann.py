@@ -4,7 +4,7 @@ The point is a ``d x p`` matrix ``W`` with orthonormal rows; only its row space 
 The caller supplies ``fun(W) -> (value, euclidean_gradient)``; the optimiser projects the
 gradient onto the tangent space, moves along the geodesic in the descent direction, and chooses
 the step by a backtracking/expanding line search (Armijo). This is the optimiser of LSCE/LSMI
-(Tangkaratt et al., seed 000, after Edelman et al. 1998) and is reused by KDR.
+(Tangkaratt et al. 2015, after Edelman et al. 1998) and is reused by KDR.
 
 API
 ---

@@ -2,7 +2,7 @@
 
 They live below the method families so that more than one family can use them: the moment
 family builds its fits on them (after R ``dr``'s standardisation, slicing and weighting), and
-LSCE/LSMI use :func:`starting_directions` for deterministic warm starts (METHODS.md §3)
+LSCE/LSMI use :func:`starting_directions` for deterministic warm starts
 without importing the moment family. Everything here works on whitened predictors ``z``
 (mean 0, identity covariance), so the leading eigenvectors of ``M`` are directions in the
 ``z`` scale.

@@ -327,6 +327,14 @@ def _wide(n, p):
     return frame.assign(y=rng.standard_normal(n))
 
 
+def _fit_then_transform_text(method):
+    fit = getattr(sdr, method)("y ~ x1 + x2", FRAME)
+    new = FRAME.head(6).copy()
+    new["x2"] = new["x2"].astype(object)
+    new.loc[3, "x2"] = "tall"
+    return fit.transform(new)
+
+
 def _fit_then_transform_missing():
     fit = sdr.sir("y ~ x1 + x2 + g", FRAME)
     new = FRAME.head(6).copy()
@@ -401,6 +409,38 @@ CASES += [
         ValueError,
         r"fits 78 quadratic terms in p = 11 predictors .* needs more than 78 rows; got n = 47",
         r"residuals=True \(phdres\)",
+    ),
+    (
+        # one "?" in a numeric CSV column made it a 400-level factor (eigenvalues 1, 1, 1, ...)
+        "one-missing-code-in-a-numeric-column",
+        lambda: sdr.sir(
+            "y ~ .", with_(x2=FRAME.x2.round(3).astype(str).where(FRAME.index != 5, "?"))
+        ),
+        ValueError,
+        r"Column 'x2' holds numbers except for 1 value\(s\) \['\?'\]",
+        r"na_values=\['\?'\]",
+    ),
+    (
+        # patsy's own message failed with AttributeError: 'DataFrame' object has no 'dtype'
+        "transform-text-in-numeric-column",
+        lambda: _fit_then_transform_text("sir"),
+        ValueError,
+        r"newdata column 'x2' was numeric in the fit but holds 'tall' \(first at row 3",
+        "give numbers in that column",
+    ),
+    (
+        "eps-kde-on-three-rows",
+        lambda: sdr.eps_kde("y ~ x1 + x2", FRAME.iloc[:3]),
+        ValueError,
+        r"eps_kde needs at least 10 observations to choose ε and its bandwidth",
+        "Add data",
+    ),
+    (
+        "pca-on-one-row",
+        lambda: sdr.pca("y ~ x1 + x2", FRAME.iloc[:1], k=1),
+        ValueError,
+        r"pca needs at least 2 observations",
+        r"got n = 1",
     ),
 ]
 
@@ -489,3 +529,16 @@ def test_ire_odd_random_state_is_a_named_error(value):
         sdr.ire("y ~ x1 + x2 + x3", FRAME, random_state=value)
     with pytest.raises(TypeError, match=r"unknown option\(s\) \['random_state'\]"):
         sdr.IRE(random_state=value)
+
+
+@pytest.mark.parametrize("method", ["sir", "save", "phd", "mave", "spca", "lsce", "kdr"])
+def test_text_in_a_numeric_newdata_column_is_named_for_every_family(method):
+    with pytest.raises(ValueError, match=r"newdata column 'x2' was numeric in the fit"):
+        if method in ("lsce", "kdr"):
+            fit = getattr(sdr, method)("y ~ x1 + x2", FRAME, d=1, random_state=0, max_iter=2)
+            new = FRAME.head(6).copy()
+            new["x2"] = new["x2"].astype(object)
+            new.loc[3, "x2"] = "tall"
+            fit.transform(new)
+        else:
+            _fit_then_transform_text(method)

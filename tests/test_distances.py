@@ -44,3 +44,21 @@ def test_errors_are_clear():
         sdr.projection_distance(np.eye(3)[:, :1], np.eye(4)[:, :1])
     with pytest.raises(ValueError, match="distance must be one of"):
         subspace_distance(np.eye(3)[:, :1], np.eye(3)[:, :1], "angle")
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (np.zeros((4, 1)), r"Basis b has rank 0 but 1 column"),
+        (np.full((4, 1), np.nan), r"Basis b has NaN or infinite entries"),
+        (np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 0.0], [0.0, 0.0]]), r"rank 1 but 2 column"),
+    ],
+)
+@pytest.mark.parametrize("name", ["projection", "det", "trace_correlation"])
+def test_distance_of_a_degenerate_basis_is_an_error(bad, message, name):
+    # a zero basis used to give distance 0 and a NaN basis NaN: both are no subspace
+    good = np.eye(4)[:, : bad.shape[1]]
+    with pytest.raises(ValueError, match=message):
+        sdr.subspace_distance(good, bad, name)
+    with pytest.raises(ValueError, match=message.replace("Basis b", "Basis a")):
+        sdr.subspace_distance(bad, good, name)

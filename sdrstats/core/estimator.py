@@ -243,6 +243,11 @@ class Estimator(FamilyHooks):
         <MomentResults: sir, n = 202, p = 2, d = 2>
         """
         self._check_response(spec)
+        if spec.n < 2:
+            raise ValueError(
+                f"{self.method} needs at least 2 observations to estimate anything; got "
+                f"n = {spec.n}."
+            )
         refuse_constant_response(spec, self.method)
         self._check_data(spec.X, spec.Y, spec.categorical)
         token = PREDICTOR_NAMES.set(list(spec.x_names))

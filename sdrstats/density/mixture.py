@@ -39,11 +39,15 @@ EPS_QUANTILES = np.array([0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 1.0])
 BANDWIDTH_FACTORS = np.array([0.1, 0.2, 0.35, 0.6, 1.0])
 
 
-def _check_common(Z: np.ndarray, n_folds: int, what: str) -> None:
+def _check_common(Z: np.ndarray, n_folds: int, what: str, rule: str = "") -> None:
     n = len(Z)
     if not np.all(np.isfinite(Z)):
         raise ValueError(f"{what} got non-finite predictor values; remove those rows first.")
     if n < 2 * n_folds:
+        if rule:
+            raise ValueError(
+                f"{what} needs at least {2 * n_folds} observations {rule}; got n = {n}. Add data."
+            )
         raise ValueError(
             f"{what} needs at least 2 * n_folds = {2 * n_folds} observations for "
             f"{n_folds}-fold cross-validation; got n = {n}. Lower 'n_folds' or add data."
@@ -191,7 +195,9 @@ def fit_density(
         density.cv_grid = _cv_frame(fit, "sigma", "lambda")
         return density
     _reject_unknown(options, {"eps_grid", "bandwidth_grid"}, "eps_kde")
-    _check_common(Z, 1, "eps_kde")
+    # leave-one-out CV of (ε, h): as LSCDE's default 5-fold CV, at least 10 rows, so that
+    # every held-out row has neighbours to be predicted from (3 rows gave a CV'd constant)
+    _check_common(Z, 5, "eps_kde", rule="to choose ε and its bandwidth by cross-validation")
     with threadpool_limits(1, user_api="blas"):  # n x n products: one thread avoids contention
         fit = fit_eps_kde(Z, Ys, **options)
     density = NeighbourWeights(

@@ -159,6 +159,18 @@ def _check_object_column(frame: pd.DataFrame, col: str) -> None:
         )
     if kinds == {"str"} and values.nunique() > 2:
         parsed = pd.to_numeric(values, errors="coerce")
+        odd = values[parsed.isna()]
+        # almost all numbers: a missing-value code such as "?" or "NA " in a numeric column,
+        # which would otherwise turn it into a factor with a level per number
+        if len(odd) and parsed.notna().mean() >= 0.9:
+            shown = sorted(odd.unique().tolist())[:5]
+            raise ValueError(
+                f"Column {col!r} holds numbers except for {len(odd)} value(s) {shown} that are "
+                f"not numbers (a missing-value code?); it would become a factor with "
+                f"{values.nunique()} levels. Read them as missing (pd.read_csv(..., "
+                f"na_values={shown!r}), or data[{col!r}] = pd.to_numeric(data[{col!r}], "
+                "errors='coerce')), or correct them."
+            )
         if parsed.notna().all():
             raise ValueError(
                 f"Column {col!r} holds numbers stored as text (e.g. {values.iloc[0]!r}), which "

@@ -174,6 +174,27 @@ def _prepare_newdata(newdata: pd.DataFrame, design_info: Any) -> pd.DataFrame:
     frame.columns = [str(c) for c in frame.columns]
     codes = " ".join(factor.name() for factor in design_info.factor_infos)
     used = _mentioned_columns(codes, list(frame.columns))
+    numeric_codes = " ".join(
+        factor.name()
+        for factor, info in design_info.factor_infos.items()
+        if info.type == "numerical"
+    )
+    for col in _mentioned_columns(numeric_codes, list(frame.columns)):
+        series = frame[col]
+        if pd.api.types.is_numeric_dtype(series) or not (
+            pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)
+        ):
+            continue  # numbers, and the dtypes _check_object_columns converts or refuses
+        parsed = pd.to_numeric(series, errors="coerce")
+        bad = (parsed.isna() & series.notna()).to_numpy()
+        if bad.any():
+            at = int(np.argmax(bad))
+            raise ValueError(
+                f"newdata column {col!r} was numeric in the fit but holds "
+                f"{series.iloc[at]!r} (first at row {newdata.index[at]!r}; {int(bad.sum())} "
+                "such value(s)); give numbers in that column."
+            )
+        frame[col] = parsed.astype(float)  # numbers stored as text, as the fit read them
     _check_object_columns(frame, used)
     for col in used:
         missing = frame[col].isna().to_numpy()

@@ -38,8 +38,33 @@ def orthonormal_basis(basis: Any) -> np.ndarray:
     return q
 
 
+def _checked_basis(basis: Any, name: str) -> np.ndarray:
+    """An orthonormal basis of ``basis``, refusing what spans no subspace of its column count."""
+    a = np.asarray(basis, dtype=float)
+    if a.ndim == 1:
+        a = a.reshape(-1, 1)
+    if a.ndim != 2 or a.size == 0:
+        raise ValueError(f"Basis {name} must be a non-empty p x d matrix; got shape {a.shape}.")
+    if not np.isfinite(a).all():
+        raise ValueError(
+            f"Basis {name} has NaN or infinite entries; a subspace distance needs a finite basis "
+            "(a failed fit gives NaN directions: check the fit first)."
+        )
+    q, r = np.linalg.qr(a)
+    diag = np.abs(np.diag(r))
+    # rank by the QR's diagonal, relative to the basis's own scale (as numpy's matrix_rank)
+    rank = int(np.sum(diag > max(a.shape) * np.finfo(float).eps * max(diag.max(), 0.0)))
+    if diag.max() == 0.0 or rank < a.shape[1]:
+        raise ValueError(
+            f"Basis {name} has rank {rank if diag.max() > 0 else 0} but {a.shape[1]} column(s): "
+            "its columns span no subspace of that dimension (a zero or repeated direction); "
+            "pass linearly independent columns."
+        )
+    return q
+
+
 def _pair(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
-    qa, qb = orthonormal_basis(a), orthonormal_basis(b)
+    qa, qb = _checked_basis(a, "a"), _checked_basis(b, "b")
     if qa.shape[0] != qb.shape[0]:
         raise ValueError(f"Bases live in different spaces: {qa.shape[0]} and {qb.shape[0]} rows.")
     return qa, qb

@@ -29,22 +29,8 @@ from ..stats.gaussian import (
     standardise_response,
 )
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
-from ..stats.linalg import canonical_basis
+from ..stats.linalg import canonical_basis, whiten
 from ..stats.moment_kernels import starting_directions
-
-
-def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Centred predictors times ``Σ^{-1/2}``: returns (whitened X, mean, ``Σ^{-1/2}``)."""
-    mean = X.mean(axis=0)
-    cov = np.atleast_2d(np.cov(X, rowvar=False))
-    values, vectors = np.linalg.eigh(cov)
-    if values[0] <= 1e-10 * max(values[-1], 1e-300):
-        raise ValueError(
-            f"The predictors of {method} are collinear (their covariance matrix is singular), "
-            "so they cannot be whitened; drop redundant predictors or combine them."
-        )
-    root = (vectors / np.sqrt(values)) @ vectors.T
-    return (X - mean) @ root, mean, root
 
 
 def run_restart(
@@ -220,7 +206,7 @@ class CriterionEstimator(Estimator):
                 )
             reps = np.round(w).astype(int)
             X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
-        Xw, x_mean, root = whiten(X, self.method)
+        Xw, x_mean, root = whiten(X, self.method, ddof=1)
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
         if categorical:
             Ys, y_mean, y_scale = Y, None, None

@@ -26,27 +26,13 @@ from ..core.summary import Block
 from ..core.validation import check_choice, check_float, check_int
 from ..core.warnings import ConvergenceWarning
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
-from ..stats.linalg import canonical_basis
+from ..stats.linalg import canonical_basis, whiten
 from ._results import ProjectionResults
 from .kdr_objectives import FourierKDRObjective, KDRObjective
 from .kernels import response_factor
 
 #: Up to this many rows the optimisation runs with single-threaded BLAS.
 SINGLE_THREAD_ROWS = 1000
-
-
-def whiten(X: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Whitened predictors ``Z = (X − x̄) Σ^{-1/2}``, the mean and ``Σ^{-1/2}``."""
-    mean = X.mean(axis=0)
-    Xc = X - mean
-    values, vectors = np.linalg.eigh(np.cov(Xc, rowvar=False).reshape(X.shape[1], -1))
-    if values[0] <= 1e-10 * max(values[-1], 1e-300):
-        raise ValueError(
-            f"The predictors are collinear (their covariance is singular), so {method} cannot "
-            "whiten them; drop redundant predictors."
-        )
-    inv_sqrt = vectors @ np.diag(values**-0.5) @ vectors.T
-    return Xc @ inv_sqrt, mean, inv_sqrt
 
 
 class KDRResults(ProjectionResults):
@@ -209,7 +195,7 @@ class KDR(Estimator):
             X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
         rng_y, rng_features, *rngs = spawn_generators(random_state, 2 + o["n_restarts"])
         R = self.response_gram_factor(Y, rng_y)
-        Z, mean, inv_sqrt = whiten(X, self.method)
+        Z, mean, inv_sqrt = whiten(X, self.method, ddof=1)
         d, p = o["d"], X.shape[1]
         sigma = o["sigma"] or float(np.sqrt(d))
         sigma_start = o["sigma_start"] or 5.0 * sigma

@@ -429,6 +429,17 @@ CASES += [
         "give numbers in that column",
     ),
     (
+        # an unused category gave "Predictor 'g[T.c]' is constant"
+        "unused-factor-level",
+        lambda: sdr.sir(
+            "y ~ x1 + g",
+            FRAME.assign(g=pd.Categorical(np.where(FRAME.x2 > 0, "a", "b"), ["a", "b", "c"])),
+        ),
+        ValueError,
+        r"Factor coding column\(s\) \['g\[T\.c\]'\] are zero in every fitted row",
+        r"data\['g'\] = data\['g'\]\.cat\.remove_unused_categories\(\)",
+    ),
+    (
         "eps-kde-on-three-rows",
         lambda: sdr.eps_kde("y ~ x1 + x2", FRAME.iloc[:3]),
         ValueError,
@@ -568,3 +579,30 @@ def test_collinear_predictors_are_named():
     data = FRAME.assign(x4=FRAME.x1 + FRAME.x2)
     with pytest.raises(ValueError, match=r"collinear: \['x1', 'x2', 'x4'\]"):
         sdr.lsce("y ~ x1 + x2 + x3 + x4", data, d=1, random_state=0)
+
+
+@pytest.mark.parametrize("name", ["I", "Q", "C", "log", "bs", "center"])
+def test_columns_named_like_formula_functions_work_under_dot(name):
+    # "y ~ ." with a column called I used to fail with "'Series' object is not callable"
+    data = FRAME[["x1", "x2", "x3", "x4", "y"]].rename(columns={"x2": name})
+    fit = sdr.sir("y ~ .", data)
+    assert fit.x_names == ["x1", name, "x3", "x4"]
+    reference = sdr.SIR().fit(FRAME[["x1", "x2", "x3", "x4"]], FRAME["y"])
+    np.testing.assert_allclose(fit.eigenvalues, reference.eigenvalues, rtol=1e-12)
+    np.testing.assert_allclose(fit.transform(data.head(3)), reference.transform(FRAME.head(3)))
+
+
+def test_a_column_with_a_trailing_space_is_not_the_response():
+    data = FRAME[["x1", "x2", "y"]].assign(**{"y ": np.arange(len(FRAME), dtype=float)})
+    fit = sdr.sir("y ~ .", data)
+    assert fit.spec.y_names == ["y"] and 'Q("y ")' in fit.x_names
+
+
+@pytest.mark.parametrize("method", ["sir", "sdspcaan", "kspca"])
+def test_a_response_of_digit_strings_is_a_class_label(method):
+    # "0", "1", "2" were refused as numbers stored as text, even by classification methods
+    codes = np.where(FRAME.x1 > 0.5, "2", np.where(FRAME.x1 > -0.5, "1", "0"))
+    data = FRAME[["x1", "x2", "x3"]].assign(g=codes)
+    options = {"k": 2} if method == "sdspcaan" else {}
+    fit = getattr(sdr, method)("g ~ x1 + x2 + x3", data, **options)
+    assert fit.spec.categorical and fit.spec.y_levels == ["0", "1", "2"]

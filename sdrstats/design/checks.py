@@ -103,7 +103,9 @@ def _check_magnitude(peak: np.ndarray, names: list[str], what: str) -> None:
 _NUMBER_TYPES = (int, float, np.integer, np.floating)
 
 
-def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
+def _check_object_columns(
+    frame: pd.DataFrame, columns: list[str], labels: tuple[str, ...] = ()
+) -> None:
     """Put the columns a formula uses into the dtypes patsy reads as R's model.frame would.
 
     ``frame`` is the caller-independent shallow copy of the data; converted columns replace
@@ -111,7 +113,8 @@ def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
     numpy floats (``pd.NA`` -> NaN, a missing value) or object columns with ``None``; an object
     column holding only numbers (with ``None`` or NaN) becomes float, not a factor with a level
     per value. Refused, naming the column: datetime/timedelta/period columns, numbers stored as
-    text, and object columns mixing numbers with strings.
+    text, and object columns mixing numbers with strings. Columns in ``labels`` (the response)
+    may hold text, digits included: a text response is a class label.
     """
     times = []
     for col in columns:
@@ -128,11 +131,11 @@ def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
         elif pd.api.types.is_extension_array_dtype(dtype):
             if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
                 frame[col] = series.astype(object).where(series.notna(), None)
-                _check_object_column(frame, col)
+                _check_object_column(frame, col, col in labels)
             else:
                 frame[col] = series.to_numpy(dtype=float, na_value=np.nan)
         elif pd.api.types.is_object_dtype(dtype):
-            _check_object_column(frame, col)
+            _check_object_column(frame, col, col in labels)
     if times:
         raise ValueError(
             f"Column(s) {times} hold dates or durations, which are not predictors; exclude them "
@@ -141,7 +144,7 @@ def _check_object_columns(frame: pd.DataFrame, columns: list[str]) -> None:
         )
 
 
-def _check_object_column(frame: pd.DataFrame, col: str) -> None:
+def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> None:
     series = frame[col]
     values = series[series.notna()]
     numbers = values.map(lambda v: isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool))
@@ -157,7 +160,7 @@ def _check_object_column(frame: pd.DataFrame, col: str) -> None:
             f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
             "numbers."
         )
-    if kinds == {"str"} and values.nunique() > 2:
+    if kinds == {"str"} and values.nunique() > 2 and not label:
         parsed = pd.to_numeric(values, errors="coerce")
         odd = values[parsed.isna()]
         # almost all numbers: a missing-value code such as "?" or "NA " in a numeric column,
@@ -202,11 +205,16 @@ def _quote(name: str) -> str:
     return f"Q({json.dumps(name, ensure_ascii=False)})"
 
 
+_STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+
+
 def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
     found = []
+    # a bare name is never inside a string literal: Q("y ") names the column "y ", not y
+    code = _STRING_LITERAL.sub(" ", text)
     for col in columns:
         if _IDENTIFIER.match(col):
-            if re.search(rf"(?<![\w.]){re.escape(col)}(?![\w])", text):
+            if re.search(rf"(?<![\w.]){re.escape(col)}(?![\w])", code):
                 found.append(col)
         elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
             found.append(col)

@@ -195,7 +195,14 @@ def describe_subset(subset: Any) -> str:
     return f"<mask: {int(mask.sum())} of {mask.size} rows>"
 
 
-def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None) -> ModelSpec:
+def parse(
+    formula: str,
+    data: Any,
+    *,
+    missing: str = "drop",
+    subset: Any = None,
+    empty_levels: bool = False,
+) -> ModelSpec:
     """Evaluate ``formula`` on ``data`` and return the model spec.
 
     Parameters
@@ -211,6 +218,9 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
         :class:`~sdrstats.MissingValueWarning` saying how many (``"drop"``), or raise.
     subset : str or array-like of bool, optional
         Rows to use, selected first (see :func:`select_rows`).
+    empty_levels : bool, default False
+        Allow factor levels without rows (a first chunk of a stream or of chunked data need
+        not hold every level); otherwise they are an error naming the level.
 
     Returns
     -------
@@ -243,7 +253,7 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
             f"The response column(s) {both} also appear among the predictors of {formula!r}; "
             "a variable cannot predict itself: remove it from the right of '~'."
         )
-    _check_object_columns(frame, y_columns + rhs_columns)
+    _check_object_columns(frame, y_columns + rhs_columns, labels=tuple(y_columns))
     env = _user_env()
     rhs_design = _predictor_design(rhs, frame, env)
     response = _response(y_terms, frame, env)
@@ -258,6 +268,8 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
     X = rhs_design.loc[keep].to_numpy(dtype=float)[:, design_columns]
     x_names = [names[i] for i in design_columns]
     _check_finite(X, x_names, "Predictor")
+    if not empty_levels:
+        _check_empty_levels(X, x_names, design_info)
     Y, y_levels = response.values(frame, keep)
     return ModelSpec(
         X=np.ascontiguousarray(X),
@@ -277,6 +289,27 @@ def parse(formula: str, data: Any, *, missing: str = "drop", subset: Any = None)
 
 _DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
 _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
+
+
+def _check_empty_levels(X: np.ndarray, x_names: list[str], design_info: Any) -> None:
+    """A factor level with no row among those fitted gives an all-zero coding column."""
+    names = design_info.column_names
+    factor_columns: set[str] = set()
+    for term in design_info.terms:
+        if any(design_info.factor_infos[f].type == "categorical" for f in term.factors):
+            part = design_info.term_name_slices[term.name()]
+            factor_columns.update(names[part])
+    empty = [j for j, name in enumerate(x_names) if name in factor_columns and not X[:, j].any()]
+    if empty:
+        shown = [x_names[j] for j in empty]
+        factor = shown[0].split("[")[0]
+        factor = factor if re.fullmatch(r"\w+", factor) else "g"
+        raise ValueError(
+            f"Factor coding column(s) {shown} are zero in every fitted row: a factor level "
+            "has no observations (an unused category, or one whose rows were dropped as "
+            "missing or by subset). Drop unused levels first, e.g. "
+            f"data[{factor!r}] = data[{factor!r}].cat.remove_unused_categories()."
+        )
 
 
 def _split_formula(formula: Any, missing: str) -> tuple[str, str]:
@@ -354,6 +387,16 @@ def _response(y_terms: list[str], frame: pd.DataFrame, env: Any) -> _Response:
             )
         labels = frame[label_cols[0]]
         return _Response([label_cols[0]], pd.Index(labels.index[labels.notna()]), None)
+    plain = [t if t in frame.columns else _quoted_literal(t) for t in y_terms]
+    if all(
+        c in frame.columns and pd.api.types.is_numeric_dtype(frame[c]) for c in plain
+    ) and not any(pd.api.types.is_bool_dtype(frame[c]) for c in plain):
+        # columns named as they are: read directly, so a column called I, Q or log cannot
+        # shadow the function patsy would wrap the response in
+        numeric = frame[plain].astype(float)
+        numeric.columns = list(y_terms)
+        numeric = numeric[numeric.notna().all(axis=1)]
+        return _Response(list(y_terms), pd.Index(numeric.index), numeric)
     try:
         numeric = patsy.dmatrix(
             "0 + " + " + ".join(f"I({t})" for t in y_terms),

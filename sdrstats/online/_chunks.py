@@ -94,7 +94,7 @@ class ChunkReader:
         return X, (Y if spec.categorical else Y[:, 0])
 
     def _first_formula(self, formula: str, data: pd.DataFrame, missing: str):
-        spec = parse(formula, data, missing=missing)
+        spec = parse(formula, data, missing=missing, empty_levels=True)
         self.formula = formula
         self.columns = [str(c) for c in data.columns]
         return self._adopt(spec)

@@ -230,7 +230,7 @@ class ChunkPlan:
     def __init__(self, formula: str, first: pd.DataFrame, missing: str = "drop") -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingValueWarning)
-            spec = parse(formula, first, missing=missing)
+            spec = parse(formula, first, missing=missing, empty_levels=True)
         self.spec = spec
         self.missing = missing
         self.x_names = list(spec.x_names)

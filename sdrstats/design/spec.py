@@ -10,6 +10,7 @@ import pandas as pd
 import patsy
 
 from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
+from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
 _R_NAMES: dict[str, Any] = {
     "log": np.log,
@@ -83,12 +84,11 @@ class ModelSpec:
 
     def _design(self) -> Any:
         if self.design_info is None and self.rhs is not None and self.source is not None:
-            env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
-            na_action = patsy.NAAction(NA_types=["None", "NaN"])
+            # The formula is stored data now: checked against the allow-list before it runs.
             try:
-                self.design_info = patsy.dmatrix(
-                    self.rhs, self.source, eval_env=env, NA_action=na_action
-                ).design_info
+                self.design_info = rebuild_design_info(self.rhs, self.source)
+            except UnsafeFormulaError:
+                raise
             except Exception as exc:  # a formula using the caller's own functions
                 raise ValueError(
                     "This unpickled fit cannot rebuild its formula's transforms "

@@ -1,9 +1,10 @@
 """Turning stream chunks into arrays, the same way for every chunk.
 
 The first chunk fixes everything: with a formula it is parsed by
-:func:`sdrstats.design.formula.parse` (its design information then builds the predictors of every
-later chunk through :meth:`~sdrstats.design.formula.ModelSpec.transform_x`, and the response is
-evaluated with the same expression); without one, :func:`sdrstats.design.formula.from_arrays`
+:func:`sdrstats.design.formula.parse` (its design information then builds the predictors of
+every later chunk through :meth:`~sdrstats.design.formula.ModelSpec.transform_x`, and the
+response is evaluated with the same expression, checked against the allow-list of
+:mod:`sdrstats.design.safe_formula`); without one, :func:`sdrstats.design.formula.from_arrays`
 names the columns. Class labels of later chunks are coded with the first chunk's levels.
 """
 
@@ -15,10 +16,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import patsy
 
 from ..core.warnings import MissingValueWarning
-from ..design.formula import _R_NAMES, _check_finite, _mentioned_columns, from_arrays, parse
+from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
+from ..design.safe_formula import evaluate_response
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
 
@@ -139,10 +140,9 @@ class ChunkReader:
         lhs = self.formula.split("~")[0].strip()
         if self.categorical:
             return X, self._codes(data[self.spec.y_names[0]])
-        env = patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
-        y = np.asarray(
-            patsy.dmatrix(f"0 + I({lhs})", data, eval_env=env, NA_action="raise"), dtype=float
-        )[:, 0]
+        # The response expression is evaluated again on every chunk: only allow-listed
+        # functions of the columns (the formula may have come back from a saved state).
+        y = evaluate_response(lhs, data, what="the stream's response")
         _check_finite(y[:, None], self.spec.y_names, "Response")
         return X, y
 

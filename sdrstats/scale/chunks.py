@@ -23,13 +23,13 @@ import patsy
 
 from ..core.warnings import MissingValueWarning
 from ..design.formula import (
-    _R_NAMES,
     _check_finite,
     _mentioned_columns,
     _split_top,
     _user_env,
     parse,
 )
+from ..design.safe_formula import check_expression, check_formula, safe_env
 
 
 class ChunkSource:
@@ -280,7 +280,8 @@ class ChunkPlan:
         return state
 
     def _env(self) -> patsy.EvalEnvironment:
-        return patsy.EvalEnvironment([]).with_outer_namespace(_R_NAMES)
+        # rebuilt from stored text: only allow-listed functions are in scope (and checked)
+        return safe_env()
 
     def _build_y_info(self, env: patsy.EvalEnvironment) -> Any:
         terms = " + ".join(f"I({t})" for t in self.lhs_terms)
@@ -290,6 +291,9 @@ class ChunkPlan:
 
     def _infos(self) -> tuple[Any, Any]:
         if self._x_info is None:
+            check_formula(self.rhs, list(self.x_source.columns))
+            for term in self.lhs_terms:
+                check_expression(term, list(self.y_source.columns))
             try:
                 self._x_info = patsy.dmatrix(
                     self.rhs, self.x_source, eval_env=self._env(), NA_action=_na_action()

@@ -10,6 +10,7 @@ A formula and a data frame in, a fitted result out::
 
 from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
 from .core.results import DimensionTest, Results
+from .core.results_io import load
 from .core.warnings import (
     CollinearityWarning,
     ConvergenceWarning,
@@ -62,6 +63,7 @@ __all__ = [
     "trace_correlation",
     "subspace_distance",
     "Results",
+    "load",
     "DimensionTest",
     "BootstrapResult",
     "permutation_test",

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .persistence import register
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -56,6 +58,7 @@ class Capabilities:
     weighted_replicates: bool = False
 
 
+@register
 @dataclass
 class EstimatorOutput:
     """What an estimator computes from arrays.

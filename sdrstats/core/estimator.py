@@ -30,6 +30,7 @@ import numpy as np
 from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
 from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
 from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
+from .persistence import Registered
 from .results import Results
 from .validation import own_copy, refuse_constant_response
 
@@ -50,7 +51,7 @@ def _row_index(X: Any, n_rows: int) -> Any:
     return X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n_rows)
 
 
-class Estimator(FamilyHooks):
+class Estimator(FamilyHooks, Registered):
     """Base class of all estimators: options in, ``EstimatorOutput`` out.
 
     Subclasses set ``method`` (short name shown in summaries), ``params`` (every option and

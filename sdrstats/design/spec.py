@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
+from ..core.persistence import register
 from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
 from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
@@ -24,6 +25,7 @@ _R_NAMES: dict[str, Any] = {
 }
 
 
+@register
 @dataclass
 class ModelSpec:
     """Response and predictors of one fit, with what is needed to treat new rows alike.

@@ -1,0 +1,253 @@
+"""``save(path)`` and ``load(path)`` of fitted results, and :func:`load` for any saved file.
+
+The file format is :mod:`sdrstats.core.persistence`'s (arrays in an ``.npz`` and a JSON header
+with checksums; nothing is unpickled). Loading checks what the results contract needs before
+handing the object back: the estimator's options (re-validated), the model spec's arrays and
+names (shapes agree), the output's basis and centre, and the stored formula against the
+allow-list of :mod:`sdrstats.design.safe_formula` (so a hand-edited formula is refused at load, never
+run at ``transform``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..design.safe_formula import check_formula
+from ..design.spec import ModelSpec
+from .contract import EstimatorOutput
+from .persistence import Registered, StateError, read, registry, write
+
+_KIND = "results"
+_PREFIX = "state is incomplete or corrupt: "
+
+
+def _field(obj: Any, name: str, where: str) -> Any:
+    state = getattr(obj, "__dict__", {})
+    if name not in state:
+        raise StateError(f"missing field {where}.{name}.")
+    return state[name]
+
+
+def _array(value: Any, where: str, ndim: int, rows: int | None = None, cols: int | None = None):
+    if not isinstance(value, np.ndarray) or value.ndim != ndim:
+        shape = getattr(value, "shape", type(value).__name__)
+        raise StateError(f"wrong shape of {where}: {shape}, expected a {ndim}-d array.")
+    expected = (rows, cols)[:ndim]
+    if any(e is not None and s != e for s, e in zip(value.shape, expected)):
+        shown = tuple("?" if e is None else e for e in expected)
+        raise StateError(f"wrong shape of {where}: {value.shape}, expected {shown}.")
+    return value
+
+
+def _names(value: Any, where: str, length: int | None = None) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise StateError(f"{where} must be a list of names; got {type(value).__name__}.")
+    if length is not None and len(value) != length:
+        raise StateError(f"wrong shape of {where}: {len(value)} names for {length} columns.")
+    return value
+
+
+def check_spec(spec: Any, where: str = "spec") -> None:
+    """Refuse a model spec whose fields are missing, of the wrong type or of the wrong shape,
+    or whose stored formula is outside the allow-list."""
+    if not isinstance(spec, ModelSpec):
+        raise StateError(f"{where} is a {type(spec).__name__}, not a ModelSpec.")
+    for name in ("X", "Y", "x_names", "y_names", "index", "y_levels", "rhs", "source"):
+        _field(spec, name, where)
+    X = _array(spec.X, f"{where}.X", 2)
+    n, p = X.shape
+    Y = spec.Y
+    if not isinstance(Y, np.ndarray) or Y.ndim not in (1, 2) or Y.shape[0] != n:
+        raise StateError(
+            f"wrong shape of {where}.Y: {getattr(Y, 'shape', None)}, expected {n} rows."
+        )
+    _names(spec.x_names, f"{where}.x_names", p)
+    _names(spec.y_names, f"{where}.y_names")
+    if not isinstance(spec.index, pd.Index) or len(spec.index) != n:
+        raise StateError(f"wrong shape of {where}.index: it must be an Index of {n} labels.")
+    if spec.y_levels is not None and not isinstance(spec.y_levels, list):
+        raise StateError(f"{where}.y_levels must be a list or None.")
+    if spec.y_levels is not None and Y.size and (Y.min() < 0 or Y.max() >= len(spec.y_levels)):
+        raise StateError(f"{where}.Y holds class codes beyond its {len(spec.y_levels)} levels.")
+    columns = getattr(spec, "design_columns", None)
+    if columns is not None:
+        _array(columns, f"{where}.design_columns", 1, p)
+    if spec.rhs is not None or spec.source is not None:
+        if not isinstance(spec.rhs, str) or not isinstance(spec.source, pd.DataFrame):
+            raise StateError(f"{where}.rhs must be text and {where}.source a DataFrame.")
+        if columns is None:
+            raise StateError(f"missing field {where}.design_columns.")
+        check_formula(spec.rhs, [str(c) for c in spec.source.columns], what=f"{_PREFIX}{where}.rhs")
+
+
+def check_options(estimator: Any, where: str = "estimator") -> None:
+    """The stored options name exactly the estimator's options and pass its own checks."""
+    options = _field(estimator, "options", where)
+    if not isinstance(options, dict):
+        raise StateError(f"{where}.options must be a dict; got {type(options).__name__}.")
+    params = getattr(type(estimator), "params", {})
+    unknown = sorted(set(options) - set(params))
+    absent = sorted(set(params) - set(options))
+    if unknown or absent:
+        raise StateError(
+            f"{where}.options of {type(estimator).__name__} do not match its options: "
+            f"unknown {unknown}, missing {absent}."
+        )
+    try:
+        estimator._check_options()
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"{where}.options: {exc}") from None
+
+
+def check_results(results: Any) -> None:
+    """Refuse loaded results that miss what the results contract needs (see module doc)."""
+    for name in ("estimator", "spec", "output", "call"):
+        _field(results, name, "results")
+    check_options(results.estimator)
+    check_spec(results.spec)
+    output = results.output
+    if not isinstance(output, EstimatorOutput):
+        raise StateError(f"results.output is a {type(output).__name__}, not an EstimatorOutput.")
+    for name in ("basis", "d", "eigenvalues", "center", "extras"):
+        _field(output, name, "output")
+    p = results.spec.X.shape[1]
+    if output.basis is not None:
+        _array(output.basis, "output.basis", 2, p)
+    if output.center is not None:
+        _array(output.center, "output.center", 1, p)
+    if not isinstance(output.d, (int, np.integer)) or output.d < 0:
+        raise StateError(f"output.d must be a non-negative integer; got {output.d!r}.")
+    if not isinstance(output.extras, dict):
+        raise StateError("output.extras must be a dict.")
+    if not isinstance(results.call, str):
+        raise StateError("results.call must be text.")
+
+
+def check_savable_formula(spec: Any) -> None:
+    """Refuse, at save time, a fit whose formula could not be rebuilt when loaded."""
+    if getattr(spec, "rhs", None) is not None and getattr(spec, "source", None) is not None:
+        try:
+            check_formula(
+                spec.rhs, [str(c) for c in spec.source.columns], what="this fit's formula"
+            )
+        except ValueError as exc:
+            raise ValueError(
+                f"{exc} Saved files never run code, so a fit can be saved only if its formula "
+                "uses the allowed functions."
+            ) from None
+
+
+class SaveLoadMixin(Registered):
+    """``save``/``load`` of :class:`sdrstats.Results` (see the module docstring)."""
+
+    def save(self, path: Any) -> Path:
+        """Save the fit to ``path`` as data: an ``.npz`` of arrays with a JSON header.
+
+        Nothing in the file is code: :meth:`load` reads it with ``allow_pickle=False`` and
+        checks a SHA-256 checksum of every array and of the header.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            File name; ``.npz`` is appended unless it ends with it.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + ht + sex", ais, nslices=8, d=1)
+        >>> target = fit.save(os.path.join(tempfile.mkdtemp(), "fit"))
+        >>> again = sdr.Results.load(target)
+        >>> again.directions.equals(fit.directions)
+        True
+        """
+        check_savable_formula(getattr(self, "spec", None))
+        return write(path, self, kind=_KIND)
+
+    @classmethod
+    def load(cls, path: Any) -> Any:
+        """Load a fit written by :meth:`save` (of this class or a subclass).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.npz`` file.
+
+        Returns
+        -------
+        Results
+
+        Raises
+        ------
+        ValueError
+            ``"state is incomplete or corrupt: ..."`` naming the field, for a file that is
+            truncated, altered (checksum mismatch), of another schema version, holds pickled
+            objects, or whose formula is outside the allow-list.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import sdrstats as sdr
+        >>> fit = sdr.save("lbm ~ ht + wt", sdr.datasets.load("ais"), nslices=6)
+        >>> target = fit.save(os.path.join(tempfile.mkdtemp(), "fit.npz"))
+        >>> str(sdr.Results.load(target).summary()) == str(fit.summary())
+        True
+        """
+        info, obj = read(path, kind=_KIND)
+        return cls._loaded(obj, info)
+
+    @classmethod
+    def _loaded(cls, obj: Any, info: dict[str, Any]) -> Any:
+        if not isinstance(obj, cls):
+            raise ValueError(
+                f"The file holds a {type(obj).__name__}, not a {cls.__name__}; load it with "
+                "sdrstats.load(path)."
+            )
+        check_results(obj)
+        return obj
+
+
+def load(path: Any) -> Any:
+    """Load anything sdrstats saved: fitted results or a stream (``OnlineSIR``).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by ``Results.save`` or ``OnlineSIR.save``.
+
+    Returns
+    -------
+    Results or OnlineSIR
+
+    Raises
+    ------
+    ValueError
+        ``"state is incomplete or corrupt: ..."`` naming the field; see ``Results.load``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import sdrstats as sdr
+    >>> fit = sdr.sir("lbm ~ ht + wt + log(ssf)", sdr.datasets.load("ais"), nslices=6)
+    >>> target = fit.save(os.path.join(tempfile.mkdtemp(), "fit"))
+    >>> sdr.load(target)
+    <MomentResults: sir, n = 202, p = 3, d = 3>
+    """
+    info, obj = read(path)
+    target = registry().get(info["class"])
+    if target is None or not hasattr(target, "_loaded"):
+        raise StateError(f"the file's class {info['class']!r} is not one sdrstats saves.")
+    return target._loaded(obj, info)
+
+
+__all__ = ["SaveLoadMixin", "load", "check_results", "check_spec", "check_options"]

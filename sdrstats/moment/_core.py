@@ -28,13 +28,9 @@ from ..stats.grouped import (
     group_order,
     mean_and_covariance,
 )
-from ..stats.linalg import canonical_basis, sym_eigh_desc
+from ..stats.linalg import COLLINEAR_RCOND, WARN_RCOND, canonical_basis, sym_eigh_desc
+from ..stats.linalg import collinear_columns as _collinear_columns
 from ..stats.slicing import Slices
-
-#: Reciprocal condition number of the predictor correlation matrix below which the fit stops.
-COLLINEAR_RCOND = 1e-13
-#: ... and below which it warns that directions may be poorly determined.
-WARN_RCOND = 1e-9
 
 
 class Standardized:
@@ -112,14 +108,6 @@ class Standardized:
     def whiten_direction(self, basis: np.ndarray) -> np.ndarray:
         """Map original-scale directions to the z scale, ``U B`` (used by predictor tests)."""
         return self.chol.T @ (basis * self.scale[:, None])
-
-
-def _collinear_columns(corr: np.ndarray) -> list[int]:
-    """Columns that are (nearly) linear combinations of earlier ones, by pivoted QR."""
-    _, r, piv = scipy.linalg.qr(corr, pivoting=True)
-    diag = np.abs(np.diag(r))
-    tol = diag[0] * max(corr.shape) * 1e-10
-    return sorted(int(piv[k]) for k in np.flatnonzero(diag <= tol))
 
 
 def constant_column_error(X: np.ndarray, names: list[str] | None = None) -> ValueError | None:

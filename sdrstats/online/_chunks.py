@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.persistence import register
 from ..core.warnings import MissingValueWarning
 from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
 from ..design.safe_formula import evaluate_response
@@ -24,6 +25,7 @@ from ..design.safe_formula import evaluate_response
 _EMPTY = (np.empty((0, 0)), np.empty(0))
 
 
+@register
 class ChunkReader:
     """Reads chunks for one stream (see the module docstring)."""
 

@@ -1,17 +1,37 @@
-"""Combining and saving streams: ``merge``, ``state_dict`` and ``from_state``."""
+"""Combining and saving streams: ``merge``, ``state_dict``/``from_state`` and ``save``/``load``.
+
+A saved state is data, never code: :meth:`~StreamStateMixin.save` writes an ``.npz`` of arrays
+with a JSON header (:mod:`sdrstats.core.persistence`), and :meth:`~StreamStateMixin.from_state`
+(which :meth:`~StreamStateMixin.load` ends in) checks every field before using it: keys,
+types and shapes against the options, the schema version, and the stored formula against the
+allow-list of :mod:`sdrstats.design.safe_formula` (it is evaluated again on later chunks). A field
+that fails raises ``ValueError("state is incomplete or corrupt: ...")`` naming it.
+"""
 
 from __future__ import annotations
 
 import copy
+import hashlib
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
 
-from . import _updates
+from ..core.persistence import StateError, read, write
+from ..core.results_io import check_savable_formula, check_spec
+from ..design.safe_formula import check_formula
+from . import _stream_checks, _updates
 
 #: The stream class the mixin is part of (OnlineSIR); named by a type variable so that this
 #: module needs nothing from ``online_sir``.
 Stream = TypeVar("Stream", bound="StreamStateMixin")
+
+#: Version of the :meth:`state_dict` layout; version 1 (no lineage, no scale) is still read.
+STATE_VERSION = 2
+_KIND = "online_sir"
+_PREFIX = "state is incomplete or corrupt: "
+_TOP_KEYS = ("version", "options", "state", "buffer", "trace", "cut_points", "H", "reader", "call")
+_READER_KEYS = ("spec", "formula", "columns", "categorical", "p")
 
 
 class StreamStateMixin:
@@ -26,7 +46,10 @@ class StreamStateMixin:
         Parameters
         ----------
         other : OnlineSIR
-            A stream fitted on other rows, past its initial batch.
+            A stream fitted on other rows, past its initial batch. A stream cannot merge with
+            itself, nor with a copy or saved state of itself, nor with a stream it was merged
+            from: their rows would be counted twice (each stream keeps the ids of the streams
+            whose rows it holds).
 
         Returns
         -------
@@ -68,6 +91,14 @@ class StreamStateMixin:
             )
         if self._reader.spec.x_names != other._reader.spec.x_names:
             raise ValueError("merge needs the same predictors in both streams.")
+        shared = sorted(set(self._lineage or ()) & set(other._lineage or ()))
+        if other is self or shared:
+            what = "itself" if other is self else "a stream that shares its history"
+            raise ValueError(
+                f"merge of a stream with {what}: both hold the rows of stream(s) "
+                f"{[s[:8] for s in shared]}, which would be counted twice. Merge streams fed "
+                "with different rows (a copy or a saved state of a stream carries its rows)."
+            )
         merged = copy.deepcopy(self)
         merged._state = _updates.merge_states(
             self._state,
@@ -77,33 +108,38 @@ class StreamStateMixin:
             eigen=self.options["eigen"],
             sparse=self.options["sparse"],
         )
+        _stream_checks.check_running_state(merged._state, self.method)
+        merged._lineage = sorted(set(self._lineage or ()) | set(other._lineage or ()))
         merged._trace = []
         merged._record()
         return merged
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to resume the stream (plain arrays; picklable).
+        """Everything needed to resume the stream, as plain data (a deep copy).
+
+        Use :meth:`save` to keep it in a file; :meth:`from_state` rebuilds the stream from
+        this dict after checking every field.
 
         Returns
         -------
         dict
-            Options, running state, buffered rows and formula information; a deep copy.
+            Schema version, options, running state, buffered rows, trace, formula
+            information and the ids of the streams whose rows it holds.
 
         Examples
         --------
-        >>> import pickle
         >>> import numpy as np, sdrstats as sdr
         >>> rng = np.random.default_rng(0)
         >>> X = rng.standard_normal((1000, 5))
         >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
         >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
-        >>> saved = pickle.dumps(model.state_dict())
-        >>> sdr.OnlineSIR.from_state(pickle.loads(saved)).n_seen
-        1000
+        >>> state = model.state_dict()
+        >>> state["version"], sdr.OnlineSIR.from_state(state).n_seen
+        (2, 1000)
         """
         return copy.deepcopy(
             {
-                "version": 1,
+                "version": STATE_VERSION,
                 "options": self.options,
                 "state": self._state,
                 "buffer": self._buffer,
@@ -112,22 +148,31 @@ class StreamStateMixin:
                 "H": getattr(self, "_H", None),
                 "reader": self._reader.state(),
                 "call": self.call,
+                "lineage": self._lineage,
             }
         )
 
     @classmethod
     def from_state(cls: type[Stream], state: dict[str, Any]) -> Stream:
-        """Rebuild a stream saved by :meth:`state_dict`; ``partial_fit`` continues it.
+        """Rebuild a stream from :meth:`state_dict`; ``partial_fit`` continues it.
+
+        Every field is checked first (keys, types, shapes, schema version; the stored formula
+        against the allow-list of functions, since later chunks evaluate it again).
 
         Parameters
         ----------
         state : dict
-            What :meth:`state_dict` returned (possibly after pickling).
+            What :meth:`state_dict` returned.
 
         Returns
         -------
         OnlineSIR
             A model that continues exactly where the saved one stopped.
+
+        Raises
+        ------
+        ValueError
+            ``"state is incomplete or corrupt: ..."`` naming the field.
 
         Examples
         --------
@@ -140,17 +185,296 @@ class StreamStateMixin:
         >>> _ = model.partial_fit(X[1000:], y[1000:])
         >>> bool(np.allclose(resumed.directions, model.directions))
         True
+        >>> broken = model.state_dict()
+        >>> del broken["reader"]
+        >>> sdr.OnlineSIR.from_state(broken)
+        Traceback (most recent call last):
+        ...
+        ValueError: state is incomplete or corrupt: missing key 'reader'.
         """
-        if not isinstance(state, dict) or state.get("version") != 1:
-            raise ValueError("from_state needs a dict made by OnlineSIR.state_dict().")
-        state = copy.deepcopy(state)
-        model = cls(**state["options"])
+        state = copy.deepcopy(_checked_top(state))
+        model = _new_model(cls, state["options"])
+        reader = _checked_reader(state["reader"])
+        _checked_running(model, state, reader)
         model._state, model._buffer, model._trace = state["state"], state["buffer"], state["trace"]
         model.cut_points_, model.call = state["cut_points"], state["call"]
         if state["H"] is not None:
-            model._H = state["H"]
-        model._reader.load(state["reader"])
+            model._H = int(state["H"])
+        model._reader.load(reader)
+        model._lineage = state["lineage"]
         return model
+
+    def save(self, path: Any) -> Path:
+        """Save the stream to ``path`` as data: an ``.npz`` of arrays with a JSON header.
+
+        Nothing in the file is code: :meth:`load` reads it with ``allow_pickle=False`` and
+        checks the schema version and a SHA-256 checksum of every array and of the header.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            File name; ``.npz`` is appended unless it ends with it.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((2000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(2000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X[:1000], y[:1000])
+        >>> target = model.save(os.path.join(tempfile.mkdtemp(), "stream"))
+        >>> resumed = sdr.OnlineSIR.load(target).partial_fit(X[1000:], y[1000:])
+        >>> resumed.n_seen
+        2000
+        """
+        check_savable_formula(self._reader.spec)
+        if self._reader.formula is not None:
+            try:
+                check_formula(
+                    self._reader.formula, self._reader.columns, what="this stream's formula"
+                )
+            except ValueError as exc:
+                raise ValueError(
+                    f"{exc} Saved files never run code, so a stream can be saved only if its "
+                    "formula uses the allowed functions."
+                ) from None
+        return write(path, self.state_dict(), kind=_KIND, cls=type(self))
+
+    @classmethod
+    def load(cls: type[Stream], path: Any) -> Stream:
+        """Load a stream written by :meth:`save`; ``partial_fit`` continues it.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The ``.npz`` file.
+
+        Returns
+        -------
+        OnlineSIR
+
+        Raises
+        ------
+        ValueError
+            ``"state is incomplete or corrupt: ..."`` naming the field, for a file that is
+            truncated, altered (checksum mismatch), of another schema version, holds pickled
+            objects, or whose formula is outside the allow-list.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> stream = sdr.online_sir("lbm ~ ht + wt + log(ssf)", ais, init_size=100, nslices=5)
+        >>> again = sdr.OnlineSIR.load(stream.save(os.path.join(tempfile.mkdtemp(), "s.npz")))
+        >>> again.directions.equals(stream.directions)
+        True
+        """
+        info, obj = read(path, kind=_KIND)
+        return cls._loaded(obj, info)
+
+    @classmethod
+    def _loaded(cls: type[Stream], obj: Any, info: dict[str, Any]) -> Stream:
+        return cls.from_state(obj)
+
+
+# -- checking a state dict --------------------------------------------------------------------
+def _checked_top(state: Any) -> dict[str, Any]:
+    if not isinstance(state, dict):
+        raise StateError(
+            f"the state must be a dict made by state_dict(); got {type(state).__name__}."
+        )
+    if "version" not in state:
+        raise StateError("missing key 'version'.")
+    version = state["version"]
+    if version not in (1, STATE_VERSION) or isinstance(version, bool):
+        raise StateError(
+            f"wrong schema version {version!r}; this sdrstats reads versions 1 and {STATE_VERSION}."
+        )
+    expected = (*_TOP_KEYS, "lineage") if version == STATE_VERSION else _TOP_KEYS
+    for key in expected:
+        if key not in state:
+            raise StateError(f"missing key {key!r}.")
+    extra = sorted(str(k) for k in set(state) - set(expected))
+    if extra:
+        raise StateError(f"unexpected key(s) {extra}.")
+    if version == 1:  # no lineage then: an id from the content, the same for every copy
+        state = {**state, "lineage": _content_lineage(state)}
+    lineage = state["lineage"]
+    if lineage is not None and (
+        not isinstance(lineage, list) or not all(isinstance(v, str) for v in lineage)
+    ):
+        raise StateError("lineage must be a list of stream ids or None.")
+    if not isinstance(state["call"], str):
+        raise StateError(f"call must be text; got {type(state['call']).__name__}.")
+    return state
+
+
+def _content_lineage(state: dict[str, Any]) -> list[str] | None:
+    digest = hashlib.sha256()
+    running = state.get("state")
+    parts = (
+        [running.get(k) for k in ("t", "mean", "slice_sums")] if isinstance(running, dict) else []
+    )
+    parts += [b[0] for b in state.get("buffer") or [] if isinstance(b, tuple) and b]
+    for part in parts:
+        digest.update(np.asarray(part).tobytes() if part is not None else b"-")
+    return [digest.hexdigest()[:32]] if parts else None
+
+
+def _new_model(cls: type, options: Any) -> Any:
+    if not isinstance(options, dict):
+        raise StateError(f"options must be a dict; got {type(options).__name__}.")
+    unknown = sorted(str(k) for k in set(options) - set(cls.params))
+    absent = sorted(set(cls.params) - set(options))
+    if unknown or absent:
+        raise StateError(
+            f"options do not match {cls.__name__}'s: unknown {unknown}, missing {absent}."
+        )
+    try:
+        return cls(**options)
+    except (TypeError, ValueError) as exc:
+        raise StateError(f"options: {exc}") from None
+
+
+def _checked_reader(reader: Any) -> dict[str, Any]:
+    if not isinstance(reader, dict):
+        raise StateError(f"reader must be a dict; got {type(reader).__name__}.")
+    for key in _READER_KEYS:
+        if key not in reader:
+            raise StateError(f"missing key 'reader.{key}'.")
+    extra = sorted(str(k) for k in set(reader) - set(_READER_KEYS))
+    if extra:
+        raise StateError(f"unexpected key(s) {['reader.' + k for k in extra]}.")
+    spec, formula, columns = reader["spec"], reader["formula"], reader["columns"]
+    if not isinstance(reader["categorical"], bool):
+        raise StateError("reader.categorical must be True or False.")
+    if columns is not None and (
+        not isinstance(columns, list) or not all(isinstance(c, str) for c in columns)
+    ):
+        raise StateError("reader.columns must be a list of column names or None.")
+    if formula is not None:
+        if columns is None:
+            raise StateError("reader.formula is set but reader.columns is missing.")
+        check_formula(formula, columns, what=f"{_PREFIX}reader.formula")
+        if formula.count("~") != 1:
+            raise StateError(f"reader.formula {formula!r} must have one '~'.")
+    if spec is None:
+        if formula is not None or reader["p"] is not None:
+            raise StateError("reader.spec is missing while reader.formula or reader.p is set.")
+        return reader
+    check_spec(spec, "reader.spec")
+    if reader["p"] != spec.X.shape[1] or isinstance(reader["p"], bool):
+        raise StateError(
+            f"reader.p is {reader['p']!r} but reader.spec has {spec.X.shape[1]} predictors."
+        )
+    if reader["categorical"] != spec.categorical:
+        raise StateError("reader.categorical disagrees with reader.spec.y_levels.")
+    if (formula is None) != (spec.rhs is None):
+        raise StateError("reader.formula and reader.spec.rhs must both be set or both be None.")
+    return reader
+
+
+def _float_array(value: Any, where: str, shape: tuple[int, ...], finite: bool = True) -> None:
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fiu":
+        raise StateError(f"{where} must be a numeric array; got {type(value).__name__}.")
+    if value.shape != shape:
+        raise StateError(f"wrong shape of {where}: {value.shape}, expected {shape}.")
+    if finite and not np.all(np.isfinite(value)):
+        raise StateError(f"{where} holds non-finite values.")
+
+
+def _integer(value: Any, where: str, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise StateError(f"{where} must be an integer >= {low}; got {value!r}.")
+    return int(value)
+
+
+def _checked_running(model: Any, state: dict[str, Any], reader: dict[str, Any]) -> None:
+    """Check the running state, buffer, trace and slices against the options and ``p``."""
+    o = model.options
+    running, buffer, trace = state["state"], state["buffer"], state["trace"]
+    spec = reader["spec"]
+    p, d = reader["p"], o["d"]
+    if spec is None and (running is not None or buffer or trace):
+        raise StateError("reader.spec is missing although the stream has seen rows.")
+    if not isinstance(buffer, list):
+        raise StateError("buffer must be a list of (X, y) pairs.")
+    for i, pair in enumerate(buffer):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise StateError(f"buffer[{i}] must be an (X, y) pair.")
+        rows = pair[0].shape[0] if isinstance(pair[0], np.ndarray) and pair[0].ndim == 2 else -1
+        _float_array(pair[0], f"buffer[{i}][0]", (max(rows, 0), p))
+        _float_array(pair[1], f"buffer[{i}][1]", (rows,))
+    if not isinstance(trace, list):
+        raise StateError("trace must be a list of (n_seen, eigenvalues, basis) triples.")
+    for i, item in enumerate(trace):
+        if not isinstance(item, tuple) or len(item) != 3:
+            raise StateError(f"trace[{i}] must be an (n_seen, eigenvalues, basis) triple.")
+        _integer(item[0], f"trace[{i}][0]", 0)
+        _float_array(item[1], f"trace[{i}][1]", (d,))
+        _float_array(item[2], f"trace[{i}][2]", (p, d))
+    H, cuts = state["H"], state["cut_points"]
+    if running is None:
+        if H is not None or cuts is not None:
+            raise StateError("H and cut_points are set although the initial batch is not done.")
+        return
+    H = _integer(H, "H", 2)
+    if reader["categorical"]:
+        if cuts is not None:
+            raise StateError("cut_points are set for a class response.")
+        if H != len(spec.y_levels):
+            raise StateError(f"H is {H} but the response has {len(spec.y_levels)} classes.")
+    else:
+        _float_array(cuts, "cut_points", (H - 1,))
+        if np.any(np.diff(cuts) <= 0):
+            raise StateError("cut_points must be strictly increasing.")
+    if not isinstance(running, dict):
+        raise StateError(f"state must be a dict; got {type(running).__name__}.")
+    t = _integer(running.get("t"), "state.t", 1)
+    _integer(running.get("steps"), "state.steps", 0)
+    shapes: dict[str, tuple[int, ...]] = {
+        "mean": (p,), "slice_sums": (p, H), "slice_counts": (H,), "lam": (d,), "beta": (d, p),
+    }  # fmt: skip
+    if o["sparse"]:
+        shapes["eta"] = (p, d)
+        if o["eigen"] == "perturbation":
+            shapes["dbar"] = (p, p)
+    else:
+        shapes["sigma"] = shapes["sigma_inv"] = (p, p)
+        if o["eigen"] == "perturbation":
+            shapes["abar"] = (p, p)
+    if state["version"] == STATE_VERSION:
+        shapes["scale"] = (p,)
+    for key, shape in shapes.items():
+        if key not in running:
+            raise StateError(f"missing key 'state.{key}'.")
+        _float_array(running[key], f"state.{key}", shape)
+    for key in ("learning_rate", "decay_after"):
+        value = running.get(key)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (float, int, np.floating))
+            or not value > 0
+        ):
+            raise StateError(f"state.{key} must be a positive number; got {value!r}.")
+    if not np.isfinite(running["learning_rate"]):
+        raise StateError("state.learning_rate must be finite.")
+    if "scale" in running and not np.all(running["scale"] > 0):
+        raise StateError("state.scale must be positive.")
+    known = {"t", "steps", "learning_rate", "decay_after", *shapes}
+    extra = sorted(str(k) for k in set(running) - known - {"scale"})
+    if extra:
+        raise StateError(f"unexpected key(s) {['state.' + k for k in extra]}.")
+    counts = running["slice_counts"]
+    if np.any(counts < 0) or abs(float(counts.sum()) - t) > 0.5:
+        raise StateError(f"state.slice_counts sum to {float(counts.sum()):g}, not state.t = {t}.")
 
 
 __all__ = ["StreamStateMixin"]

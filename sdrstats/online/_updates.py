@@ -64,6 +64,8 @@ def init_state(
         "steps": 0,
     }
     Xc = X - mean
+    # the spread of each predictor in the initial batch: later chunks are checked against it
+    state["scale"] = np.sqrt(np.einsum("ij,ij->j", Xc, Xc) / n)
     gamma = (
         1.0 / float(np.mean(np.sum(Xc**2, axis=1)))
         if learning_rate == "auto"
@@ -257,6 +259,8 @@ def merge_states(
         "learning_rate": a["learning_rate"],
         "decay_after": a["decay_after"],
     }
+    if a.get("scale") is not None and b.get("scale") is not None:
+        out["scale"] = np.sqrt(wa * a["scale"] ** 2 + wb * b["scale"] ** 2)
     dhat = dhat_of(out)
     for key in ("dbar", "abar"):
         if key in a:

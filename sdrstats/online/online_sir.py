@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import uuid
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,7 +23,7 @@ from ..core.summary import Summary
 from ..core.validation import check_bool, check_choice, check_float, check_int
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
-from . import _updates
+from . import _stream_checks, _updates
 from ._chunks import ChunkReader
 from ._persist import StreamStateMixin
 from ._results import OnlineSIRResults
@@ -155,6 +156,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         self._trace: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.cut_points_: np.ndarray | None = None
         self.call = "OnlineSIR(...)"
+        #: Ids of the streams whose rows this one holds (its own, and those merged into it);
+        #: set when the first rows arrive, kept by copies, so merging shared rows is refused.
+        self._lineage: list[str] | None = None
 
     # -- options -------------------------------------------------------------------------
     def _check_options(self) -> None:
@@ -261,17 +265,23 @@ class OnlineSIR(StreamStateMixin, Estimator):
             list(self._buffer),
             list(self._trace),
             self.cut_points_,
+            self._lineage,
         )
         try:
             return self._partial_fit(X, y, formula=formula, missing=missing)
         except BaseException:
-            self._state, self._buffer, self._trace, self.cut_points_ = saved
+            (self._state, self._buffer, self._trace, self.cut_points_, self._lineage) = saved
             raise
 
     def _partial_fit(self, X: Any, y: Any, *, formula: str | None, missing: str) -> OnlineSIR:
         Xa, ya = self._reader.read(X, y, formula=formula, missing=missing)
         if Xa.shape[0] == 0:
             return self
+        if self._lineage is None:
+            _stream_checks.check_first_rows(Xa.shape[1], self.options["d"], self.method)
+            self._lineage = [uuid.uuid4().hex]
+        if self._state is not None:
+            self._check_chunk(Xa)
         if self._state is None:
             self._buffer.append((Xa, ya))
             if self.n_seen < self.options["init_size"]:
@@ -283,6 +293,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
             with _blas_controller().limit(limits=1, user_api="blas"):
                 self._initialize(Xa[:k], ya[:k])
             Xa, ya = Xa[k:], ya[k:]
+            self._check_chunk(Xa)
         o = self.options
         H = self._H
         size = o["block_size"]
@@ -301,8 +312,15 @@ class OnlineSIR(StreamStateMixin, Estimator):
                     threshold=self._theta,
                     every=o["truncate_every"],
                 )
+        _stream_checks.check_running_state(self._state, self.method)
         self._record()
         return self
+
+    def _check_chunk(self, X: np.ndarray) -> None:
+        s = self._state
+        _stream_checks.check_chunk_scale(
+            X, s["mean"], s.get("scale"), self._reader.spec.x_names, self.method
+        )
 
     @property
     def _theta(self) -> float:
@@ -321,6 +339,16 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 f"O-SIR (sparse=False) needs init_size > p to invert the covariance; got "
                 f"init_size = {n} and p = {p}. Raise init_size or use sparse=True."
             )
+        spec = self._reader.spec
+        _stream_checks.check_initial_batch(
+            X,
+            y,
+            x_names=spec.x_names,
+            y_names=spec.y_names,
+            categorical=self._reader.categorical,
+            nslices=self._nslices_option(),
+            method=self.method,
+        )
         if self._reader.categorical:
             self._H = len(self._reader.spec.y_levels)
             self.cut_points_ = None

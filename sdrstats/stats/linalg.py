@@ -3,6 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
+
+#: Reciprocal condition number of the predictor correlation matrix below which a fit stops
+#: (the moment methods, and the initial batch of a stream).
+COLLINEAR_RCOND = 1e-13
+#: ... and below which it warns that directions may be poorly determined.
+WARN_RCOND = 1e-9
+
+
+def collinear_columns(corr: np.ndarray) -> list[int]:
+    """Columns that are (nearly) linear combinations of earlier ones, by pivoted QR."""
+    _, r, piv = scipy.linalg.qr(corr, pivoting=True)
+    diag = np.abs(np.diag(r))
+    tol = diag[0] * max(corr.shape) * 1e-10
+    return sorted(int(piv[k]) for k in np.flatnonzero(diag <= tol))
 
 
 def unit_columns(basis: np.ndarray) -> np.ndarray:
@@ -114,4 +129,13 @@ def whiten(
     return Xc @ root, mean, root
 
 
-__all__ = ["unit_columns", "canonical_sign", "canonical_basis", "sym_eigh_desc", "whiten"]
+__all__ = [
+    "unit_columns",
+    "canonical_sign",
+    "canonical_basis",
+    "sym_eigh_desc",
+    "whiten",
+    "collinear_columns",
+    "COLLINEAR_RCOND",
+    "WARN_RCOND",
+]

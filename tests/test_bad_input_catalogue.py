@@ -456,6 +456,114 @@ CASES += [
 ]
 
 
+# -- streams validate as batch fits do; saved state is data ----------------------------------
+XY = (FRAME[["x1", "x2", "x3", "x4"]].to_numpy(), FRAME.y.to_numpy())
+
+
+def _stream(**options):
+    return sdr.OnlineSIR(**{"init_size": 40, "nslices": 5, **options})
+
+
+def _merge_with_itself():
+    model = _stream().partial_fit(*XY)
+    return model.merge(model)
+
+
+def _chunk_at_1e80():
+    X, y = XY
+    return _stream().partial_fit(X[:40], y[:40]).partial_fit(X[40:] * 1e80, y[40:])
+
+
+def _state_without(key):
+    state = _stream().partial_fit(*XY).state_dict()
+    del state[key]
+    return sdr.OnlineSIR.from_state(state)
+
+
+def _state_with_formula(formula):
+    model = sdr.online_sir("y ~ x1 + x2", FRAME, chunksize=30, nslices=5, init_size=40)
+    state = model.state_dict()
+    state["reader"]["formula"] = formula
+    return sdr.OnlineSIR.from_state(state)
+
+
+def _truncated_file():
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp())
+    path = sdr.sir("y ~ x1 + x2", FRAME, nslices=5).save(folder / "fit")
+    path.write_bytes(path.read_bytes()[:200])
+    return sdr.load(path)
+
+
+CASES += [
+    (
+        "stream-constant-response",
+        lambda: _stream().partial_fit(XY[0], np.full(N, 3.0)),
+        ValueError,
+        r"The response is constant; online_sir",
+        "Remove constant responses",
+    ),
+    (
+        "stream-duplicated-predictor",
+        lambda: sdr.online_sir("y ~ x1 + x2 + x5", with_(x5=FRAME.x2), init_size=40, nslices=5),
+        ValueError,
+        r"collinear: \['x5'\]",
+        "drop or combine",
+    ),
+    (
+        "stream-d-above-p",
+        lambda: _stream(d=9, nslices=10).partial_fit(*XY),
+        ValueError,
+        r"'d' option of online_sir must be at most p = 4; got 9",
+        "at most p = 4",
+    ),
+    (
+        "stream-nslices-above-half-the-batch",
+        lambda: _stream(nslices=2 * N, d=1).partial_fit(*XY),
+        ValueError,
+        r"'nslices' option of online_sir must be at most init_size/2 = 20",
+        "fewer slices or a larger init_size",
+    ),
+    (
+        "stream-chunk-on-another-scale",
+        _chunk_at_1e80,
+        ValueError,
+        r"Predictor 'x1' of this chunk has values of magnitude",
+        "Rescale the chunk",
+    ),
+    (
+        "stream-merge-with-itself",
+        _merge_with_itself,
+        ValueError,
+        r"merge of a stream with itself",
+        "Merge streams fed with different rows",
+    ),
+    (
+        "state-missing-key",
+        lambda: _state_without("options"),
+        ValueError,
+        r"^state is incomplete or corrupt: missing key 'options'",
+        "incomplete or corrupt",
+    ),
+    (
+        "state-formula-runs-code",
+        lambda: _state_with_formula("y ~ x1 + I(__import__('os').getcwd())"),
+        ValueError,
+        r"reader.formula: the term .* is refused",
+        "refit from the data",
+    ),
+    (
+        "file-truncated",
+        _truncated_file,
+        ValueError,
+        r"^state is incomplete or corrupt: .*truncated",
+        "not an sdrstats file",
+    ),
+]
+
+
 def test_object_numbers_are_numbers():
     # R's model.frame reads numbers as numbers: one None among floats is a missing value,
     # not a 59-level factor; the fit equals the one on the float column (same rows).

@@ -1,6 +1,7 @@
 """Untrusted data never run code: hostile column names through `.`, the CLI and transform."""
 
 import inspect
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,114 @@ def test_readme_and_cli_help_say_formulas_are_code(capsys):
     with pytest.raises(SystemExit):
         main(["fit", "sir", "--help"])
     assert "untrusted source" in capsys.readouterr().out
+
+
+# -- saved state is data: a stored formula is checked against the allow-list before it runs --
+ATTACKS = [
+    # (what the term tries, the term, what the refusal names)
+    (
+        "import",
+        "I(__import__('os').system('touch {marker}'))",
+        "is not one of the allowed functions",
+    ),
+    ("call-builtin", "I(eval(\"__import__('os').system('touch {marker}')\"))", "'eval' is not one"),
+    ("attribute", "I(x1.__class__.__bases__)", "Attribute expressions are not allowed"),
+    ("method", "x1.apply(print)", "is not one of the allowed functions"),
+    ("lambda", "I((lambda: __import__('os').system('touch {marker}'))())", "refused"),
+    ("subscript", "I(x1[0])", "Subscript expressions are not allowed"),
+    ("comprehension", "I([c for c in x1])", "ListComp expressions are not allowed"),
+    ("unknown-name", "I(os)", "'os' is not a column of the stored data"),
+    ("quoted-global", "Q('__builtins__')", "Q\\(\\) must quote one column name"),
+    ("numpy-io", "np.load('{marker}')", "'np.load' is not one of the allowed functions"),
+    ("huge-power", "I(x1 * 9 ** 9 ** 9)", "a power needs a column on one side"),
+    ("string-bomb", "I(x1 + len('a' * 10 ** 10))", "cannot be used in arithmetic|'len' is not one"),
+]
+
+
+@pytest.mark.parametrize(("kind", "term", "named"), ATTACKS, ids=[a[0] for a in ATTACKS])
+def test_a_hand_edited_stream_formula_never_runs(kind, term, named, tmp_path):
+    marker = tmp_path / "pwned"
+    stream = sdr.online_sir("y ~ x1 + x2", _frame("x2"), chunksize=60, nslices=5, init_size=60)
+    hostile = term.format(marker=marker)
+    state = stream.state_dict()
+    state["reader"]["formula"] = f"y ~ x1 + {hostile}"
+    with pytest.raises(ValueError, match=named) as info:
+        sdr.OnlineSIR.from_state(state)
+    assert str(info.value).startswith("state is incomplete or corrupt: reader.formula")
+    state = stream.state_dict()
+    state["reader"]["spec"].rhs = f"x1 + {hostile}"
+    with pytest.raises(ValueError, match=named):
+        sdr.OnlineSIR.from_state(state)
+    state = stream.state_dict()
+    state["reader"]["formula"] = f"{hostile} ~ x1 + x2"  # the response, evaluated per chunk
+    with pytest.raises(ValueError, match=named):
+        sdr.OnlineSIR.from_state(state)
+    assert not marker.exists()
+
+
+def _edit_saved_rhs(path, rhs, target):
+    """A saved fit with its formula replaced, checksums recomputed (a deliberate edit)."""
+    import hashlib
+    import json
+
+    from sdrstats.core import persistence
+
+    with np.load(path, allow_pickle=False) as archive:
+        members = {k: archive[k] for k in archive.files}
+    header = json.loads(members[persistence.HEADER].tobytes())
+    spec = dict((k, v) for k, v in header["root"]["state"])["spec"]
+    spec["state"] = [[k, rhs if k == "rhs" else v] for k, v in spec["state"]]
+    text = json.dumps(header).encode()
+    members[persistence.HEADER] = np.frombuffer(text, np.uint8)
+    members[persistence.HEADER_CHECKSUM] = np.frombuffer(
+        hashlib.sha256(text).hexdigest().encode(), np.uint8
+    )
+    np.savez(target, **members)
+    return target
+
+
+@pytest.mark.parametrize(("kind", "term", "named"), ATTACKS[:6], ids=[a[0] for a in ATTACKS[:6]])
+def test_a_hand_edited_saved_fit_never_runs_its_formula(kind, term, named, tmp_path):
+    marker = tmp_path / "pwned"
+    fit = sdr.sir("y ~ x1 + x2 + x3", _frame("x2"), nslices=5)
+    path = fit.save(tmp_path / "fit")
+    edited = _edit_saved_rhs(path, f"x1 + x2 + {term.format(marker=marker)}", tmp_path / "e.npz")
+    with pytest.raises(ValueError, match=named) as info:
+        sdr.load(edited)
+    assert str(info.value).startswith("state is incomplete or corrupt: spec.rhs")
+    assert not marker.exists()
+
+
+def test_the_allow_list_accepts_what_formulas_use():
+    from sdrstats.design.safe_formula import check_formula
+
+    columns = ["y", "x1", "x2", "g", "odd name"]
+    for formula in [
+        "y ~ x1 + x2",
+        "log(y) ~ log(x1) + sqrt(x2) + exp(x1) + abs(x2) + log2(x1) + log10(x1) + log1p(x1)",
+        "y ~ np.log(x1) + np.sin(x2) + np.where(x1 > 0, x1, 0) + numpy.sqrt(x2)",
+        "y ~ I(x1 ** 2) + I(x1 * x2 - 3.5) + I(-x1 / 2 ** 0.5) + I(x1 // 2 % 3) + I(x1 > 0)",
+        "y ~ C(g) + C(g, Treatment('b')) + C(g, Sum) + C(g, levels=['a', 'b'])",
+        "y ~ center(x1) + standardize(x2) + scale(x1) + bs(x1, df=4) + cr(x2, df=3)",
+        "y ~ te(cr(x1, df=3), cc(x2, df=3)) + x1:x2 + x1*x2 - 1",
+        "y ~ Q('odd name') + I(g == 'a')",
+        "y ~ (Q(\"x1\") + Q('x2'))",
+    ]:
+        check_formula(formula, columns)  # no exception
+
+
+def test_an_unpickled_or_dask_plan_checks_its_formula_too(tmp_path):
+    marker = tmp_path / "pwned"
+    fit = sdr.sir("y ~ x1 + x2", _frame("x2"), nslices=5)
+    clone = pickle.loads(pickle.dumps(fit))  # the design is rebuilt from the stored text
+    clone.spec.rhs = f"x1 + I(__import__('os').system('touch {marker}'))"
+    with pytest.raises(ValueError, match="is not one of the allowed functions"):
+        clone.transform(_frame("x2").head(2))
+    from sdrstats.scale.chunks import ChunkPlan
+
+    plan = pickle.loads(pickle.dumps(ChunkPlan("y ~ x1 + x2", _frame("x2"))))
+    plan.rhs = f"x1 + I(__import__('os').system('touch {marker}'))"
+    plan.plain_x = None
+    with pytest.raises(ValueError, match="is not one of the allowed functions"):
+        plan.arrays(_frame("x2"))
+    assert not marker.exists()

@@ -120,7 +120,8 @@ class _Encoder:
         while key in self.arrays or key in (HEADER, HEADER_CHECKSUM):
             k += 1
             key = f"{_safe_key(path)}#{k}"
-        self.arrays[key] = np.ascontiguousarray(value)
+        # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
+        self.arrays[key] = value if value.flags.c_contiguous else value.copy(order="C")
         return {"$": "array", "key": key}
 
     def encode(self, obj: Any, path: str) -> Any:
@@ -517,7 +518,7 @@ def _array_digest(arr: np.ndarray) -> str:
     digest = hashlib.sha256()
     digest.update(arr.dtype.str.encode())
     digest.update(repr(tuple(arr.shape)).encode())
-    digest.update(np.ascontiguousarray(arr).tobytes())
+    digest.update(arr.tobytes(order="C"))
     return digest.hexdigest()
 
 

@@ -38,7 +38,8 @@ def _array(value: Any, where: str, ndim: int, rows: int | None = None, cols: int
         raise StateError(f"wrong shape of {where}: {shape}, expected a {ndim}-d array.")
     expected = (rows, cols)[:ndim]
     if any(e is not None and s != e for s, e in zip(value.shape, expected)):
-        shown = tuple("?" if e is None else e for e in expected)
+        shown = ", ".join("?" if e is None else str(e) for e in expected)
+        shown = f"({shown},)" if ndim == 1 else f"({shown})"
         raise StateError(f"wrong shape of {where}: {value.shape}, expected {shown}.")
     return value
 

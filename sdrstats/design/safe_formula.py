@@ -11,7 +11,8 @@ accepted only if it is made of
 * numbers and strings (strings not in arithmetic, so ``"a" * 10**9`` is refused);
 * arithmetic ``+ - * / // % **`` (a power needs a column on one side and, when the
   exponent is a number, ``|exponent| <= 1000``), unary ``+``/``-`` and comparisons;
-* lists and tuples of numbers or strings as call arguments (``knots=[...]``, ``levels=[...]``);
+* lists and tuples of numbers or strings as call arguments (``knots=[...]``, ``levels=[...]``),
+  and patsy's contrasts by name (``C(g, Sum)``);
 * calls of the functions in :data:`ALLOWED_FUNCTIONS` (R-style ``log``, ``sqrt``... and patsy's
   ``I``, ``Q``, ``C``, contrasts, ``center``, ``standardize``, ``scale`` and the splines) and
   of ``np.<name>`` / ``numpy.<name>`` for ``name`` in :data:`ALLOWED_NUMPY`.
@@ -64,6 +65,9 @@ PATSY_FUNCTIONS = frozenset(
     }
 )  # fmt: skip
 
+#: patsy's contrasts, which may also be passed by name (``C(g, Sum)``).
+CONTRASTS = frozenset({"Treatment", "Sum", "Helmert", "Poly", "Diff"})
+
 #: Every function a stored formula may call by a bare name.
 ALLOWED_FUNCTIONS = frozenset(R_FUNCTIONS) | PATSY_FUNCTIONS
 
@@ -106,6 +110,8 @@ class _Checker:
     # -- nodes -----------------------------------------------------------------------------
     def value(self, node: ast.AST) -> None:
         """Any expression allowed as a term or a function argument."""
+        if isinstance(node, ast.Name) and node.id in CONTRASTS and node.id not in self.columns:
+            return  # a contrast passed by name: C(g, Sum)
         if isinstance(node, ast.Constant):
             if not isinstance(node.value, (int, float, str, bool, type(None))) or isinstance(
                 node.value, complex

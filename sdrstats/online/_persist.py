@@ -187,10 +187,11 @@ class StreamStateMixin:
         True
         >>> broken = model.state_dict()
         >>> del broken["reader"]
-        >>> sdr.OnlineSIR.from_state(broken)
-        Traceback (most recent call last):
-        ...
-        ValueError: state is incomplete or corrupt: missing key 'reader'.
+        >>> try:
+        ...     sdr.OnlineSIR.from_state(broken)
+        ... except ValueError as exc:
+        ...     print(exc)
+        state is incomplete or corrupt: missing key 'reader'.
         """
         state = copy.deepcopy(_checked_top(state))
         model = _new_model(cls, state["options"])

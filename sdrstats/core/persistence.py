@@ -120,8 +120,9 @@ class _Encoder:
         while key in self.arrays or key in (HEADER, HEADER_CHECKSUM):
             k += 1
             key = f"{_safe_key(path)}#{k}"
-        # (np.ascontiguousarray would turn a 0-d array into a 1-d one)
-        self.arrays[key] = value if value.flags.c_contiguous else value.copy(order="C")
+        # kept in its memory order (np.save records Fortran order), so that products with a
+        # loaded array round exactly as with the original
+        self.arrays[key] = value
         return {"$": "array", "key": key}
 
     def encode(self, obj: Any, path: str) -> Any:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
 from .presentation import SummaryMixin, ols_r2
-from .results_io import SaveLoadMixin
+from .results_io import ResultsSaveLoad
 from .summary import dir_labels
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .estimator import Estimator, EstimatorOutput
 
 
-class Results(SummaryMixin, SaveLoadMixin):
+class Results(SummaryMixin, ResultsSaveLoad):
     """A fitted SDR model.
 
     Every method's formula function (``sdr.sir``, ``sdr.mave``, ...) returns one; families

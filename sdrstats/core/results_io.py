@@ -104,28 +104,71 @@ def check_options(estimator: Any, where: str = "estimator") -> None:
         raise StateError(f"{where}.options: {exc}") from None
 
 
-def check_results(results: Any) -> None:
-    """Refuse loaded results that miss what the results contract needs (see module doc)."""
+def check_results(results: Any, prefix: str = "") -> None:
+    """Refuse loaded results that miss what the results contract needs (see module doc);
+    ``prefix`` is where they sit inside another loaded object."""
     for name in ("estimator", "spec", "output", "call"):
-        _field(results, name, "results")
-    check_options(results.estimator)
-    check_spec(results.spec)
+        _field(results, name, prefix + "results" if not prefix else prefix.rstrip("."))
+    check_options(results.estimator, prefix + "estimator")
+    check_spec(results.spec, prefix + "spec")
     output = results.output
     if not isinstance(output, EstimatorOutput):
-        raise StateError(f"results.output is a {type(output).__name__}, not an EstimatorOutput.")
+        raise StateError(f"{prefix}output is a {type(output).__name__}, not an EstimatorOutput.")
     for name in ("basis", "d", "eigenvalues", "center", "extras"):
-        _field(output, name, "output")
+        _field(output, name, prefix + "output")
     p = results.spec.X.shape[1]
     if output.basis is not None:
-        _array(output.basis, "output.basis", 2, p)
+        _array(output.basis, f"{prefix}output.basis", 2, p)
     if output.center is not None:
-        _array(output.center, "output.center", 1, p)
+        _array(output.center, f"{prefix}output.center", 1, p)
     if not isinstance(output.d, (int, np.integer)) or output.d < 0:
-        raise StateError(f"output.d must be a non-negative integer; got {output.d!r}.")
+        raise StateError(f"{prefix}output.d must be a non-negative integer; got {output.d!r}.")
     if not isinstance(output.extras, dict):
-        raise StateError("output.extras must be a dict.")
+        raise StateError(f"{prefix}output.extras must be a dict.")
     if not isinstance(results.call, str):
-        raise StateError("results.call must be text.")
+        raise StateError(f"{prefix}call must be text.")
+
+
+def _registered_parts(root: Any) -> list[tuple[str, Any]]:
+    """Every registered sdrstats object reachable from ``root`` with its attribute path
+    (``""`` for the root), through attributes, lists, tuples, sets and dicts."""
+    classes = set(registry().values())
+    found, seen, stack = [], set(), [("", root)]
+    while stack:
+        path, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            stack.extend((f"{path}[{k!r}].", v) for k, v in obj.items())
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend((f"{path}[{i}].", v) for i, v in enumerate(obj))
+        elif type(obj) in classes:
+            found.append((path, obj))
+            stack.extend((f"{path}{k}.", v) for k, v in vars(obj).items())
+    return found
+
+
+def check_loaded(root: Any) -> None:
+    """Check a loaded object: results (the root, or inside it) by :func:`check_results`, and
+    every other model spec it holds by :func:`check_spec` (so that no stored formula is
+    evaluated unchecked later)."""
+    checked: set[int] = set()
+    for path, part in _registered_parts(root):
+        if isinstance(part, ResultsSaveLoad):
+            check_results(part, path)
+            checked.add(id(part.spec))
+    for path, part in _registered_parts(root):
+        if isinstance(part, ModelSpec) and id(part) not in checked:
+            check_spec(part, path.rstrip(".") or "spec")
+
+
+def check_savable(root: Any) -> None:
+    """Refuse, at save time, an object holding a formula that could not be rebuilt when
+    loaded (one using the caller's own functions)."""
+    for _, part in _registered_parts(root):
+        if isinstance(part, ModelSpec):
+            check_savable_formula(part)
 
 
 def check_savable_formula(spec: Any) -> None:
@@ -143,7 +186,8 @@ def check_savable_formula(spec: Any) -> None:
 
 
 class SaveLoadMixin(Registered):
-    """``save``/``load`` of :class:`sdrstats.Results` (see the module docstring)."""
+    """``save``/``load`` of :class:`sdrstats.Results` and of the other fitted objects
+    (``DensityFit``), see the module docstring."""
 
     def save(self, path: Any) -> Path:
         """Save the fit to ``path`` as data: an ``.npz`` of arrays with a JSON header.
@@ -172,7 +216,7 @@ class SaveLoadMixin(Registered):
         >>> again.directions.equals(fit.directions)
         True
         """
-        check_savable_formula(getattr(self, "spec", None))
+        check_savable(self)
         return write(path, self, kind=_KIND)
 
     @classmethod
@@ -214,8 +258,13 @@ class SaveLoadMixin(Registered):
                 f"The file holds a {type(obj).__name__}, not a {cls.__name__}; load it with "
                 "sdrstats.load(path)."
             )
-        check_results(obj)
+        check_loaded(obj)
         return obj
+
+
+class ResultsSaveLoad(SaveLoadMixin):
+    """``save``/``load`` of :class:`sdrstats.Results`: loading also checks the results
+    contract (:func:`check_results`)."""
 
 
 def load(path: Any) -> Any:
@@ -251,4 +300,12 @@ def load(path: Any) -> Any:
     return target._loaded(obj, info)
 
 
-__all__ = ["SaveLoadMixin", "load", "check_results", "check_spec", "check_options"]
+__all__ = [
+    "SaveLoadMixin",
+    "ResultsSaveLoad",
+    "load",
+    "check_loaded",
+    "check_results",
+    "check_spec",
+    "check_options",
+]

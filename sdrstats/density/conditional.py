@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr
 
+from ..core.persistence import register
 from ..stats.gaussian import squared_distances
 from .queries import DensityQueries
 
 
+@register
 class Features:
     """Maps ``newdata`` to the standardised predictors ``z`` a density was fitted on.
 

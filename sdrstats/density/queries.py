@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from ..core.persistence import Registered
 
-class DensityQueries:
+
+class DensityQueries(Registered):  # fitted densities can be saved as data
     """Quantiles, samples, losses, predictions and plots of a conditional Gaussian mixture."""
 
     def quantile(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.results_io import SaveLoadMixin
 from ..core.summary import Block, Summary
 from ..density import ConditionalDensity
 
@@ -20,7 +21,7 @@ LABELS = {"lscde": "LSCDE", "eps_kde": "eps-KDE"}
 TUNING = {"lscde": ("sigma", "lambda"), "eps_kde": ("eps", "bandwidth")}
 
 
-class DensityFit:
+class DensityFit(SaveLoadMixin):
     """A conditional density fitted by LSCDE or ε-KDE, with its tuning and CV table.
 
     Parameters

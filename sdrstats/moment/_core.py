@@ -19,6 +19,7 @@ import numpy as np
 import scipy.linalg
 
 from ..core.estimator import predictor_names
+from ..core.persistence import register
 from ..core.warnings import CollinearityWarning
 from ..stats.grouped import (
     BLOCK_ROWS,
@@ -33,6 +34,7 @@ from ..stats.linalg import collinear_columns as _collinear_columns
 from ..stats.slicing import Slices
 
 
+@register  # a chunked fit keeps its standardisation: saved with it
 class Standardized:
     """Whitened predictors and what is needed to map back to the original scale.
 
@@ -218,6 +220,7 @@ def _qr_factor(
     return lower, x_rcond
 
 
+@register
 @dataclass
 class SliceMoments:
     """Per-slice statistics of the whitened predictors.

@@ -45,9 +45,17 @@ class OnlineSIR(StreamStateMixin, Estimator):
     top-``d`` eigenpairs of ``D̂_t`` by the chosen tracker, the pseudo-responses and the
     sparse directions by the truncated gradient. The fitted object has the results contract
     at any time after the initial batch (``directions``, ``eigenvalues``, ``summary()``,
-    ``transform(newdata)``…) plus ``n_seen``, ``trace``, :meth:`merge`, :meth:`state_dict`
+    ``transform(newdata)``…) plus ``n_seen``, ``trace``, :meth:`merge`, :meth:`save` and
+    :meth:`load` (a file of arrays and a JSON header, never a pickle), :meth:`state_dict`
     and :meth:`from_state`. Memory is ``O(pH + pd)`` (``O(p²)`` for the perturbation
     tracker and for O-SIR), whatever the stream length.
+
+    The stream is checked as a batch fit is: ``d`` against ``p`` on the first rows; on the
+    initial batch, a constant response, ``nslices`` above ``init_size/2``, constant and
+    (nearly) collinear or duplicated predictors; every later chunk against the scale of the
+    initial batch; the running state for overflow (a refused chunk leaves the state as it
+    was). A stream cannot be merged with itself or with a copy, saved state or merge of
+    itself.
 
     Parameters
     ----------

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.persistence import register
 from .exact_slicing import SortedCounts, walk_cuts
 
 
+@register  # a chunked fit keeps its slices: saved with it
 @dataclass(frozen=True)
 class Slices:
     """Slice membership of each observation.

@@ -113,7 +113,8 @@ def check_chunk_scale(
     if scale is None or X.shape[0] == 0:
         return
     with np.errstate(over="ignore", invalid="ignore"):
-        spread = np.max(np.abs(X - mean), axis=0) / scale
+        # two column reductions, no n x p temporary (a fifth of the cost of |X - mean|)
+        spread = np.maximum(X.max(axis=0) - mean, mean - X.min(axis=0)) / scale
     bad = np.flatnonzero(~(spread <= MAX_SCALE_RATIO))
     if bad.size:
         j = int(bad[0])

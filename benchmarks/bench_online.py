@@ -7,7 +7,8 @@ the timed region. Reports
 * rows per second (wall and process CPU time) per tracker; the goal is >= 50 000 rows/s for
   CCIPCA. numpy's own floor for touching every row once, one ``chunk @ B`` product (p x d),
   is shown for scale;
-* the size of the pickled state after 10k, 30k and 50k rows (it must not grow);
+* the size of the saved state (``OnlineSIR.save``) after 10k, 30k and 50k rows (it must not
+  grow);
 * the block recursion (chunks of 1000 rows) against the seed's one-row recursion at p = 100:
   distance between the two estimates and to the truth.
 
@@ -19,8 +20,9 @@ CPU time is the steadier number.
 from __future__ import annotations
 
 import argparse
-import pickle
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -54,7 +56,9 @@ def throughput(eigen: str, rows: int) -> tuple[float, float, list[int]]:
         if model.n_seen in (10_000, 30_000, 50_000):
             state = model.state_dict()
             arrays = sum(v.nbytes for v in state["state"].values() if isinstance(v, np.ndarray))
-            sizes.append((arrays, len(pickle.dumps(state)), len(state["trace"])))
+            with tempfile.TemporaryDirectory() as folder:
+                saved = model.save(Path(folder) / "stream").stat().st_size
+            sizes.append((arrays, saved, len(state["trace"])))
     streamed = rows - CHUNK
     return streamed / wall, streamed / cpu, sizes
 
@@ -99,11 +103,11 @@ def main() -> None:
         "2-core machine with other jobs running: wall times are noisy, CPU times steadier.\n"
     )
     print(
-        f"State after 10k / 30k / 50k rows: bytes of the state arrays, bytes of the whole "
-        f"pickled state_dict (with the trace, capped at trace_size = {TRACE} snapshots of "
+        f"State after 10k / 30k / 50k rows: bytes of the state arrays, bytes of the saved "
+        f"file (OnlineSIR.save, with the trace, capped at trace_size = {TRACE} snapshots of "
         "p x d), number of trace snapshots.\n"
     )
-    print("| tracker | rows/s (wall) | rows/s (CPU) | state arrays, pickled, trace length |")
+    print("| tracker | rows/s (wall) | rows/s (CPU) | state arrays, saved file, trace length |")
     print("|---|---|---|---|")
     for eigen in ("ccipca", "ipca", "sgd"):
         wall, cpu, sizes = throughput(eigen, args.rows)

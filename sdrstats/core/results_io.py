@@ -253,6 +253,8 @@ class SaveLoadMixin(Registered):
 
     @classmethod
     def _loaded(cls, obj: Any, info: dict[str, Any]) -> Any:
+        if not isinstance(obj, SaveLoadMixin):
+            raise StateError(f"the file's object is a {type(obj).__name__}, not a {cls.__name__}.")
         if not isinstance(obj, cls):
             raise ValueError(
                 f"The file holds a {type(obj).__name__}, not a {cls.__name__}; load it with "
@@ -294,9 +296,10 @@ def load(path: Any) -> Any:
     <MomentResults: sir, n = 202, p = 3, d = 3>
     """
     info, obj = read(path)
-    target = registry().get(info["class"])
+    name = info["class"]
+    target = registry().get(name) if isinstance(name, str) else None
     if target is None or not hasattr(target, "_loaded"):
-        raise StateError(f"the file's class {info['class']!r} is not one sdrstats saves.")
+        raise StateError(f"the file's class {name!r} is not one sdrstats saves.")
     return target._loaded(obj, info)
 
 

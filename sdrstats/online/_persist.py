@@ -371,6 +371,7 @@ def _checked_reader(reader: Any) -> dict[str, Any]:
             raise StateError("reader.spec is missing while reader.formula or reader.p is set.")
         return reader
     check_spec(spec, "reader.spec")
+    spec.design_info = None  # rebuilt from the checked formula text, never taken as given
     if reader["p"] != spec.X.shape[1] or isinstance(reader["p"], bool):
         raise StateError(
             f"reader.p is {reader['p']!r} but reader.spec has {spec.X.shape[1]} predictors."

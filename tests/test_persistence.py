@@ -444,3 +444,16 @@ def test_a_fitted_density_round_trips_and_checks_its_formula(make, ais, tmp_path
     header = _header(members)
     _replace_in_tree(header["root"], "rhs", "ht + I(__import__('os').getcwd())")
     _refused(_rewrite(path, members, header), r"spec\.rhs: the term .* is refused")
+
+
+def test_a_file_that_names_another_class_is_refused(saved, tmp_path):
+    _, path = saved
+    members = _members(path)
+    header = _header(members)
+    header["class"] = ["MomentResults"]
+    _refused(_rewrite(path, members, header), r"the file's class \['MomentResults'\] is not one")
+    tree = persistence.write(tmp_path / "tree", {"a": 1}, kind="results")
+    members = _members(tree)
+    header = _header(members)
+    header["class"] = "MomentResults"  # a dict posing as results
+    _refused(_rewrite(tree, members, header), "the file's object is a dict, not a MomentResults")

@@ -145,7 +145,7 @@ def test_clean_streams_still_fit_without_a_warning():
         model = sdr.OnlineSIR(d=1, init_size=300)
         for start in range(0, 2000, 250):
             model.partial_fit(X[start : start + 250], y[start : start + 250])
-    # the truncated gradient finds x1 + 0.5 x2 (seed 0, 2000 rows): cosine above 0.95
+    # the truncated gradient finds x1 + 0.5 x2 (data drawn with seed 0 of default_rng, 2000 rows): cosine above 0.95
     truth = np.zeros(10)
     truth[:2] = [1.0, 0.5]
     cosine = abs(model.directions.to_numpy()[:, 0] @ truth) / np.linalg.norm(truth)

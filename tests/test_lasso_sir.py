@@ -52,12 +52,13 @@ def test_gram_eigen_matches_dense_eigen_of_the_slice_kernel():
 
 
 def test_pseudo_response_reproduces_the_eigenvector():
-    # X'Y~_j / n = eta_j exactly (Lin et al.'s identity behind the Lasso step)
+    # Z'Y~_j / n = eta_j exactly (Lin et al.'s identity behind the Lasso step), Z the
+    # standardised predictors
     X, y, _ = _arrays(150, 40, 2)
     fit = sdr.LassoSIR(d=2, random_state=0).fit(X, y)
-    Xc = X - X.mean(axis=0)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
     eta = fit.extras["kernel_vectors"]
-    np.testing.assert_allclose(Xc.T @ fit.extras["pseudo_response"] / 150, eta, atol=1e-10)
+    np.testing.assert_allclose(Z.T @ fit.extras["pseudo_response"] / 150, eta, atol=1e-10)
 
 
 def test_fixed_penalty_is_the_theoretical_mu_and_one_sklearn_lasso():
@@ -66,12 +67,12 @@ def test_fixed_penalty_is_the_theoretical_mu_and_one_sklearn_lasso():
     lam = fit.eigenvalues.iloc[0]
     mu = 0.5 * np.sqrt(np.log(40) / (150 * lam))
     assert fit.extras["penalties"][0] == pytest.approx(mu, rel=1e-12)
-    Xc = X - X.mean(axis=0)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
     coef = (
         Lasso(alpha=mu, fit_intercept=False, max_iter=5000)
-        .fit(Xc, fit.extras["pseudo_response"][:, 0])
+        .fit(Z, fit.extras["pseudo_response"][:, 0])
         .coef_
-    )
+    ) / X.std(axis=0)  # back to the original scale
     expected = coef / np.linalg.norm(coef)
     expected *= np.sign(expected[np.argmax(np.abs(expected))])
     np.testing.assert_allclose(fit.directions.to_numpy()[:, 0], expected, atol=1e-10)
@@ -131,3 +132,59 @@ def test_bootstrap_refits_lasso_sir():
     boot = fit.bootstrap(B=2, random_state=0, progress=False)
     # resampling 150 rows of a strong single-index model moves the direction little
     assert len(boot.distances) == 2 and np.all(np.asarray(boot.distances) < 0.5)
+
+
+def test_predictor_scales_do_not_change_the_fit():
+    # Columns at scales 1e24 and 1e-12: without standardising, the eigen step saw only the
+    # 1e24 column and selected it although it is noise. Standardised, the fit is the unscaled
+    # one with each coefficient divided by its column's scale (to rounding: 1e-10).
+    X, y, truth = _arrays(200, 20, 13)
+    scales = np.ones(20)
+    scales[[2, 11]] = [1e-12, 1e24]  # x3 is active, x12 is noise
+    plain = sdr.LassoSIR(d=1, random_state=4).fit(X, y)
+    scaled = sdr.LassoSIR(d=1, random_state=4).fit(X * scales, y)
+    assert scaled.selected() == plain.selected()
+    back = scaled.directions.to_numpy()[:, 0] * scales
+    np.testing.assert_allclose(
+        back / np.linalg.norm(back), plain.directions.to_numpy()[:, 0], atol=1e-10
+    )
+    assert scaled.extras["scale"][11] == pytest.approx(1e24 * X[:, 11].std(), rel=1e-12)
+    # and the direction is the truth's, not the 1e24 noise column's: 1 - |b'b^| is 0.008
+    # on this draw, 0.05 leaves room for CV
+    assert 1 - abs(back @ truth) / np.linalg.norm(back) < 0.05
+
+
+def test_transform_uses_the_original_scale():
+    X, y, _ = _arrays(150, 10, 14)
+    X = X * 10.0 + 3.0
+    fit = sdr.LassoSIR(d=1, random_state=0, n_folds=5).fit(X, y)
+    expected = (X - X.mean(axis=0)) @ fit.directions.to_numpy()
+    np.testing.assert_allclose(fit.transform().to_numpy(), expected, atol=1e-10)
+
+
+def test_constant_predictor_is_named():
+    X, y, _ = _arrays(100, 10, 0)
+    X = X.copy()
+    X[:, 3] = 2.0
+    with pytest.raises(ValueError, match="Predictor 'x4' is constant; remove it"):
+        sdr.LassoSIR(d=1).fit(X, y)
+
+
+def test_random_state_is_checked_as_bootstrap_checks_it():
+    X, y, _ = _arrays(100, 10, 0)
+    fit = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
+    for bad, error in [("abc", TypeError), (-1, ValueError), (1.5, TypeError), (True, TypeError)]:
+        with pytest.raises(error) as ours:
+            sdr.LassoSIR(random_state=bad)
+        with pytest.raises(error) as theirs:
+            fit.bootstrap(B=2, random_state=bad, progress=False)
+        assert str(ours.value) == str(theirs.value)
+        assert "random_state must be" in str(ours.value)
+    df = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(10)]).assign(y=y)
+    with pytest.raises(TypeError, match="random_state must be None, an int"):
+        sdr.lasso_sir("y ~ .", df, random_state="abc")
+    # a Generator is accepted, and only drawn from by the fit
+    rng = np.random.default_rng(5)
+    estimator = sdr.LassoSIR(d=1, random_state=rng, n_folds=5)
+    assert rng.bit_generator.state == np.random.default_rng(5).bit_generator.state
+    estimator.fit(X, y)

@@ -1,8 +1,8 @@
 """Lasso-SIR (Lin, Zhao & Liu 2019): sparse SIR directions by Lasso on a pseudo-response.
 
-The predictors are centred but never whitened, so the method works when ``p > n``. The
-eigen-decomposition of the slice-mean kernel goes through the ``H x H`` Gram matrix of the
-slice means, and each direction is one scikit-learn Lasso fit.
+The predictors are centred and scaled to unit variance but never whitened, so the method works
+when ``p > n``. The eigen-decomposition of the slice-mean kernel goes through the ``H x H``
+Gram matrix of the slice means, and each direction is one scikit-learn Lasso fit.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
-from ..core.estimator import Estimator, EstimatorOutput
+from ..core.estimator import Estimator, EstimatorOutput, predictor_names
+from ..core.parallel import as_seed_sequence
 from ..core.results import Results
 from ..core.summary import Block
 from ..core.validation import check_choice, check_float, check_int
@@ -58,6 +59,17 @@ def ratio_dimension(values: np.ndarray, kmax: int) -> int:
         return 1
     ratios = values[:kmax] / np.maximum(values[1 : kmax + 1], values[0] * 1e-12)
     return int(np.argmax(ratios)) + 1
+
+
+def check_random_state(value: Any) -> None:
+    """Refuse a ``random_state`` that :func:`sdrstats.inference.bootstrap` would refuse.
+
+    The check is :func:`sdrstats.core.parallel.as_seed_sequence`'s, with its messages; a
+    generator is accepted as is (not consumed until the fit).
+    """
+    if isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+        return
+    as_seed_sequence(value)  # raises bootstrap's TypeError or ValueError, same wording
 
 
 class LassoSIRResults(Results):
@@ -141,23 +153,29 @@ class LassoSIR(Estimator):
     max_iter : int
         Coordinate-descent iterations per Lasso fit (default 5000).
     random_state : int, Generator or None
-        Shuffles the cross-validation folds.
+        Shuffles the cross-validation folds. Checked as :func:`sdrstats.bootstrap` checks
+        it.
 
     Notes
     -----
-    With centred ``X`` and slices ``h = 1..H`` of fractions ``f_h`` and means ``x̄_h``,
-    ``Γ̂ = Σ_h f_h x̄_h x̄_hᵀ`` has top eigenpairs ``(λ̂_j, η̂_j)``. The pseudo-response
-    ``Ỹ_ij = x̄_{h(i)}ᵀ η̂_j / λ̂_j`` satisfies ``XᵀỸ_j / n = η̂_j``, so the Lasso
+    The predictors are first centred and scaled to unit variance, ``z = (x - x̄) / s``
+    (standard deviations with divisor ``n``, as the moment methods and glmnet's
+    standardisation use), so the fit does not depend on the units of the columns; the
+    directions are reported in the original scale, ``β = β_z / s``. With slices
+    ``h = 1..H`` of fractions ``f_h`` and means ``z̄_h``, ``Γ̂ = Σ_h f_h z̄_h z̄_hᵀ`` has top
+    eigenpairs ``(λ̂_j, η̂_j)``. The pseudo-response ``Ỹ_ij = z̄_{h(i)}ᵀ η̂_j / λ̂_j``
+    satisfies ``ZᵀỸ_j / n = η̂_j``, so the Lasso
 
-    .. math:: \\hat\\beta_j = \\arg\\min_\\beta \\frac{1}{2n}\\|Ỹ_j - X\\beta\\|^2 + μ_j\\|\\beta\\|_1
+    .. math:: \\hat\\beta_j = \\arg\\min_\\beta \\frac{1}{2n}\\|Ỹ_j - Z\\beta\\|^2 + μ_j\\|\\beta\\|_1
 
-    estimates ``Σ^{-1}η_j`` sparsely (scikit-learn's objective is exactly this). Columns
-    are scaled to unit length with the canonical sign.
+    estimates ``Σ_z^{-1}η_j`` sparsely (scikit-learn's objective is exactly this, and so is
+    glmnet's with its default standardisation). Columns are scaled to unit length with the
+    canonical sign.
 
     References
     ----------
     Lin, Q., Zhao, Z. and Liu, J. S. (2019). Sparse sliced inverse regression via Lasso.
-    JASA 114, 1726-1739.
+    Journal of the American Statistical Association 114, 1726-1739.
 
     Examples
     --------
@@ -191,6 +209,7 @@ class LassoSIR(Estimator):
             check_choice(o["penalty"], "penalty", name, ["cv"])
         else:
             check_float(o["penalty"], "penalty", name, low=0.0, strict_low=True)
+        check_random_state(o["random_state"])
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n = X.shape[0]
@@ -231,9 +250,13 @@ class LassoSIR(Estimator):
         if H < 2:
             raise ValueError("The response has a single value; lasso_sir needs it to vary.")
         n, p = X.shape
-        center = X.mean(axis=0)
-        Xc = X - center
-        values, eta, means, _ = slice_mean_eigen(Xc, slices.labels, H)
+        center, scale = X.mean(axis=0), X.std(axis=0)
+        constant = np.flatnonzero(~(scale > 0))
+        if constant.size:
+            name = predictor_names(p)[constant[0]]
+            raise ValueError(f"Predictor {name!r} is constant; remove it from the formula.")
+        Z = (X - center) / scale
+        values, eta, means, _ = slice_mean_eigen(Z, slices.labels, H)
         if o["d"] is None:
             d, d_rule = ratio_dimension(values, min(H - 2, MAX_AUTO_D)), "eigenvalue-ratio rule"
         else:
@@ -244,11 +267,11 @@ class LassoSIR(Estimator):
                 f"H = {H} slices, and p); got {d}. Use more slices or a smaller d."
             )
         pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
-        seed = np.random.default_rng(random_state).integers(2**31 - 1)
+        seed = int(np.random.default_rng(as_seed_sequence(random_state)).integers(2**31 - 1))
         basis = np.zeros((p, d))
         penalties = np.zeros(d)
         for j in range(d):
-            coef, penalties[j] = self._lasso(Xc, pseudo[:, j], values[j], seed)
+            coef, penalties[j] = self._lasso(Z, pseudo[:, j], values[j], seed)
             basis[:, j] = coef
         empty = np.flatnonzero(~basis.any(axis=0))
         if empty.size:
@@ -270,11 +293,17 @@ class LassoSIR(Estimator):
             "pseudo_response": pseudo,
             "kernel_eigenvalues": values,
             "kernel_vectors": eta[:, :d],
+            "scale": scale,
+            "coef_standardized": basis,
             "d_rule": d_rule,
             "penalty_rule": rule,
         }
         return EstimatorOutput(
-            basis=canonical_basis(basis), d=d, eigenvalues=values[:d], center=center, extras=extras
+            basis=canonical_basis(basis / scale[:, None]),
+            d=d,
+            eigenvalues=values[:d],
+            center=center,
+            extras=extras,
         )
 
     def _lasso(
@@ -321,7 +350,8 @@ def lasso_sir(
     nslices, d, penalty, n_folds, max_iter
         Options of :class:`LassoSIR`, with the defaults shown in the signature.
     random_state : int, Generator or None, default None
-        Shuffles the cross-validation folds.
+        Shuffles the cross-validation folds (checked as :func:`sdrstats.bootstrap` checks
+        it).
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.

@@ -6,7 +6,12 @@ import pytest
 from sklearn.linear_model import Lasso
 
 import sdrstats as sdr
-from sdrstats.online.lasso_sir import ratio_dimension, slice_mean_eigen
+from sdrstats.online.lasso_sir import (
+    kmeans_dimension,
+    ratio_dimension,
+    slice_mean_eigen,
+    two_means_smaller_group,
+)
 from sdrstats.simulate import sparse_single_index
 
 
@@ -29,7 +34,7 @@ def test_sparse_single_index_distance_averaged_over_20_seeds():
 
 def test_p_larger_than_n_selects_the_support():
     X, y, beta = _arrays(200, 1000, 1)
-    fit = sdr.LassoSIR(random_state=0).fit(X, y)
+    fit = sdr.LassoSIR(d_rule="ratio", random_state=0).fit(X, y)
     assert fit.d == 1  # chosen by the eigenvalue-ratio rule
     assert {"x1", "x2", "x3", "x4", "x5"} <= set(fit.selected()["Dir1"])
     # with p = 5n the CV Lasso keeps some noise predictors; 0.1 leaves room for them
@@ -88,7 +93,7 @@ def test_formula_and_arrays_give_identical_numbers():
 def test_summary_states_the_d_rule_and_lists_selected_predictors():
     df, _ = sparse_single_index(200, 60, random_state=6)
     text = str(sdr.lasso_sir("y ~ .", df, random_state=0).summary())
-    assert "eigenvalue-ratio rule" in text
+    assert "k-means rule on lambda_j*|beta_j|" in text
     assert "Selected predictors" in text and "Dir1 (" in text
     assert "10-fold CV" in text
     assert "selected predictors; the other" in text  # zero rows are not printed
@@ -132,6 +137,76 @@ def test_bootstrap_refits_lasso_sir():
     boot = fit.bootstrap(B=2, random_state=0, progress=False)
     # resampling 150 rows of a strong single-index model moves the direction little
     assert len(boot.distances) == 2 and np.all(np.asarray(boot.distances) < 0.5)
+
+
+def test_ratio_rule_ignores_the_null_eigenvalues():
+    # rank 3 of 9 slots (p = 3 < H - 1): the zeros past the rank never enter a ratio, so the
+    # answer is at most rank - 1 = 2
+    values = np.array([5.0, 0.1, 0.09, 0, 0, 0, 0, 0, 0])
+    assert ratio_dimension(values, 10) == 1
+    assert ratio_dimension(np.array([5.0, 3.0, 0.1, 0, 0]), 10) == 2
+    assert ratio_dimension(np.array([5.0, 0, 0]), 10) == 1  # one positive eigenvalue
+
+
+def test_kernel_null_eigenvalues_are_exact_zeros():
+    # p = 4 predictors, H = 10 slices: rank 4; the Gram route leaves the other six at ~1e-17
+    # (rounding), which must count as zero
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 4))
+    X -= X.mean(axis=0)
+    values, eta, _, _ = slice_mean_eigen(X, np.repeat(np.arange(10), 20), 10)
+    assert np.all(values[:4] > 1e-3) and np.all(values[4:] == 0)
+    assert not eta[:, 4:].any()
+
+
+def test_two_means_split_on_known_values():
+    # one clear outlier group of two: {0.9, 1} against six values near 0
+    assert two_means_smaller_group([1.0, 0.9, 0.05, 0.04, 0.03, 0.02, 0.01, 0.0]) == 2
+    assert two_means_smaller_group([1.0, 0.1, 0.05, 0.0]) == 1
+    assert two_means_smaller_group([1.0]) == 1 and two_means_smaller_group([0.5, 0.5]) == 1
+    # the statistic is normalised by its first entry; zeros past the rank are kept (as R)
+    assert kmeans_dimension(np.array([2.0, 1.8, 0.1, 0.0, 0.0]), categorical=False) == 2
+    assert kmeans_dimension(np.array([2.0, 1.8, 0.1, 0.0]), categorical=True) == 3
+
+
+@pytest.mark.parametrize("rule", ["kmeans", "ratio"])
+def test_automatic_d_when_p_is_below_h_minus_one(rule):
+    # p = 6 < H - 1 = 9, a single index (truth d = 1), 8 draws. Before the fix the ratio rule
+    # divided by the null eigenvalues (~1e-17) and returned d = p = 6 on every draw.
+    chosen = []
+    for seed in range(8):
+        X, y, _ = _arrays(200, 6, seed)
+        fit = sdr.LassoSIR(nslices=10, d_rule=rule, random_state=seed, n_folds=5).fit(X, y)
+        chosen.append(fit.d)
+    assert max(chosen) < 6
+    if rule == "kmeans":
+        assert chosen == [1] * 8
+    else:
+        # the ratio of the two smallest positive eigenvalues is noisy: on draw 1 it beats
+        # the first ratio (4.95 against 4.48); the eigenvalues are deterministic
+        assert chosen == [1, 4, 1, 1, 1, 1, 1, 1]
+
+
+def test_kmeans_rule_finds_two_indices():
+    # Li (1991)'s rational model, d = 2, n = 400, p = 12: both eigenvalue gaps are wide, so
+    # the two Lasso statistics stand apart from the noise directions' on any fold draw
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((400, 12))
+    y = X[:, 0] / (0.5 + (1.5 + X[:, 1]) ** 2) + 0.1 * rng.standard_normal(400)
+    fit = sdr.LassoSIR(random_state=0, n_folds=5).fit(X, y)
+    assert fit.d == 2
+    stat = fit.extras["d_statistic"]
+    assert stat.size == 10 and stat[-1] == 0  # min(p, H) slots; the H-th is past the rank
+    assert set(fit.selected()["Dir1"]) | set(fit.selected()["Dir2"]) >= {"x1", "x2"}
+
+
+def test_categorical_response_gets_d_equal_to_the_rank():
+    # R LassoSIR: a categorical response takes d = H - 1 (here 3 classes -> 2)
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((300, 8))
+    labels = np.select([X[:, 0] > 0.5, X[:, 1] > 0], ["a", "b"], "c")
+    fit = sdr.LassoSIR(penalty=0.5).fit(X, pd.Series(labels))
+    assert fit.extras["nslices"] == 3 and fit.d == 2
 
 
 def test_predictor_scales_do_not_change_the_fit():
@@ -188,3 +263,9 @@ def test_random_state_is_checked_as_bootstrap_checks_it():
     estimator = sdr.LassoSIR(d=1, random_state=rng, n_folds=5)
     assert rng.bit_generator.state == np.random.default_rng(5).bit_generator.state
     estimator.fit(X, y)
+
+
+def test_d_beyond_the_kernel_rank_is_refused():
+    X, y, _ = _arrays(200, 3, 0)  # p = 3 < H - 1: rank 3
+    with pytest.raises(ValueError, match="'d' option of lasso_sir must be at most 3, the rank"):
+        sdr.LassoSIR(d=4).fit(X, y)

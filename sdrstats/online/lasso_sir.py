@@ -2,7 +2,9 @@
 
 The predictors are centred and scaled to unit variance but never whitened, so the method works
 when ``p > n``. The eigen-decomposition of the slice-mean kernel goes through the ``H x H``
-Gram matrix of the slice means, and each direction is one scikit-learn Lasso fit.
+Gram matrix of the slice means, and each direction is one scikit-learn Lasso fit. The number of
+directions is chosen as R ``LassoSIR`` chooses it (a two-group k-means of
+``λ̂_j ‖β̂_j‖``), or by the eigenvalue-ratio rule.
 """
 
 from __future__ import annotations
@@ -23,8 +25,22 @@ from ..core.warnings import ConvergenceWarning
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
 
-#: Largest dimension the automatic rule for ``d`` considers.
+#: Largest dimension the eigenvalue-ratio rule for ``d`` considers.
 MAX_AUTO_D = 10
+
+#: An eigenvalue of the slice-mean kernel counts as positive when it exceeds this fraction of
+#: the largest. The kernel has rank at most ``min(p, H - 1)``; its null eigenvalues come out of
+#: the Gram route at about ``1e-16`` times the largest (rounding), far below this.
+EIGEN_RTOL = 1e-10
+
+#: Size ``n * p`` above which the cross-validated Lasso works from the Gram matrix ``ZᵀZ``.
+PRECOMPUTE_SIZE = 100_000
+
+#: Descriptions of the automatic rules for ``d``, shown in the summary.
+D_RULES = {
+    "kmeans": "k-means rule on lambda_j*|beta_j|",
+    "ratio": "eigenvalue-ratio rule",
+}
 
 
 def slice_mean_eigen(
@@ -32,8 +48,10 @@ def slice_mean_eigen(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Eigenpairs of ``Γ̂ = Σ_h f_h x̄_h x̄_hᵀ`` (centred slice means) through its ``H x H`` Gram.
 
-    Returns the eigenvalues (decreasing), the eigenvectors ``η`` (p x H), the slice means
-    (H x p) and the slice fractions. With equal slices ``f_h = 1/H``, the Lasso-SIR kernel.
+    Returns the eigenvalues (decreasing; those at most ``EIGEN_RTOL`` times the largest, the
+    kernel's null space, are set to 0), the eigenvectors ``η`` (p x H, zero columns for the
+    null eigenvalues), the slice means (H x p) and the slice fractions. With equal slices
+    ``f_h = 1/H``, the Lasso-SIR kernel.
     """
     n = X.shape[0]
     counts = np.bincount(labels, minlength=nslices).astype(float)
@@ -45,20 +63,100 @@ def slice_mean_eigen(
     gram = A.T @ A
     values, vectors = np.linalg.eigh((gram + gram.T) / 2)
     order = np.argsort(-values)
-    values, vectors = np.clip(values[order], 0.0, None), vectors[:, order]
-    positive = values > values[0] * 1e-12 if values[0] > 0 else np.zeros_like(values, bool)
+    values, vectors = values[order], vectors[:, order]
+    positive = values > values[0] * EIGEN_RTOL if values[0] > 0 else np.zeros_like(values, bool)
+    values = np.where(positive, values, 0.0)
     eta = np.zeros((X.shape[1], nslices))
     eta[:, positive] = A @ vectors[:, positive] / np.sqrt(values[positive])
     return values, eta, means, fractions
 
 
 def ratio_dimension(values: np.ndarray, kmax: int) -> int:
-    """Eigenvalue-ratio rule: the ``k <= kmax`` maximising ``λ_k / λ_{k+1}``."""
-    kmax = max(1, min(kmax, int(np.sum(values > 0)) - 1))
+    """Eigenvalue-ratio rule: the ``k <= kmax`` maximising ``λ_k / λ_{k+1}``.
+
+    Only positive eigenvalues take part (``values`` as :func:`slice_mean_eigen` returns them,
+    the null ones exactly 0), so ``k`` is at most their number less one: with ``r`` positive
+    eigenvalues, at most ``min(p, H - 1) - 1``. With one positive eigenvalue the answer is 1.
+    """
+    kmax = min(kmax, int(np.sum(values > 0)) - 1)
     if kmax < 1:
         return 1
-    ratios = values[:kmax] / np.maximum(values[1 : kmax + 1], values[0] * 1e-12)
+    ratios = values[:kmax] / values[1 : kmax + 1]
     return int(np.argmax(ratios)) + 1
+
+
+def two_means_smaller_group(values: np.ndarray) -> int:
+    """Size of the smaller group in the best split of ``values`` into two k-means clusters.
+
+    In one dimension the optimal two-cluster partition cuts the sorted values once, so every
+    cut is tried and the one with the least within-group sum of squares is kept (the first on
+    a tie). Fewer than two distinct values give 1.
+    """
+    v = np.sort(np.asarray(values, dtype=float))
+    m = v.size
+    if m < 2 or v[0] == v[-1]:
+        return 1
+    left = np.arange(1, m)
+    csum, csq = np.cumsum(v), np.cumsum(v**2)
+    ss_left = csq[left - 1] - csum[left - 1] ** 2 / left
+    ss_right = (csq[-1] - csq[left - 1]) - (csum[-1] - csum[left - 1]) ** 2 / (m - left)
+    cut = int(np.argmin(ss_left + ss_right)) + 1
+    return min(cut, m - cut)
+
+
+def kmeans_dimension(statistic: np.ndarray, categorical: bool) -> int:
+    """R ``LassoSIR``'s automatic ``d`` from ``s_j = λ̂_j ‖β̂_j‖`` over ``j = 1..min(p, H)``.
+
+    ``s / s_1`` is split into two k-means groups and ``d`` is the size of the smaller; for a
+    categorical response ``d`` is the number of positive ``s_j`` (R: ``H - 1``).
+    """
+    positive = int(np.sum(statistic > 0))
+    if categorical or positive <= 1 or statistic[0] <= 0:
+        return max(1, positive) if categorical else 1
+    return min(two_means_smaller_group(statistic / statistic[0]), positive)
+
+
+def glmnet_eps(n: int, p: int) -> float:
+    """glmnet's ``lambda.min.ratio``: the smallest penalty of the path over the largest."""
+    return 1e-2 if n < p else 1e-4
+
+
+def cv_lasso(
+    Z: np.ndarray, target: np.ndarray, n_folds: int, max_iter: int, seed: int
+) -> tuple[np.ndarray, float]:
+    """Lasso coefficients at the penalty R ``LassoSIR`` takes from ``cv.glmnet``.
+
+    The path has glmnet's 100 penalties from the smallest that selects nothing down to
+    :func:`glmnet_eps` times it. The chosen one is the smallest penalty with the least mean
+    cross-validated squared error, and never the first of the path (whose fit is empty).
+    """
+    n, p = Z.shape
+    folds = KFold(n_folds, shuffle=True, random_state=int(seed))
+    model = LassoCV(
+        cv=folds,
+        eps=glmnet_eps(n, p),
+        alphas=100,
+        fit_intercept=True,
+        max_iter=max_iter,
+        # scikit-learn's Gram route re-validates its inputs at every penalty (about 1 ms each);
+        # it pays only when one sweep over n x p values costs more than that
+        precompute="auto" if n * p > PRECOMPUTE_SIZE else False,
+    ).fit(Z, target)
+    error = model.mse_path_.mean(axis=1)
+    k = max(int(np.flatnonzero(error == error.min())[-1]), 1)
+    alpha = float(model.alphas_[k])
+    if alpha == float(model.alpha_):
+        return np.asarray(model.coef_, dtype=float), alpha
+    refit = Lasso(alpha=alpha, fit_intercept=True, max_iter=max_iter).fit(Z, target)
+    return np.asarray(refit.coef_, dtype=float), alpha
+
+
+def fixed_lasso(Z: np.ndarray, target: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
+    """One Lasso fit, ``argmin (1/2n)‖target - Zβ‖² + alpha‖β‖₁`` (no intercept: all centred)."""
+    return np.asarray(
+        Lasso(alpha=alpha, fit_intercept=False, max_iter=max_iter).fit(Z, target).coef_,
+        dtype=float,
+    )
 
 
 def check_random_state(value: Any) -> None:
@@ -141,13 +239,22 @@ class LassoSIR(Estimator):
         number of slices cannot grow with ``p`` when ``p > n``). A categorical response
         gets one slice per level.
     d : int, optional
-        Number of directions. ``None`` (default) chooses it by the eigenvalue-ratio rule:
-        the ``k`` maximising ``λ̂_k / λ̂_{k+1}`` over ``k = 1..min(H - 2, 10)``, ``λ̂`` the
-        eigenvalues of the slice-mean kernel ``Γ̂``.
+        Number of directions, at most the rank of the slice-mean kernel (``min(p, H - 1)``
+        for data in general position). ``None`` (default) chooses it by ``d_rule``.
+    d_rule : {"kmeans", "ratio"}
+        How ``d=None`` chooses ``d``. ``"kmeans"`` (default) is R ``LassoSIR``'s rule (Lin,
+        Zhao & Liu 2019, Algorithm 5): fit the Lasso for every direction with a positive
+        kernel eigenvalue, form ``s_j = λ̂_j ‖β̂_j‖`` for ``j = 1..min(p, H)`` (0 past the
+        kernel's rank), split ``s / s_1`` into two k-means groups and take the size of the
+        smaller; a categorical response gets ``d`` = the kernel's rank (R: ``H - 1``). It
+        costs one (cross-validated) Lasso per positive eigenvalue, up to ``min(p, H - 1)``.
+        ``"ratio"``: the ``k`` maximising ``λ̂_k / λ̂_{k+1}`` over ``k`` up to ``r - 1``
+        (``r`` the number of positive eigenvalues, so at most ``min(p, H - 1) - 1``) and 10.
     penalty : "cv" or float
-        ``"cv"`` (default, as R ``LassoSIR``): for each direction the Lasso penalty minimising
-        ``n_folds``-fold cross-validated error over scikit-learn's path. A float ``C`` gives
-        the theoretical penalty ``μ_j = C·sqrt(log p / (n λ̂_j))``.
+        ``"cv"`` (default, as R ``LassoSIR``): for each direction the Lasso penalty with the
+        least ``n_folds``-fold cross-validated error on glmnet's path of 100 penalties (the
+        smallest such penalty, never the first, empty one). A float ``C`` gives the
+        theoretical penalty ``μ_j = C·sqrt(log p / (n λ̂_j))``.
     n_folds : int
         Folds of the cross-validation (default 10).
     max_iter : int
@@ -170,7 +277,18 @@ class LassoSIR(Estimator):
 
     estimates ``Σ_z^{-1}η_j`` sparsely (scikit-learn's objective is exactly this, and so is
     glmnet's with its default standardisation). Columns are scaled to unit length with the
-    canonical sign.
+    canonical sign. R ``LassoSIR`` does not scale ``x`` before its eigen step (glmnet scales
+    it inside each Lasso), so on columns of unit variance the two agree; with ``p > n`` its
+    default also screens the predictors down to ``n`` by their slice-mean variance
+    (``screening=TRUE``), which this implementation never does.
+
+    Checked against R ``LassoSIR`` 1.0 with glmnet 4.1-8 on data of unit-variance columns
+    (with ``screening=FALSE``): equal kernel eigenvalues (to 1e-14), the same automatic ``d``
+    where R's does not depend on its folds, the same Lasso at the same penalty (to glmnet's
+    convergence tolerance, about 1e-3 in the unit direction) and the same penalty grid.
+    When ``p < H`` R recycles its ``p`` eigenvalues to length ``H``, so its automatic ``d``
+    counts statistics more than once (each twice when ``H = 2p``); this implementation counts
+    each once.
 
     References
     ----------
@@ -192,6 +310,7 @@ class LassoSIR(Estimator):
     params: ClassVar[dict[str, Any]] = {
         "nslices": 10,
         "d": None,
+        "d_rule": "kmeans",
         "penalty": "cv",
         "n_folds": 10,
         "max_iter": 5000,
@@ -203,6 +322,7 @@ class LassoSIR(Estimator):
         o, name = self.options, self.method
         check_int(o["nslices"], "nslices", name, low=2)
         check_int(o["d"], "d", name, low=1, allow_none=True)
+        check_choice(o["d_rule"], "d_rule", name, list(D_RULES))
         check_int(o["n_folds"], "n_folds", name, low=2)
         check_int(o["max_iter"], "max_iter", name, low=1)
         if isinstance(o["penalty"], str):
@@ -257,27 +377,30 @@ class LassoSIR(Estimator):
             raise ValueError(f"Predictor {name!r} is constant; remove it from the formula.")
         Z = (X - center) / scale
         values, eta, means, _ = slice_mean_eigen(Z, slices.labels, H)
-        if o["d"] is None:
-            d, d_rule = ratio_dimension(values, min(H - 2, MAX_AUTO_D)), "eigenvalue-ratio rule"
-        else:
-            d, d_rule = o["d"], "given"
-        if d > min(H - 1, p) or values[d - 1] <= 0:
+        rank = int(np.sum(values > 0))
+        if rank == 0:
             raise ValueError(
-                f"The 'd' option of lasso_sir must be at most {min(H - 1, p)} (H - 1 with "
-                f"H = {H} slices, and p); got {d}. Use more slices or a smaller d."
+                "Every slice of the response has the same predictor means; lasso_sir finds no "
+                "direction. Check the response, or use fewer slices."
             )
-        pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
         seed = int(np.random.default_rng(as_seed_sequence(random_state)).integers(2**31 - 1))
-        basis = np.zeros((p, d))
-        penalties = np.zeros(d)
-        for j in range(d):
-            coef, penalties[j] = self._lasso(Z, pseudo[:, j], values[j], seed)
-            basis[:, j] = coef
-        empty = np.flatnonzero(~basis.any(axis=0))
+        fits: dict[int, tuple[np.ndarray, float]] = {}
+
+        def direction(j: int) -> tuple[np.ndarray, float]:
+            if j not in fits:
+                target = means[slices.labels] @ eta[:, j] / values[j]  # Ỹ_j
+                fits[j] = self._lasso(Z, target, values[j], seed)
+            return fits[j]
+
+        d, d_rule, statistic = self._choose_d(values, rank, direction, categorical, p, H)
+        pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
+        basis_z = np.column_stack([direction(j)[0] for j in range(d)])
+        penalties = np.array([direction(j)[1] for j in range(d)])
+        empty = np.flatnonzero(~basis_z.any(axis=0))
         if empty.size:
             warnings.warn(
-                f"lasso_sir selected no predictor for direction(s) {list(empty + 1)}; lower the "
-                "penalty or d.",
+                f"lasso_sir selected no predictor for direction(s) "
+                f"{[int(j) + 1 for j in empty]}; lower the penalty or d.",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -294,34 +417,56 @@ class LassoSIR(Estimator):
             "kernel_eigenvalues": values,
             "kernel_vectors": eta[:, :d],
             "scale": scale,
-            "coef_standardized": basis,
+            "coef_standardized": basis_z,
+            "d_statistic": statistic,
             "d_rule": d_rule,
             "penalty_rule": rule,
         }
         return EstimatorOutput(
-            basis=canonical_basis(basis / scale[:, None]),
+            basis=canonical_basis(basis_z / scale[:, None]),
             d=d,
             eigenvalues=values[:d],
             center=center,
             extras=extras,
         )
 
+    def _choose_d(
+        self,
+        values: np.ndarray,
+        rank: int,
+        direction: Any,
+        categorical: bool,
+        p: int,
+        H: int,
+    ) -> tuple[int, str, np.ndarray | None]:
+        """``d``, the rule's description and (k-means rule) the statistic ``λ̂_j ‖β̂_j‖``."""
+        o = self.options
+        if o["d"] is not None:
+            if o["d"] > rank:
+                raise ValueError(
+                    f"The 'd' option of lasso_sir must be at most {rank}, the rank of the "
+                    f"slice-mean kernel (at most H - 1 = {H - 1} with H = {H} slices, and "
+                    f"p = {p}); got {o['d']}. Use more slices or a smaller d."
+                )
+            return o["d"], "given", None
+        if o["d_rule"] == "ratio":
+            return ratio_dimension(values, MAX_AUTO_D), D_RULES["ratio"], None
+        statistic = np.zeros(min(p, H))  # R's min(p, H) slots; 0 past the kernel's rank
+        for j in range(rank):
+            statistic[j] = values[j] * np.linalg.norm(direction(j)[0])
+        return kmeans_dimension(statistic, categorical), D_RULES["kmeans"], statistic
+
     def _lasso(
-        self, Xc: np.ndarray, target: np.ndarray, value: float, seed: int
+        self, Z: np.ndarray, target: np.ndarray, value: float, seed: int
     ) -> tuple[np.ndarray, float]:
         o = self.options
-        n, p = Xc.shape
+        n, p = Z.shape
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)  # sklearn's own convergence
             if o["penalty"] == "cv":
-                folds = KFold(o["n_folds"], shuffle=True, random_state=int(seed))
-                model = LassoCV(
-                    cv=folds, fit_intercept=False, max_iter=o["max_iter"], alphas=100
-                ).fit(Xc, target)
-                return model.coef_, float(model.alpha_)
+                return cv_lasso(Z, target, o["n_folds"], o["max_iter"], seed)
             mu = o["penalty"] * np.sqrt(np.log(p) / (n * value))
-            model = Lasso(alpha=mu, fit_intercept=False, max_iter=o["max_iter"]).fit(Xc, target)
-            return model.coef_, float(mu)
+            return fixed_lasso(Z, target, mu, o["max_iter"]), float(mu)
 
 
 def lasso_sir(
@@ -330,6 +475,7 @@ def lasso_sir(
     *,
     nslices: int = 10,
     d: int | None = None,
+    d_rule: str = "kmeans",
     penalty: str | float = "cv",
     n_folds: int = 10,
     max_iter: int = 5000,
@@ -347,7 +493,7 @@ def lasso_sir(
         from an untrusted source. Column names are looked up as names, never run.
     data : pandas.DataFrame
         The columns the formula names.
-    nslices, d, penalty, n_folds, max_iter
+    nslices, d, d_rule, penalty, n_folds, max_iter
         Options of :class:`LassoSIR`, with the defaults shown in the signature.
     random_state : int, Generator or None, default None
         Shuffles the cross-validation folds (checked as :func:`sdrstats.bootstrap` checks
@@ -378,6 +524,7 @@ def lasso_sir(
         subset=subset,
         nslices=nslices,
         d=d,
+        d_rule=d_rule,
         penalty=penalty,
         n_folds=n_folds,
         max_iter=max_iter,
@@ -385,4 +532,14 @@ def lasso_sir(
     )
 
 
-__all__ = ["LassoSIR", "LassoSIRResults", "lasso_sir", "slice_mean_eigen", "ratio_dimension"]
+__all__ = [
+    "LassoSIR",
+    "LassoSIRResults",
+    "lasso_sir",
+    "slice_mean_eigen",
+    "ratio_dimension",
+    "kmeans_dimension",
+    "two_means_smaller_group",
+    "cv_lasso",
+    "fixed_lasso",
+]

@@ -714,3 +714,13 @@ def test_a_response_of_digit_strings_is_a_class_label(method):
     options = {"k": 2} if method == "sdspcaan" else {}
     fit = getattr(sdr, method)("g ~ x1 + x2 + x3", data, **options)
     assert fit.spec.categorical and fit.spec.y_levels == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize("method", ["spca", "kspca", "bpca", "lasso_sir", "lsce", "kdr"])
+@pytest.mark.parametrize("value", [1.5, -1, "abc"])
+def test_random_state_is_validated_as_bootstrap_validates_it(method, value):
+    fit = sdr.sir("y ~ x1 + x2", FRAME)
+    with pytest.raises((TypeError, ValueError)) as expected:
+        fit.bootstrap(B=2, random_state=value, progress=False)
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        getattr(sdr, method)("y ~ x1 + x2", FRAME, random_state=value)

@@ -30,6 +30,7 @@ import numpy as np
 from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
 from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
 from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
+from .parallel import check_random_state
 from .persistence import Registered
 from .results import Results
 from .validation import own_copy, refuse_constant_response
@@ -79,6 +80,8 @@ class Estimator(FamilyHooks, Registered):
                 f"valid options are {sorted(self.params)}."
             )
         self.options: dict[str, Any] = {**copy.deepcopy(self.params), **options}
+        if "random_state" in self.options:  # every method that draws: bootstrap()'s check
+            check_random_state(self.options["random_state"])
         self._check_options()
 
     # -- options -------------------------------------------------------------------------

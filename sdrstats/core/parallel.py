@@ -307,10 +307,30 @@ def parallel_map(
             bar.close()
 
 
+def check_random_state(value: Any) -> None:
+    """Refuse a ``random_state`` that :func:`sdrstats.inference.bootstrap.bootstrap` would refuse.
+
+    The check is :func:`as_seed_sequence`'s, with its messages; a
+    generator is accepted as is (not consumed until the fit).
+
+    Examples
+    --------
+    >>> check_random_state(0)
+    >>> check_random_state(1.5)
+    Traceback (most recent call last):
+    ...
+    TypeError: ...
+    """
+    if isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+        return
+    as_seed_sequence(value)  # raises bootstrap's TypeError or ValueError, same wording
+
+
 __all__ = [
     "PROGRESS_DELAY",
     "PROGRESS_INTERVAL",
     "as_seed_sequence",
+    "check_random_state",
     "effective_n_jobs",
     "limit_blas_threads",
     "parallel_map",

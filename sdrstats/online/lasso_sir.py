@@ -159,17 +159,6 @@ def fixed_lasso(Z: np.ndarray, target: np.ndarray, alpha: float, max_iter: int) 
     )
 
 
-def check_random_state(value: Any) -> None:
-    """Refuse a ``random_state`` that :func:`sdrstats.inference.bootstrap` would refuse.
-
-    The check is :func:`sdrstats.core.parallel.as_seed_sequence`'s, with its messages; a
-    generator is accepted as is (not consumed until the fit).
-    """
-    if isinstance(value, (np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
-        return
-    as_seed_sequence(value)  # raises bootstrap's TypeError or ValueError, same wording
-
-
 class LassoSIRResults(Results):
     """Results of Lasso-SIR: the summary lists the predictors each direction selects.
 
@@ -329,7 +318,6 @@ class LassoSIR(Estimator):
             check_choice(o["penalty"], "penalty", name, ["cv"])
         else:
             check_float(o["penalty"], "penalty", name, low=0.0, strict_low=True)
-        check_random_state(o["random_state"])
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n = X.shape[0]

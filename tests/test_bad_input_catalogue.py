@@ -724,3 +724,44 @@ def test_random_state_is_validated_as_bootstrap_validates_it(method, value):
         fit.bootstrap(B=2, random_state=value, progress=False)
     with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
         getattr(sdr, method)("y ~ x1 + x2", FRAME, random_state=value)
+
+
+NUMERIC = FRAME[["x1", "x2", "x3", "y"]]
+
+
+def test_a_column_only_in_a_later_chunk_is_an_error_under_dot():
+    first, second = NUMERIC.iloc[:30].drop(columns="x3"), NUMERIC.iloc[30:]
+    with pytest.raises(ValueError, match=r"chunk 2 has column\(s\) \['x3'\] that the first chunk"):
+        sdr.sir("y ~ .", sdr.chunks_from([first, second]))
+
+
+def test_text_in_a_chunked_csv_names_the_column_and_the_line(tmp_path):
+    path = tmp_path / "data.csv"
+    frame = NUMERIC.astype(object)
+    frame.loc[45, "x2"] = "oops"
+    frame.to_csv(path, index=False)
+    # data row 45 (0-based) is line 47 of the file: one header line, lines counted from 1
+    assert path.read_text().splitlines()[46].split(",")[1] == "oops"
+    with pytest.raises(ValueError, match=r"Column 'x2' of chunk 3 holds 'oops' \(row 45, line 47"):
+        sdr.sir("y ~ .", sdr.read_csv_chunks(path, chunksize=20))
+
+
+def test_an_empty_csv_names_its_path(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    with pytest.raises(ValueError, match=r"The CSV file '.*empty\.csv' is empty"):
+        sdr.sir("y ~ .", sdr.read_csv_chunks(path, chunksize=20))
+
+
+def test_object_numbers_on_dask_are_numbers_as_in_memory():
+    dd = pytest.importorskip("dask.dataframe")
+    parts = dd.from_pandas(NUMERIC.astype(object), npartitions=3)
+    in_memory = sdr.sir("y ~ .", NUMERIC.astype(object))
+    # the same one-pass statistics in another summation order: 1e-10
+    np.testing.assert_allclose(
+        sdr.sir("y ~ .", parts).eigenvalues, in_memory.eigenvalues, rtol=1e-10
+    )
+    bad = NUMERIC.astype(object)
+    bad.loc[50, "x1"] = "n/a?"
+    with pytest.raises(ValueError, match=r"Column 'x1' of partition \d holds 'n/a\?' \(row 50"):
+        sdr.sir("y ~ .", dd.from_pandas(bad, npartitions=3))

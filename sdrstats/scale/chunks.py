@@ -120,8 +120,21 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
         raise ValueError(f"The 'chunksize' option must be a positive int; got {chunksize!r}.")
     path = str(path)
 
+    # the data row of pandas' running chunk index is on this line of the file (1-based, one
+    # header line); unknown when the reader skips or re-reads lines
+    plain = not set(read_csv_options) & {"skiprows", "header", "comment", "skip_blank_lines"}
+    first_line = 2 if plain else None
+
     def factory() -> Iterable[pd.DataFrame]:
-        return pd.read_csv(path, chunksize=int(chunksize), **read_csv_options)
+        try:
+            reader = pd.read_csv(path, chunksize=int(chunksize), **read_csv_options)
+        except pd.errors.EmptyDataError:
+            raise ValueError(
+                f"The CSV file {path!r} is empty (no header line); a fit needs a header and rows."
+            ) from None
+        for chunk in reader:
+            chunk.attrs["first_line"] = first_line
+            yield chunk
 
     return ChunkSource(factory, f"read_csv_chunks({path!r}, chunksize={chunksize})")
 
@@ -244,6 +257,17 @@ class ChunkPlan:
         frame = frame.reset_index(drop=True)
         self.x_source = spec.source
         self._x_info = spec.design_info
+        self.columns = list(frame.columns)
+        self.dot = "." in formula.partition("~")[2].replace("...", "")
+        numeric_codes = " ".join(
+            f.name()
+            for f, info in spec.design_info.factor_infos.items()
+            if info.type == "numerical"
+        )
+        self.numeric_columns = _mentioned_columns(numeric_codes, self.columns)
+        if not spec.categorical:
+            lhs_columns = _mentioned_columns(formula.split("~")[0], self.columns)
+            self.numeric_columns += [c for c in lhs_columns if c not in self.numeric_columns]
         lhs = formula.split("~")[0].strip()
         self.lhs_terms = _split_top(lhs)
         self.y_source = frame[_mentioned_columns(lhs, list(frame.columns))]
@@ -315,6 +339,7 @@ class ChunkPlan:
         """Predictor matrix, response (floats, or labels) and rows dropped for missing values."""
         frame = chunk.copy(deep=False)
         frame.columns = [str(c) for c in frame.columns]
+        self._check_chunk(frame, chunk, where)
         frame = frame.reset_index(drop=True)
         if self.plain_x is not None and all(c in frame.columns for c in self.plain_x):
             return self._plain_arrays(frame, where)
@@ -354,6 +379,40 @@ class ChunkPlan:
             y = ym.loc[keep].to_numpy(dtype=float)
             _check_finite(y, self.y_names, f"Response ({where})")
         return X, y, dropped
+
+    def _check_chunk(self, frame: pd.DataFrame, chunk: pd.DataFrame, where: str) -> None:
+        """A later chunk read as the first: the same columns under ``.``, numbers where the
+        first chunk had numbers (object numbers become floats; text is named with its row)."""
+        if self.dot and set(frame.columns) != set(self.columns):
+            extra = [c for c in frame.columns if c not in self.columns]
+            lacking = [c for c in self.columns if c not in frame.columns]
+            raise ValueError(
+                f"{where} has column(s) {extra or lacking} that the first chunk "
+                f"{'lacks' if extra else 'has'}: '.' in the formula was expanded on the first "
+                "chunk's columns, so they would be silently ignored or missing. Give every "
+                "chunk the same columns, or name the predictors in the formula."
+            )
+        first_line = chunk.attrs.get("first_line")
+        for col in self.numeric_columns:
+            if col not in frame.columns:
+                continue
+            series = frame[col]
+            if pd.api.types.is_numeric_dtype(series) or not (
+                pd.api.types.is_object_dtype(series) or pd.api.types.is_string_dtype(series)
+            ):
+                continue
+            parsed = pd.to_numeric(series, errors="coerce")
+            bad = (parsed.isna() & series.notna()).to_numpy()
+            if bad.any():
+                at = int(np.argmax(bad))
+                row = chunk.index[at]
+                line = f", line {row + first_line} of the file" if first_line is not None else ""
+                raise ValueError(
+                    f"Column {col!r} of {where} holds {series.iloc[at]!r} (row {row!r}{line}; "
+                    f"{int(bad.sum())} such value(s) in this chunk), but the formula reads it as "
+                    "numbers: correct the value, or read it as missing (na_values=...)."
+                )
+            frame[col] = parsed.astype(float)
 
     def _plain_arrays(self, frame: pd.DataFrame, where: str) -> tuple[np.ndarray, np.ndarray, int]:
         X = frame[self.plain_x].to_numpy(dtype=float)

@@ -84,7 +84,7 @@ class DaskFrame:
             first = self.ddf.head(1000, npartitions=-1)
         if first.shape[0] == 0:
             raise ValueError("The Dask DataFrame has no rows; a fit needs observations.")
-        return first
+        return _numbers_from_text(first)
 
     rereadable = True
 
@@ -147,6 +147,27 @@ class DaskFrame:
         offsets = np.cumsum(np.vstack([np.zeros_like(totals[0]), *totals]), axis=0)[:-1]
         pieces = [delayed(piece_fn)(part, off, *args) for part, off in zip(parts, offsets)]
         return np.sum(self.dask.compute(*pieces), axis=0)
+
+
+def _numbers_from_text(first: pd.DataFrame) -> pd.DataFrame:
+    """The first partition with Dask's text columns of numbers read as numbers.
+
+    Dask turns object columns into pyarrow strings (``dataframe.convert-string``), so an
+    object column of numbers, which the in-memory front reads as numbers, arrives as text.
+    A string column every value of which is a number is read as numbers; later partitions
+    follow (the chunk plan converts them and names any value that is not a number).
+    """
+    out = first.copy(deep=False)
+    for col in out.columns:
+        series = out[col]
+        if pd.api.types.is_string_dtype(series) and not isinstance(
+            series.dtype, pd.CategoricalDtype
+        ):
+            values = series[series.notna()]
+            parsed = pd.to_numeric(values, errors="coerce")
+            if len(values) and parsed.notna().all():
+                out[col] = pd.to_numeric(series, errors="coerce").astype(float)
+    return out
 
 
 def _partition_response(plan: ChunkPlan, part: pd.DataFrame, where: str) -> np.ndarray:

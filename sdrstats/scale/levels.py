@@ -26,8 +26,25 @@ def factor_columns(first: pd.DataFrame, formula: str) -> list[str]:
     if "." in rhs.replace("...", ""):
         used |= set(columns) - set(_mentioned_columns(lhs, columns))
     frame = first.set_axis(columns, axis=1)
-    # booleans are left to the formula front (two levels known in advance)
-    return [c for c in columns if c in used and not pd.api.types.is_numeric_dtype(frame[c])]
+    # booleans are left to the formula front (two levels known in advance); an object column
+    # holding only numbers is numbers, as in memory (R's model.frame)
+    return [
+        c
+        for c in columns
+        if c in used and not pd.api.types.is_numeric_dtype(frame[c]) and not _numbers(frame[c])
+    ]
+
+
+def _numbers(series: pd.Series) -> bool:
+    """An object column whose values (missing ones aside) are all numbers, not text."""
+    if not pd.api.types.is_object_dtype(series):
+        return False
+    values = series[series.notna()]
+    return bool(len(values)) and bool(
+        values.map(
+            lambda v: isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+        ).all()
+    )
 
 
 class LevelSet:

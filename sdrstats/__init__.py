@@ -9,6 +9,7 @@ A formula and a data frame in, a fitted result out::
 """
 
 from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
+from .core.budget import config_context, set_config
 from .core.results import DimensionTest, Results
 from .core.results_io import load
 from .core.warnings import (
@@ -16,6 +17,7 @@ from .core.warnings import (
     ConvergenceWarning,
     MissingValueWarning,
     SDRWarning,
+    SlowFitWarning,
     TuningWarning,
 )
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
@@ -58,6 +60,9 @@ __all__ = [
     "MissingValueWarning",
     "CollinearityWarning",
     "TuningWarning",
+    "SlowFitWarning",
+    "set_config",
+    "config_context",
     "projection_distance",
     "det_distance",
     "trace_correlation",

@@ -36,6 +36,20 @@ class ConvergenceWarning(SDRWarning):
     """
 
 
+class SlowFitWarning(SDRWarning):
+    """A fit is predicted to run for more than about a minute.
+
+    The message gives the estimate and how to make the fit faster; see
+    :func:`sdrstats.set_config` for the memory limit that refuses larger fits outright.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> issubclass(sdr.SlowFitWarning, sdr.SDRWarning)
+    True
+    """
+
+
 class MissingValueWarning(SDRWarning):
     """Rows with missing values were dropped before fitting (the message says how many).
 
@@ -104,4 +118,5 @@ __all__ = [
     "MissingValueWarning",
     "CollinearityWarning",
     "TuningWarning",
+    "SlowFitWarning",
 ]

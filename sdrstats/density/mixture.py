@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ..core.budget import check_memory
 from ..core.parallel import as_seed_sequence
 from ..core.validation import check_int, check_positive_grid
 from ..core.warnings import TuningWarning
@@ -125,6 +126,14 @@ def fit_eps_kde(
     (0.1...1) x the normal-reference bandwidth of the standardised response.
     """
     n, q = Ys.shape
+    # pairwise distances of z and of y, the neighbour indicator and two kernel matrices:
+    # about 7.5 n x n float arrays at once (tracemalloc, n = 1000)
+    check_memory(
+        "eps_kde",
+        8.0 * 8.0 * n * n,
+        f"its n x n distance and kernel matrices at n = {n:,}",
+        "use lscde (memory grows with n times its basis size) or a random subsample",
+    )
     dist2 = squared_distances(Z, Z)
     if eps_grid is None:
         off = np.sqrt(dist2[np.triu_indices(n, 1)])

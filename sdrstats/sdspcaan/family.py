@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..core.budget import check_memory
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.validation import check_choice, check_float, check_int
 from ..design.formula import ModelSpec
@@ -167,6 +168,17 @@ class _Alternating(ProjectionFamily):
 
     def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         config = SolverConfig(**{**self.options, **self.switches})
+        n = X.shape[0]
+        if config.graph != "none":
+            # the neighbour search's n x n distances and their sorted copy, the graph and the
+            # solver's dense blocks: peak about 4.2 n x n float arrays (tracemalloc, n = 1000)
+            check_memory(
+                self.method,
+                4.5 * 8.0 * n * n,
+                f"its n x n distance and similarity matrices at n = {n:,}",
+                "fit on a random subsample of the rows (stratified by class), or use sdspca "
+                "(no graph: its cost grows with n * p)",
+            )
         result = solve(X, Y, config)
         extras = {
             "similarity": result.similarity,

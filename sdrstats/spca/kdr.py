@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.parallel import spawn_generators
 from ..core.summary import Block
@@ -203,6 +204,26 @@ class KDR(Estimator):
         fourier = o["approximation"] == "fourier" or (
             o["approximation"] == "auto" and len(Z) > SINGLE_THREAD_ROWS
         )
+        n = len(Z)
+        if fourier:
+            # about 4.8 ms a row on a 2-core machine at the defaults (n = 8000: 39 s)
+            warn_if_slow(
+                self.method,
+                4.8e-3 * n * o["n_restarts"] * o["n_anneal"] / 5,
+                f"its annealed searches at n = {n:,}",
+                "lower n_restarts or n_anneal, or fit on a random subsample of the rows",
+                stacklevel=4,
+            )
+        else:
+            # the Gram matrices of the projections and their inverses: about 7.1 n x n float
+            # arrays at once (tracemalloc, n = 1000)
+            check_memory(
+                self.method,
+                7.5 * 8.0 * n * n,
+                f"its n x n Gram matrices at n = {n:,} (approximation='exact')",
+                "use approximation='fourier' (the default above "
+                f"{SINGLE_THREAD_ROWS:,} rows) or a random subsample of the rows",
+            )
         features = None
         if fourier:
             features = (

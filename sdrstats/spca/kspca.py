@@ -15,6 +15,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
+from ..core.budget import check_memory
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.summary import Block
 from ..core.validation import check_choice, check_float, check_int
@@ -212,6 +213,15 @@ class KSPCA(Estimator):
         approx = o["approximation"]
         if approx == "nystroem" or (approx == "auto" and n > NYSTROEM_ROWS):
             return self._fit_nystroem(Xs, factor, weights, rng, extras)
+        # the n x n kernel, its centred copy and the generalised eigenproblem's factor: peak
+        # about 4.2 n x n float arrays (tracemalloc, n = 1000)
+        check_memory(
+            self.method,
+            4.5 * 8.0 * n * n,
+            f"its n x n kernel matrices at n = {n:,} (approximation={approx!r})",
+            "use approximation='nystroem' (the default above "
+            f"{NYSTROEM_ROWS:,} rows) or a random subsample of the rows",
+        )
         w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
         # The exact route is for n <= 2000: its n×n factorisations run on one BLAS thread,
         # because multithreaded OpenBLAS on a busy machine was 6x slower (Cholesky of

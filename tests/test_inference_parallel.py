@@ -72,6 +72,7 @@ def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
     parallel_map(slow, range(5), progress=True, desc="quick")  # under the 2 s delay
     assert "quick" not in capsys.readouterr().err
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(par, "_bar_allowed", lambda: True)  # capsys is no terminal
     parallel_map(slow, range(5), progress=True, desc="long loop")
     assert "long loop" in capsys.readouterr().err
     parallel_map(slow, range(5), progress=False, desc="silenced")
@@ -94,6 +95,8 @@ def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
     monkeypatch.setattr(par, "PROGRESS_MIN_ELAPSED", 0.0)
+    monkeypatch.setattr(par, "SERIAL_SECONDS", 0.0)  # keep the workers for n_jobs = 2
+    monkeypatch.setattr(par, "_bar_allowed", lambda: True)
     assert parallel_map(_inner_loop, range(4), n_jobs=n_jobs, desc="outer loop") == [3] * 4
     err = capsys.readouterr().err
     assert "outer loop" in err
@@ -106,6 +109,7 @@ def test_bar_is_redrawn_rarely(monkeypatch, capsys):
     import sdrstats.core.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(par, "_bar_allowed", lambda: True)
 
     def slow(x):
         time.sleep(0.01)
@@ -115,3 +119,23 @@ def test_bar_is_redrawn_rarely(monkeypatch, capsys):
     # 60 updates within ~0.6 s and redraws at most every PROGRESS_INTERVAL = 2 s: the bar is
     # drawn when it appears and cleared at the end, not once per item.
     assert capsys.readouterr().err.count("many items") <= 3
+
+
+def test_no_bar_redraws_into_a_stream_that_is_not_a_terminal(monkeypatch, capsys):
+    import sdrstats.core.parallel as par
+
+    monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
+    parallel_map(abs, range(-3, 3), progress=True, desc="to a file")  # capsys: not a tty
+    assert "to a file" not in capsys.readouterr().err
+
+
+def test_a_short_loop_runs_serially_whatever_n_jobs_and_says_so(caplog):
+    import logging
+
+    seeds = spawn_seeds(0, 6)
+    with caplog.at_level(logging.INFO, logger="sdrstats"):
+        two = parallel_map(_draw, seeds, n_jobs=2, progress=False, desc="quick loop")
+    assert "quick loop: 6 items predicted" in caplog.text and "ran them serially" in caplog.text
+    np.testing.assert_array_equal(
+        np.array(two), np.array(parallel_map(_draw, seeds, progress=False))
+    )

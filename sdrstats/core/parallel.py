@@ -11,7 +11,12 @@ Two functions are all a method needs:
   run longer than a few seconds (``progress=False`` silences it). One user call draws at most
   one bar: a loop running inside another's (a bootstrap refitting LSCE, whose restarts are a
   loop too; or any loop in a joblib worker) stays silent, and the bar is redrawn at most
-  every ``PROGRESS_INTERVAL`` seconds, so a log file gets a few lines, not one per item.
+  every ``PROGRESS_INTERVAL`` seconds. A stderr that is not a terminal (a log file, a pipe;
+  notebooks excepted) gets no bar: tqdm's redraws would be ``\r`` characters in the file.
+- With ``n_jobs`` other than 1, the first item runs in this process; if all items are then
+  predicted to take under ``SERIAL_SECONDS``, the rest run here too (starting workers costs
+  more than that), and the ``sdrstats`` logger says so at INFO level. Results are the same
+  either way.
 
 Typical use (a bootstrap with ``B`` replicates)::
 
@@ -25,7 +30,9 @@ sends the work to the cluster; nothing here changes.
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,6 +50,24 @@ PROGRESS_DELAY = 4.0
 PROGRESS_MIN_ELAPSED = 1.0
 #: Seconds between redraws of a bar.
 PROGRESS_INTERVAL = 2.0
+#: A loop predicted to finish within this many seconds in one process is not sent to workers.
+SERIAL_SECONDS = 1.0
+
+LOGGER = logging.getLogger("sdrstats")
+
+
+def _bar_allowed() -> bool:
+    """tqdm's bar redraws with ``\r``: only on a terminal or in a notebook (ipykernel)."""
+    stream = sys.stderr
+    if stream is None:
+        return False
+    if "ipykernel" in sys.modules:
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
 
 #: True while a loop that may draw a bar runs: loops inside it draw none.
 _IN_LOOP: ContextVar[bool] = ContextVar("sdrstats_in_progress_loop", default=False)
@@ -281,13 +306,33 @@ def parallel_map(
     workers = effective_n_jobs(n_jobs)
     items = list(items)
     total = len(items) if total is None else total
-    bar = _LazyBar(total, desc) if progress and not _IN_LOOP.get() else None
+    show = progress and not _IN_LOOP.get() and _bar_allowed()
+    bar = _LazyBar(total, desc) if show else None
     token = _IN_LOOP.set(True)
     try:
-        if workers == 1 or len(items) <= 1:
-            out = []
+        out: list[R] = []
+        serial = workers == 1 or len(items) <= 1
+        if not serial:
+            # time one item here: a short loop is faster without starting workers
+            start = time.perf_counter()
             with limit_blas_threads(blas_threads):
-                for item in items:
+                out.append(fn(items[0]))
+            predicted = (time.perf_counter() - start) * len(items)
+            if bar is not None:
+                bar.update(1)
+            if predicted < SERIAL_SECONDS:
+                serial = True
+                LOGGER.info(
+                    "%s: %d items predicted to take %.2f s in one process; ran them serially "
+                    "instead of on %d workers.",
+                    desc or "loop",
+                    len(items),
+                    predicted,
+                    workers,
+                )
+        if serial:
+            with limit_blas_threads(blas_threads):
+                for item in items[len(out) :]:
                     out.append(fn(item))
                     if bar is not None:
                         bar.update(1)
@@ -295,8 +340,7 @@ def parallel_map(
         from joblib import Parallel, delayed
 
         runner = Parallel(n_jobs=workers, return_as="generator")
-        out = []
-        for result in runner(delayed(_silent_call)(fn, item) for item in items):
+        for result in runner(delayed(_silent_call)(fn, item) for item in items[1:]):
             out.append(result)
             if bar is not None:
                 bar.update(1)
@@ -329,6 +373,7 @@ def check_random_state(value: Any) -> None:
 __all__ = [
     "PROGRESS_DELAY",
     "PROGRESS_INTERVAL",
+    "SERIAL_SECONDS",
     "as_seed_sequence",
     "check_random_state",
     "effective_n_jobs",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -81,8 +82,6 @@ def _option_help(cls: type[Estimator]) -> dict[str, str]:
 
 
 def _parameter_sentences(doc: str) -> dict[str, str]:
-    import re
-
     section = doc.split("Parameters\n----------\n", 1)
     if len(section) < 2:
         return {}
@@ -128,11 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     methods = fit.add_subparsers(dest="method", metavar="METHOD", required=True)
     for name, cls in _estimators().items():
-        doc = (cls.__doc__ or "").strip().splitlines()
+        doc = inspect.getdoc(cls) or name
+        # the text before the numpydoc sections: the options follow from argparse, and the
+        # Python examples do not belong in a shell's help
+        about = re.split(r"\n(?:Parameters|Attributes|Examples|Notes|References)\n-{3,}", doc)[0]
         sub = methods.add_parser(
             name,
-            help=doc[0] if doc else name,
-            description=(cls.__doc__ or name) + "\n\n" + FORMULA_TRUST_NOTE,
+            help=doc.splitlines()[0],
+            description=about.strip() + "\n\n" + FORMULA_TRUST_NOTE,
         )
         sub.formatter_class = argparse.RawDescriptionHelpFormatter
         sub.add_argument(
@@ -146,6 +148,25 @@ def build_parser() -> argparse.ArgumentParser:
             choices=["drop", "raise"],
             default="drop",
             help="rows with missing values: drop with a warning, or stop",
+        )
+        sub.add_argument(
+            "--weights",
+            default=None,
+            metavar="COLUMN",
+            help="case weights from this column, with R dr's rule (moment methods)",
+        )
+        sub.add_argument(
+            "--subset",
+            default=None,
+            metavar="QUERY",
+            help="rows to use, a pandas query such as \"sex == 'f'\" (R's subset)",
+        )
+        sub.add_argument(
+            "--index-col",
+            default="auto",
+            metavar="COLUMN",
+            help="column of row names; 'auto' (default) takes a first column with an empty "
+            "header (R's write.csv), 'none' reads every column as data",
         )
         sub.add_argument(
             "--test",
@@ -192,7 +213,18 @@ def _fit_command(args: argparse.Namespace) -> int:
     if data.shape[0] == 0:
         print(f"error: {args.data!r} has a header but no data rows.", file=sys.stderr)
         return 2
+    data = _row_names(data, args.index_col)
+    if data is None:
+        print(
+            f"error: --index-col {args.index_col!r} is not a column of {args.data!r}; its "
+            f"columns are {list(pd.read_csv(args.data, nrows=0).columns)}.",
+            file=sys.stderr,
+        )
+        return 2
     options = {k[4:]: v for k, v in vars(args).items() if k.startswith("opt_")}
+    for name in ("weights", "subset"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
     function = getattr(sdr, args.method)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -207,6 +239,23 @@ def _fit_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _row_names(data: pd.DataFrame, index_col: str) -> pd.DataFrame | None:
+    """The data with its row-name column as the index (None: no such column).
+
+    R's ``write.csv`` writes row names as a first column with an empty header, which pandas
+    reads as ``"Unnamed: 0"``; as R's ``read.csv`` would not make a 47-level factor of it,
+    ``auto`` takes it as the row names.
+    """
+    if index_col == "none":
+        return data
+    if index_col == "auto":
+        first = str(data.columns[0])
+        return data.set_index(data.columns[0]) if first.startswith("Unnamed: 0") else data
+    if index_col not in data.columns:
+        return None
+    return data.set_index(index_col)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -93,3 +93,49 @@ def test_bad_csv_gives_one_line_error_and_exit_2(capsys, tmp_path, content, mess
     err = capsys.readouterr().err
     assert re.search(message, err), err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _ais_csv(tmp_path, row_names: bool):
+    import sdrstats as sdr
+
+    ais = sdr.datasets.load("ais")[["lbm", "wt", "ht", "sex"]]
+    path = tmp_path / "ais.csv"
+    # R's write.csv: a first column of row names under an empty header
+    ais.set_axis([f"r{i}" for i in range(len(ais))]).to_csv(path, index=row_names)
+    return ais, path
+
+
+def test_r_write_csv_row_names_are_taken_as_row_names(capsys, tmp_path):
+    import sdrstats as sdr
+
+    ais, path = _ais_csv(tmp_path, row_names=True)
+    assert main(["fit", "sir", "lbm ~ .", str(path), "--nslices", "8"]) == 0
+    out = capsys.readouterr().out
+    expected = str(sdr.sir("lbm ~ .", ais, nslices=8).summary()).split("Estimated Basis")[1]
+    assert expected in out  # the same fit: no 202-level factor of row names
+    assert main(["fit", "sir", "lbm ~ .", str(path), "--index-col", "none"]) == 2
+    assert "more observations than predictors" in capsys.readouterr().err
+
+
+def test_weights_and_subset_options(capsys, tmp_path):
+    import sdrstats as sdr
+
+    ais, path = _ais_csv(tmp_path, row_names=False)
+    assert (
+        main(
+            ["fit", "sir", "lbm ~ wt + ht", str(path), "--subset", "sex == 'f'", "--weights", "wt"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    fit = sdr.sir("lbm ~ wt + ht", ais, subset="sex == 'f'", weights="wt")
+    assert "using weights" in out and f"n = {fit.n}" in out
+    assert main(["fit", "sir", "lbm ~ wt", str(path), "--index-col", "nope"]) == 2
+    assert "--index-col 'nope' is not a column" in capsys.readouterr().err
+
+
+def test_method_help_has_no_python_examples():
+    done = subprocess.run(
+        [sys.executable, "-m", "sdrstats", "fit", "sir", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and ">>>" not in done.stdout and "np." not in done.stdout

@@ -23,7 +23,7 @@ from .core.warnings import (
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, DensityFit, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
-from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, phd, save, sir
+from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, dr_weights, phd, save, sir
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
@@ -84,6 +84,7 @@ __all__ = [
     "phd",
     "dr",
     "cume",
+    "dr_weights",
     "LSCE",
     "LSMI",
     "ConditionalDensity",

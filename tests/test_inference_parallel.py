@@ -139,3 +139,14 @@ def test_a_short_loop_runs_serially_whatever_n_jobs_and_says_so(caplog):
     np.testing.assert_array_equal(
         np.array(two), np.array(parallel_map(_draw, seeds, progress=False))
     )
+
+
+def test_a_backend_the_user_chose_gets_every_item_in_order():
+    import joblib
+
+    seeds = spawn_seeds(0, 6)
+    with joblib.parallel_config(backend="threading"):
+        chosen = parallel_map(_draw, seeds, n_jobs=2, progress=False)
+    np.testing.assert_array_equal(
+        np.array(chosen), np.array(parallel_map(_draw, seeds, progress=False))
+    )

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
-from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
+from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
 from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
 from .parallel import check_random_state
 from .persistence import Registered
@@ -304,8 +304,11 @@ class Estimator(FamilyHooks, Registered):
                 f"{self.method} does not take case weights; weights= is for the moment methods "
                 "(sir, save, phd, ire, dr, cume)."
             )
-        w = check_case_weights(weights, len(index))
-        w = w[index.get_indexer(spec.index)] if len(index) != spec.n else w
+        given = check_weight_shape(weights, len(index))
+        # only the fitted rows need a weight: R's NA for a row outside the subset or with a
+        # missing value (dr_weights returns those) does not matter
+        aligned = given[index.get_indexer(spec.index)] if len(index) != spec.n else given
+        w = check_case_weights(aligned, spec.n)
         keep, w = rescale(w) if (w > ZERO_WEIGHT).any() else (None, None)
         if keep is None:
             raise ValueError("The 'weights' option is zero for every fitted row.")

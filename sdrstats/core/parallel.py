@@ -13,7 +13,8 @@ Two functions are all a method needs:
   loop too; or any loop in a joblib worker) stays silent, and the bar is redrawn at most
   every ``PROGRESS_INTERVAL`` seconds. A stderr that is not a terminal (a log file, a pipe;
   notebooks excepted) gets no bar: tqdm's redraws would be ``\r`` characters in the file.
-- With ``n_jobs`` other than 1, the first item runs in this process; if all items are then
+- With ``n_jobs`` other than 1 on joblib's default backend (a backend you chose, such as a
+  Dask cluster, is always used), the first item runs in this process; if all items are then
   predicted to take under ``SERIAL_SECONDS``, the rest run here too (starting workers costs
   more than that), and the ``sdrstats`` logger says so at INFO level. Results are the same
   either way.
@@ -54,6 +55,14 @@ PROGRESS_INTERVAL = 2.0
 SERIAL_SECONDS = 1.0
 
 LOGGER = logging.getLogger("sdrstats")
+
+
+def _default_backend() -> bool:
+    """joblib's default process pool (not a backend the user chose, such as a Dask cluster)."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    return type(backend).__name__ == "LokyBackend"
 
 
 def _bar_allowed() -> bool:
@@ -312,7 +321,7 @@ def parallel_map(
     try:
         out: list[R] = []
         serial = workers == 1 or len(items) <= 1
-        if not serial:
+        if not serial and _default_backend():
             # time one item here: a short loop is faster without starting workers
             start = time.perf_counter()
             with limit_blas_threads(blas_threads):
@@ -340,7 +349,7 @@ def parallel_map(
         from joblib import Parallel, delayed
 
         runner = Parallel(n_jobs=workers, return_as="generator")
-        for result in runner(delayed(_silent_call)(fn, item) for item in items[1:]):
+        for result in runner(delayed(_silent_call)(fn, item) for item in items[len(out) :]):
             out.append(result)
             if bar is not None:
                 bar.update(1)

@@ -14,8 +14,8 @@ import numpy as np
 ZERO_WEIGHT = 1e-30
 
 
-def check_case_weights(weights: Any, n_rows: int) -> np.ndarray:
-    """Validate case weights: one finite, non-negative number per row, not all zero."""
+def check_weight_shape(weights: Any, n_rows: int) -> np.ndarray:
+    """Case weights as floats, one per row of the data (values are checked on the fitted rows)."""
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError):
@@ -24,6 +24,12 @@ def check_case_weights(weights: Any, n_rows: int) -> np.ndarray:
         raise ValueError(
             f"The 'weights' option needs one weight per row ({n_rows}); got shape {w.shape}."
         )
+    return w
+
+
+def check_case_weights(weights: Any, n_rows: int) -> np.ndarray:
+    """Validate case weights: one finite, non-negative number per row, not all zero."""
+    w = check_weight_shape(weights, n_rows)
     if np.isnan(w).any():
         raise ValueError(
             f"The 'weights' option has {int(np.isnan(w).sum())} NaN value(s); give every row a "
@@ -50,4 +56,4 @@ def rescale(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, w.size * kept / kept.sum()
 
 
-__all__ = ["ZERO_WEIGHT", "check_case_weights", "rescale"]
+__all__ = ["ZERO_WEIGHT", "check_case_weights", "check_weight_shape", "rescale"]

@@ -3,6 +3,7 @@
 from .formulas import cume, dr, phd, save, sir
 from .ire import IRE, ire
 from .methods import CUME, DR, PHD, SAVE, SIR, MomentResults
+from .reweighting import dr_weights
 
 __all__ = [
     "SIR",
@@ -18,4 +19,5 @@ __all__ = [
     "cume",
     "IRE",
     "ire",
+    "dr_weights",
 ]

@@ -45,19 +45,16 @@ def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
     df, basis = classic
     fit = sdr.mave("y ~ .", df, method=method, max_dim=2)
     error = sdr.projection_distance(fit.directions_for(true_d), basis[:, :true_d])
-    # benchmarks/papers/mave_accuracy.md (n = 400, 20 seeds): mean distances 0.11-0.17, every
-    # seed below 0.30 for these methods; this seed gives 0.19-0.21
-    assert error < 0.3
+    # benchmarks/papers/mave_accuracy.md (n = 400, 20 seeds): mean distances 0.13-0.20,
+    # largest 0.33 for these methods; this seed gives 0.19-0.28
+    assert error < 0.35
     # CV picks the true d in most seeds (rates in mave_accuracy.md); this seed is one of them
     assert fit.d == true_d
     test = fit.test_dimension("cv")
     assert test.d == true_d and test.rule == "cv"
     assert list(test.table.index) == [0, 1, 2]
-    assert list(test.table.columns) == ["cv", "se", "bandwidth"]
-    # one-standard-error rule: the chosen d is within one SE of the minimum, no smaller d is
-    cv, se = test.table["cv"], test.table["se"]
-    assert cv[true_d] - cv.min() <= se[true_d]
-    assert all(cv[k] - cv.min() > se[k] for k in range(true_d))
+    assert list(test.table.columns) == ["cv", "bandwidth"]
+    assert test.table["cv"].idxmin() == true_d  # R mave.dim's dim.min
 
 
 def test_solutions_for_each_dimension_are_kept_and_not_nested(classic):
@@ -109,8 +106,8 @@ def test_summary_shows_method_bandwidths_iterations_cv_and_directions(classic):
     for piece in (
         "csMAVE",
         "bandwidth",
-        "Refinement by dimension",
-        "iterations",
+        "Iterations by dimension",
+        "last change",
         "Cross-validation dimension choice",
         "Estimated basis vectors",
         "x1",
@@ -128,32 +125,33 @@ def test_pickle_round_trip(single_index):
     assert str(again.summary()) == str(fit.summary())
 
 
-def test_weights_equal_to_duplicated_rows(single_index):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"method": "meanopg"},
+        {"method": "meanmave"},
+        {"method": "csopg"},
+        {"method": "csmave", "y_transform": "kernel", "y_bandwidth": 0.4},
+    ],
+)
+def test_weights_equal_to_duplicated_rows(single_index, options):
     df, _ = single_index
-    X = df[["a", "b", "c", "e"]].to_numpy()
-    y = df["y"].to_numpy()
-    est = sdr.MAVE(method="meanopg", d=1, max_dim=1, bandwidth=0.6)
-    weights = np.ones(len(y))
-    weights[:5] = 2.0
-    weighted = est._fit(X, y[:, None], weights=weights)
-    rows = np.r_[np.arange(len(y)), np.arange(5)]
-    duplicated = est._fit(X[rows], y[rows, None])
-    # with a fixed bandwidth every weighted sum equals the duplicated-row sum: rounding only
-    np.testing.assert_allclose(weighted.basis, duplicated.basis, atol=1e-8)
-
-
-def test_weights_equal_to_duplicated_rows_for_the_response_kernel(single_index):
-    df, _ = single_index
-    X = df[["a", "b", "c", "e"]].to_numpy()
-    y = df["y"].to_numpy()
-    est = sdr.MAVE(method="csopg", d=1, max_dim=1, bandwidth=0.6, y_bandwidth=0.4)
+    X = df[["a", "b", "c", "e"]].to_numpy()[:90]
+    y = df["y"].to_numpy()[:90]
+    est = sdr.MAVE(d=1, max_dim=2, **options)
     weights = np.ones(len(y))
     weights[:5] = 3.0
-    rows = np.r_[np.arange(len(y)), np.arange(5), np.arange(5)]
     weighted = est._fit(X, y[:, None], weights=weights)
+    rows = np.r_[np.arange(len(y)), np.arange(5), np.arange(5)]
     duplicated = est._fit(X[rows], y[rows, None])
-    # same response quantiles (frequency-weighted inverse CDF) and the same weighted sums
+    # at most 100 rows, so every row is a centre in both fits; standardisation, response
+    # quantiles, neighbour floors, bandwidths, ridges and every kernel-weighted sum count a
+    # row of weight 3 as three rows: equal up to rounding
     np.testing.assert_allclose(weighted.basis, duplicated.basis, atol=1e-8)
+    for k in (1, 2):
+        np.testing.assert_allclose(
+            weighted.extras["bases"][k], duplicated.extras["bases"][k], atol=1e-8
+        )
 
 
 def test_categorical_response_uses_class_indicators():
@@ -175,20 +173,21 @@ def test_screening_keeps_the_active_predictors_and_zeroes_the_rest():
     y = X[:, 0] + X[:, 1] + 0.2 * rng.standard_normal(n)
     fit = sdr.MAVE(method="meanopg", d=1, max_dim=1).fit(X, y)
     kept = fit.extras["kept"]
-    assert len(kept) == int(n / np.log(n))  # R's default n / log(n) = 25
+    assert len(kept) == int(np.ceil(n / np.log(n)))  # R's default ceiling(n / log(n)) = 26
     assert {0, 1} <= set(kept.tolist())
     assert len(fit.screened_out) == p - len(kept)
     direction = fit.directions.to_numpy()[:, 0]
     dropped = np.setdiff1d(np.arange(p), kept)
     assert np.all(direction[dropped] == 0.0)
-    assert "Screening (SIRS) kept 25 of 40" in str(fit.summary())
+    assert "Screening (distance correlation) kept 26 of 40" in str(fit.summary())
     # the direction on the kept predictors is (1, 1)/sqrt(2) up to noise (sd 0.2, n = 120,
-    # 25 predictors kept): well inside 0.3
+    # 26 predictors kept): well inside 0.3
     assert sdr.projection_distance(direction[:, None], np.eye(p)[:, :2].sum(1)[:, None]) < 0.3
 
 
 def test_cv_preferring_no_dependence_warns_and_keeps_d_one():
-    rng = np.random.default_rng(2)
+    # R's criterion picks d = 0 on about half of the seeds of this design; this is one
+    rng = np.random.default_rng(0)
     X = rng.standard_normal((150, 3))
     y = rng.standard_normal(150)
     with pytest.warns(sdr.SDRWarning, match="prefers d = 0"):
@@ -198,9 +197,23 @@ def test_cv_preferring_no_dependence_warns_and_keeps_d_one():
 
 def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
     df, _ = single_index
-    with pytest.warns(sdr.ConvergenceWarning, match="did not converge within max_iter = 1"):
-        fit = sdr.mave("y ~ a + b + c + e", df, method="meanmave", d=1, max_dim=1, max_iter=1)
+    with pytest.warns(sdr.ConvergenceWarning, match="did not reach 'tol' within max_iter = 1"):
+        fit = sdr.mave(
+            "y ~ a + b + c + e", df, method="meanmave", d=1, max_dim=1, max_iter=1, tol=1e-12
+        )
     assert fit.extras["converged"] == {1: False}
+    assert fit.extras["iterations"] == {1: 1}
+
+
+def test_r_runs_a_fixed_number_of_iterations_without_tol(single_index):
+    df, _ = single_index
+    fit = sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, max_dim=4)
+    # R MAVE: 5 iterations at every dimension up to 10, no convergence check
+    assert fit.extras["iterations"] == {4: 5, 3: 5, 2: 5, 1: 5}
+    assert set(fit.extras["converged"].values()) == {None}
+    table = fit.summary().blocks[2].table
+    assert list(table.columns) == ["bandwidth", "iterations", "last change"]
+    assert table["last change"][1] < 1e-3  # the true single index settles within 5 steps
 
 
 @pytest.mark.parametrize(
@@ -212,6 +225,8 @@ def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
         ({"bandwidth": -1.0}, ValueError, "'bandwidth' option of mave must be > 0"),
         ({"y_points": 1}, ValueError, "'y_points' option of mave must be an integer >= 2"),
         ({"tol": 0.0}, ValueError, "'tol' option of mave must be > 0"),
+        ({"cv_rule": "1se"}, ValueError, "'cv_rule' option of mave must be one of 'min'"),
+        ({"y_transform": "cdf"}, ValueError, "'y_transform' option of mave must be one of"),
         ({"nslices": 5}, TypeError, "unknown option"),
     ],
 )
@@ -227,9 +242,10 @@ def test_bad_data_raise_clear_errors(single_index):
     collinear = df.assign(f=df["a"] + df["b"])
     with pytest.raises(ValueError, match="collinear"):
         sdr.mave("y ~ a + b + f", collinear, method="meanopg", d=1, max_dim=1)
-    two = df.assign(z=df["y"] ** 2)
-    with pytest.raises(ValueError, match="single response column.*meanopg"):
-        sdr.mave("y + z ~ a + b + c", two, method="csopg", d=1)
+    with pytest.raises(ValueError, match="'y_bandwidth' option of mave is for"):
+        sdr.mave("y ~ a + b + c", df, method="csopg", y_bandwidth=0.3)
+    with pytest.raises(ValueError, match="'y_transform' option of mave is for the central"):
+        sdr.mave("y ~ a + b + c", df, method="meanopg", y_transform="kernel")
     with pytest.raises(ValueError, match="at least 10 observations"):
         sdr.mave("y ~ a + b", df.iloc[:8], method="meanopg")
     with pytest.raises(ValueError, match="screening"):
@@ -253,23 +269,31 @@ def test_cv_rule_min_is_the_minimiser_of_the_table(classic):
     table = fit.cv_table
     assert fit.test_dimension("cv").d == table["cv"].idxmin()
     assert fit.test_dimension().rule == "cv"  # the default rule of a MAVE fit
-    # the same table read with the other rule, without refitting
-    one_se = fit.test_dimension("cv", rule="1se")
-    within = table.index[table["cv"] - table["cv"].min() <= table["se"]]
-    assert one_se.d == min(within) and one_se.extras["cv_rule"] == "1se"
+    assert fit.test_dimension("cv", rule="min").extras["cv_rule"] == "min"
     with pytest.raises(ValueError, match="'rule' option of the cv dimension test"):
         fit.test_dimension("cv", rule="aic")
 
 
-def test_refined_bandwidth_reaches_the_rule_of_thumb_of_each_dimension(classic):
-    from sdrstats.mave.local import rule_of_thumb
-
+def test_cv_table_with_d_given_is_computed_when_asked_for(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, method="csopg", max_dim=2)
-    for k in (1, 2):
-        # Xia et al. (2002): h shrinks from c0 n^{-1/(p0+4)} to c0 n^{-1/(k+4)} and stays
-        assert fit.extras["bandwidths"][k] == pytest.approx(rule_of_thumb(400, k), rel=1e-12)
-    assert fit.extras["initial_bandwidth"] == pytest.approx(rule_of_thumb(400, 5), rel=1e-12)
+    given = sdr.mave("y ~ .", df.iloc[:150], method="meanopg", max_dim=2, d=1)
+    assert given.output.extras["cv"] is None  # no CV work during the fit
+    chosen = sdr.mave("y ~ .", df.iloc[:150], method="meanopg", max_dim=2)
+    pd.testing.assert_frame_equal(given.cv_table, chosen.cv_table)
+    assert given.test_dimension("cv").d == chosen.test_dimension("cv").d
+
+
+def test_bandwidth_of_each_dimension_is_r_s_rule(classic):
+    df, _ = classic
+    fit = sdr.mave("y ~ .", df, method="csopg", max_dim=5)
+    n = 400
+    for k in range(1, 6):
+        # R MAVE: h = 1.2 mean sd(ZB) n^{-1/(k+4)}; the whitened ZB has unit variance with
+        # divisor n, so sd (divisor n - 1) is sqrt(n / (n - 1)) up to the I/n^5 of whitening
+        expected = 1.2 * np.sqrt(n / (n - 1)) * n ** (-1 / (k + 4))
+        assert fit.extras["bandwidths"][k] == pytest.approx(expected, rel=1e-10)
+    fixed = sdr.mave("y ~ .", df, method="csopg", max_dim=2, bandwidth=0.5)
+    assert set(fixed.extras["bandwidths"].values()) == {0.5}
 
 
 def test_kernel_sir_matches_its_nadaraya_watson_definition():
@@ -320,34 +344,38 @@ def test_conditional_density_on_the_mave_predictors(classic):
 
 
 @pytest.mark.parametrize("method", ["csmave", "meanopg"])
-def test_affine_equivariance_and_row_order_invariance(method):
+@pytest.mark.parametrize("n", [100, 250])
+def test_affine_equivariance_and_row_order_invariance(method, n):
     rng = np.random.default_rng(21)
-    X = rng.standard_normal((120, 3))
-    y = np.sin(X[:, 0] + X[:, 1]) + 0.5 * X[:, 2] ** 2 + 0.1 * rng.standard_normal(120)
+    X = rng.standard_normal((n, 3))
+    y = np.sin(X[:, 0] + X[:, 1]) + 0.5 * X[:, 2] ** 2 + 0.1 * rng.standard_normal(n)
     A = np.array([[2.0, 0.5, 0.0], [0.0, 1.0, -1.0], [0.3, 0.0, 1.5]])
     est = sdr.MAVE(method=method, d=2, max_dim=2)
     base = est.fit(X, y).directions.to_numpy()
     # whitening turns x -> A'x + c into an orthogonal rotation of the whitened predictors, to
-    # which the Gaussian kernels and every least-squares step are invariant: the fitted
-    # subspace maps back exactly (rounding, amplified by at most cond(A) ~ 10)
+    # which the kernels, the choice of centres and every least-squares step are invariant:
+    # the fitted subspace maps back exactly (rounding, amplified by at most cond(A) ~ 10)
     moved = est.fit(X @ A + 5.0, y).directions.to_numpy()
     assert sdr.projection_distance(A @ moved, base) < 1e-6
-    order = rng.permutation(120)
+    order = rng.permutation(n)
     shuffled = est.fit(X[order], y[order]).directions.to_numpy()
-    assert sdr.projection_distance(shuffled, base) < 1e-6
+    if n <= 100:  # every row is a centre: the row order only reorders sums
+        assert sdr.projection_distance(shuffled, base) < 1e-6
+    else:  # as in R, the centres (one per group of nearest rows) depend on the row order;
+        # seeded: the two fits differ by 0.01-0.05, far below their distance to the truth
+        assert sdr.projection_distance(shuffled, base) < 0.15
 
 
 def test_convergence_warning_names_every_stalled_dimension():
-    # Issue 22: the ais fit below printed "converged: no" for d = 4 and 5 (50 iterations)
-    # in its refinement table without a warning, while the reported d = 1 converged.
+    # with tol given, every dimension that did not reach it is named, not only the reported
     ais = sdr.datasets.load("ais")
     formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc)"
     with pytest.warns(sdr.ConvergenceWarning) as caught:
-        fit = sdr.mave(formula, ais, max_dim=5)
-    stalled = [k for k, ok in fit.extras["converged"].items() if not ok]
-    assert stalled == [4, 5] and fit.d == 1
+        fit = sdr.mave(formula, ais, max_dim=5, tol=1e-3)
+    stalled = sorted(k for k, ok in fit.extras["converged"].items() if not ok)
+    assert stalled == [3, 4] and fit.d == 1
     message = str(caught[0].message)
-    assert "did not converge within max_iter = 50 iterations for d = 4, 5" in message
-    assert "(the reported d = 1 converged)" in message
+    assert "did not reach 'tol' within max_iter = 50 iterations for d = 3, 4" in message
+    assert "(the reported d = 1 did)" in message
     assert "raise 'max_iter' (e.g. max_iter=100)" in message
     assert "no" in fit.summary().blocks[2].table["converged"].tolist()

@@ -30,7 +30,7 @@ class ConvergenceWarning(SDRWarning):
     >>> ais = sdr.datasets.load("ais")
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     fit = sdr.mave("lbm ~ ht + wt", ais, d=1, max_iter=1)
+    ...     fit = sdr.mave("lbm ~ ht + wt", ais, d=1, max_iter=1, tol=1e-9)
     >>> any(issubclass(w.category, sdr.ConvergenceWarning) for w in caught)
     True
     """

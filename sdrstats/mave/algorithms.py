@@ -1,16 +1,30 @@
-"""OPG, MAVE and kernel SIR on whitened predictors (arrays only).
+"""OPG and MAVE as R ``MAVE`` computes them (its compiled ``MAVEfast``), and kernel SIR.
 
-Notation: ``Z`` (n, p) whitened predictors, ``T`` (n, m) targets — the standardised response
-columns for the mean-subspace methods, the Gaussian ``y``-kernel ``φ_b(y_i − t_k)`` at ``m``
-response quantiles ``t_k`` for the central-subspace methods (Xia 2007), class indicators for a
-categorical response. A ``k``-dimensional solution is a ``p × k`` orthonormal matrix in ``Z``
-coordinates.
+Notation: ``Z`` (n, p) whitened predictors; ``T`` (n, r) targets (see
+:func:`~sdrstats.mave.prepare.make_targets`); a ``k``-dimensional solution is a ``p × k``
+orthonormal matrix in ``Z`` coordinates.
 
-Refinement (Xia et al. 2002, section 3; Xia 2007, section 3): the first OPG step localises with
-a ``p``-dimensional kernel of bandwidth ``h0 = c0 n^{-1/(p0+4)}``; each refinement localises on
-the current ``k`` directions, ``w_ij = K_h(Bᵀ(Z_i − Z_j))``, with ``h`` shrunk by
-``r_n = n^{-1/(2(p0+4))}`` per iteration until it reaches ``c0 n^{-1/(k+4)}``, and iterates until
-the subspace moves less than ``tol`` (projection distance) or ``max_iter`` is reached.
+**The dimension path** (Xia et al. 2002, section 3.3, "dimension reduction by reducing the
+dimension step by step"). Start from ``B = I_p``; for ``k = p, p − 1, …, 1`` keep the first
+``k`` columns of the current ``B`` and iterate (5 times for ``k ≤ 10``, twice for
+``10 < k < 20``, once beyond):
+
+1. choose centres spread over the data (:func:`representative_points`: about 100 of them,
+   every observation when ``n ≤ 100``);
+2. localise with the Gaussian kernel on the current directions,
+   ``w_ij = exp(−‖Bᵀ(Z_i − Z_j)‖² / s_j)`` with ``s_j = max(2h², δ_j)``, where
+   ``h = 1.2 · mean sd(ZB) · n^{-1/(k+4)}`` and ``δ_j`` is the ``2k``-th smallest squared
+   distance from centre ``j`` (so that every centre has neighbours);
+3. OPG: at each centre fit ``T`` on ``(1, Z_i − Z_j)`` by kernel-weighted least squares (ridge
+   ``I/n``), sum the outer products of the slopes, ``U = Σ_j b_j b_jᵀ``; MAVE (``k ≤ 5``):
+   fit ``T`` on ``(1, Bᵀ(Z_i − Z_j))`` to get ``(a_j, C_j)``, then solve the weighted least
+   squares problem ``min_B Σ_j Σ_i w_ij ‖T_i − a_j − C_jᵀ Bᵀ(Z_i − Z_j)‖²`` (ridge ``I/n``) and
+   set ``U = B (Σ_j C_j C_jᵀ) Bᵀ``;
+4. the new ``B`` is the top ``k`` eigenvectors of ``U``.
+
+The ``k``-dimensional solution is ``B`` after the iterations at ``k``. All centres of a block
+are fitted at once from kernel-weighted moments (one matrix product per block and one batched
+solve), so an iteration costs ``O(n · centres · p (p + r))`` flops.
 """
 
 from __future__ import annotations
@@ -19,28 +33,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .local import (
-    blocks,
-    kernel_block,
-    local_moments,
-    moment_features,
-    outer_product_of_gradients,
-    rule_of_thumb,
-    shrink_factor,
-    solve_local,
-)
+from .local import blocks, kernel_block, local_moments, moment_features
+
+#: R ``MAVE``'s bandwidth constant: ``h = 1.2 · mean sd · n^{-1/(k+4)}``.
+BANDWIDTH_CONSTANT = 1.2
+#: Dimensions up to which the MAVE variants use MAVE steps (OPG steps above), as in R.
+MAVE_STEP_MAX_DIM = 5
 
 
 @dataclass
 class Solution:
-    """The ``k``-dimensional solution in ``Z`` coordinates and how it was reached."""
+    """The ``k``-dimensional solution in ``Z`` coordinates and how it was reached.
+
+    ``converged`` is ``None`` when no ``tol`` was given (R's fixed number of iterations).
+    """
 
     basis: np.ndarray
     eigenvalues: np.ndarray
     iterations: int
-    converged: bool
     bandwidth: float
     changes: list[float] = field(default_factory=list)
+    converged: bool | None = None
 
 
 def top_eigenvectors(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -55,134 +68,259 @@ def subspace_change(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(a @ a.T - b @ b.T))
 
 
-def _bandwidths(n: int, p: int, k: int, fixed: float | None) -> tuple[float, float, float]:
-    if fixed is not None:
-        return fixed, fixed, 1.0
-    return rule_of_thumb(n, max(p, 3)), rule_of_thumb(n, k), shrink_factor(n, p)
+def default_centres(n: int) -> int:
+    """R ``MAVE``'s number of centres: ``max(min(100, n), ⌊√n⌋)``."""
+    return max(min(100, n), int(np.floor(np.sqrt(n))))
 
 
-def refined_opg(
+def iterations_at(k: int) -> int:
+    """R ``MAVE``'s iterations at dimension ``k``: 5 up to 10, 2 below 20, else 1."""
+    return 5 if k <= 10 else (2 if k < 20 else 1)
+
+
+def dimension_sequence(p: int, max_dim: int) -> list[int]:
+    """Dimensions visited by the path: ``p, p−1, …, 1``, or for ``p > 20`` the jumps
+    ``⌊0.8^t p⌋ ≥ max_dim`` followed by ``max_dim, …, 1`` (as R ``MAVE``)."""
+    if p <= 20:
+        return list(range(p, 0, -1))
+    factors = np.cumprod(np.r_[1.0, np.full(50, 0.8)])
+    jumps = [int(np.floor(f * p)) for f in factors if f * p >= max_dim]
+    return jumps + list(range(max_dim, 0, -1))
+
+
+def representative_points(V: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Centres spread evenly over the rows of ``V``, and the rows each one stands for.
+
+    With ``g = ⌊n / n_points⌋ > 1``: take the first row not yet used, its ``g`` nearest unused
+    rows (itself included) form a group, the member nearest the group mean is the centre,
+    and the group is removed; repeat while more than one row is left (R ``MAVE``'s
+    ``unifD``). With ``n ≤ n_points`` every row is a centre.
+
+    Returns the centres' row indices and a list-like of the group of each centre (an
+    ``(c, g)`` array, padded with ``-1``).
+
+    Examples
+    --------
+    >>> V = np.arange(8.0)[:, None]
+    >>> centres, groups = representative_points(V, 4)
+    >>> centres.tolist(), groups.tolist()
+    ([0, 2, 4, 6], [[0, 1], [2, 3], [4, 5], [6, 7]])
+    """
+    n = V.shape[0]
+    if int(np.ceil(n / n_points)) == 1:
+        every = np.arange(n)
+        return every, every[:, None]
+    size = n // n_points
+    remaining = np.arange(n)
+    centres, groups = [], []
+    while len(remaining) > 1:
+        rows = V[remaining]
+        dist = np.sum((rows - rows[0]) ** 2, axis=1)
+        group = _smallest(dist, min(size, len(remaining)))
+        members = rows[group]
+        mean = members.sum(axis=0) / len(group)
+        spread = np.sum((members - mean) ** 2, axis=1)
+        # the member nearest the mean; near-ties (a group of two is always one) go to the
+        # earliest member, where R's choice depends on the rounding of its arithmetic
+        nearest = int(np.flatnonzero(spread <= spread.min() * (1 + 1e-9) + 1e-300)[0])
+        centres.append(remaining[group[nearest]])
+        padded = np.full(size, -1)
+        padded[: len(group)] = remaining[group]
+        groups.append(padded)
+        remaining = np.delete(remaining, group)
+    return np.asarray(centres), np.asarray(groups)
+
+
+def _smallest(values: np.ndarray, count: int) -> np.ndarray:
+    """Positions of the ``count`` smallest values in stable-sort order (ties: first first)."""
+    if count >= len(values):
+        return np.argsort(values, kind="stable")
+    threshold = np.partition(values, count - 1)[count - 1]
+    below = np.flatnonzero(values < threshold)
+    tied = np.flatnonzero(values == threshold)[: count - len(below)]
+    chosen = np.sort(np.concatenate([below, tied]))
+    return chosen[np.argsort(values[chosen], kind="stable")]
+
+
+def centre_weights(groups: np.ndarray, obs_weights: np.ndarray | None) -> np.ndarray:
+    """Weight of each centre: the mean observation weight of its group (1 without weights)."""
+    if obs_weights is None:
+        return np.ones(len(groups))
+    member = groups >= 0
+    padded = np.where(member, obs_weights[np.maximum(groups, 0)], 0.0)
+    return padded.sum(axis=1) / member.sum(axis=1)
+
+
+def _neighbour_scale(sq: np.ndarray, rank: int, obs_weights: np.ndarray | None) -> np.ndarray:
+    """The ``rank``-th smallest squared distance of each row (weights count as rows)."""
+    rank = min(rank, sq.shape[1])
+    if obs_weights is None:
+        return np.partition(sq, rank - 1, axis=1)[:, rank - 1]
+    order = np.argsort(sq, axis=1, kind="stable")
+    cumulative = np.cumsum(obs_weights[order], axis=1)
+    first = np.minimum(np.argmax(cumulative >= rank - 1e-9, axis=1), sq.shape[1] - 1)
+    return np.take_along_axis(sq, order, axis=1)[np.arange(len(sq)), first]
+
+
+def kernel_weights(
+    V: np.ndarray, centres: np.ndarray, h: float, neighbours: int, obs_weights: np.ndarray | None
+) -> np.ndarray:
+    """``w_ij = ω_i exp(−‖V_i − V_j‖² / max(2h², δ_j))`` for centres ``j`` (rows) and all ``i``.
+
+    ``δ_j`` is the ``neighbours``-th smallest squared distance from centre ``j``.
+    """
+    Vc = V[centres]
+    sq = np.sum(Vc**2, axis=1)[:, None] + np.sum(V**2, axis=1)[None, :]
+    sq -= 2.0 * (Vc @ V.T)
+    np.maximum(sq, 0.0, out=sq)
+    sq[np.arange(len(centres)), centres] = 0.0  # exactly, as R's direct differences give
+    scale = np.maximum(2.0 * h * h, _neighbour_scale(sq, neighbours, obs_weights))
+    sq /= -scale[:, None]
+    W = np.exp(sq, out=sq)
+    if obs_weights is not None:
+        W *= obs_weights[None, :]
+    return W
+
+
+def _ridge_solve(A: np.ndarray, rhs: np.ndarray, ridge: float) -> np.ndarray:
+    A = A + ridge * np.eye(A.shape[-1])
+    return np.linalg.solve(A, rhs)
+
+
+def _local_system(mom, B: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Normal equations of the fits on ``(Bᵀ(Z_i − Z_j), 1)`` (``B = None``: on ``Z_i − Z_j``).
+
+    Slopes first and the intercept last, as R orders the design.
+    """
+    s1, s2, wdt = mom.s1, mom.s2, mom.wdt
+    if B is not None:
+        s1 = s1 @ B
+        s2 = np.einsum("pa,jpq,qb->jab", B, s2, B)
+        wdt = np.einsum("pa,jpm->jam", B, wdt)
+    b, r = s1.shape
+    A = np.empty((b, r + 1, r + 1))
+    A[:, :r, :r] = s2
+    A[:, :r, r] = s1
+    A[:, r, :r] = s1
+    A[:, r, r] = mom.s0
+    rhs = np.concatenate([wdt, mom.wt[:, None, :]], axis=1)
+    return A, rhs
+
+
+class PathState:
+    """Everything one fit's iterations share: data, targets, weights and their moments."""
+
+    def __init__(self, Z: np.ndarray, T: np.ndarray, obs_weights: np.ndarray | None):
+        self.Z, self.T, self.w = Z, T, obs_weights
+        self.total = float(Z.shape[0] if obs_weights is None else obs_weights.sum())
+        self.features = moment_features(Z, T)
+        self.n_points = default_centres(Z.shape[0])
+
+    def bandwidth(self, V: np.ndarray, k: int, fixed: float | None) -> float:
+        if fixed is not None:
+            return fixed
+        w = np.ones(len(V)) if self.w is None else self.w
+        mean = w @ V / self.total
+        sd = np.sqrt(w @ (V - mean) ** 2 / (self.total - 1.0))
+        return BANDWIDTH_CONSTANT * float(np.mean(sd)) / self.total ** (1.0 / (k + 4))
+
+    def moment_blocks(self, V: np.ndarray, h: float, neighbours: int):
+        """Kernel-weighted local moments at the centres, block by block, with centre weights."""
+        centres, groups = representative_points(V, self.n_points)
+        weights = centre_weights(groups, self.w)
+        for blk in blocks(len(centres), self.features.shape[1], n_rows=self.Z.shape[0]):
+            idx = centres[blk]
+            W = kernel_weights(V, idx, h, neighbours, self.w)
+            yield local_moments(W, self.Z, self.T, idx, self.features), weights[blk]
+
+    def opg_matrix(self, B: np.ndarray, h: float, neighbours: int) -> tuple[np.ndarray, float]:
+        """``U = Σ_j b_j b_jᵀ`` of the local-linear slopes on ``Z`` (kernel on ``ZB``)."""
+        p = self.Z.shape[1]
+        U = np.zeros((p, p))
+        count = 0.0
+        for mom, cw in self.moment_blocks(self.Z @ B, h, neighbours):
+            A, rhs = _local_system(mom, None)
+            slopes = _ridge_solve(A, rhs, 1.0 / self.total)[:, :p, :]
+            U += np.einsum("j,jam,jbm->ab", cw, slopes, slopes)
+            count += cw.sum()
+        return U, count
+
+    def mave_update(
+        self, B: np.ndarray, h: float, neighbours: int
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """One MAVE step from ``B``: local fits ``(a_j, C_j)`` on ``Bᵀ(Z_i − Z_j)``, then the
+        ``B`` minimising ``Σ_j Σ_i w_ij ‖T_i − a_j − C_jᵀ Bᵀ(Z_i − Z_j)‖² + ‖B‖²/n``.
+
+        Returns that ``B`` (not orthonormal), ``Σ_j C_j C_jᵀ`` and the summed centre weights.
+        """
+        p, k = B.shape
+        lhs = np.zeros((k, p, k, p))
+        rhs = np.zeros((k, p))
+        gram = np.zeros((k, k))
+        count = 0.0
+        for mom, cw in self.moment_blocks(self.Z @ B, h, neighbours):
+            A, local_rhs = _local_system(mom, B)
+            sol = _ridge_solve(A, local_rhs, 1.0 / self.total)
+            C, a = sol[:, :k, :], sol[:, k, :]
+            CC = np.einsum("jam,jbm->jab", C, C)
+            # Σ_i w_ij (Z_i − Z_j)(T_i − a_j)ᵀ C_jᵀ, from the moments
+            G = (
+                np.einsum("jpm,jam->jpa", mom.wdt, C)
+                - mom.s1[:, :, None] * np.einsum("jam,jm->ja", C, a)[:, None, :]
+            )
+            # normal equations in vec(B) (column-major): Σ_j (C_j C_jᵀ ⊗ S_j) vec(B) = Σ vec(G_j)
+            lhs += np.einsum("j,jab,jcd->acbd", cw, CC, mom.s2)
+            rhs += np.einsum("j,jca->ac", cw, G)
+            gram += np.einsum("j,jab->ab", cw, CC)
+            count += cw.sum()
+        size = k * p
+        vec = _ridge_solve(lhs.reshape(size, size), rhs.reshape(size), 1.0 / self.total)
+        return vec.reshape(k, p).T, gram, count
+
+    def mave_matrix(self, B: np.ndarray, h: float, neighbours: int) -> tuple[np.ndarray, float]:
+        """``U = B' (Σ_j C_j C_jᵀ) B'ᵀ`` for the updated ``B'`` of :meth:`mave_update`."""
+        Bn, gram, count = self.mave_update(B, h, neighbours)
+        return Bn @ gram @ Bn.T, count
+
+
+def backward_path(
     Z: np.ndarray,
     T: np.ndarray,
-    k: int,
-    start: np.ndarray,
+    variant: str,
+    max_dim: int,
     *,
     bandwidth: float | None,
-    max_iter: int,
-    tol: float,
+    max_iter: int | None,
+    tol: float | None,
     obs_weights: np.ndarray | None,
-) -> Solution:
-    """Refined OPG (Xia et al. 2002 rOPG; Xia 2007 csOPG) for dimension ``k``."""
+) -> dict[int, Solution]:
+    """Solutions for ``k = 1..max_dim`` by the dimension path (module docstring)."""
     n, p = Z.shape
-    h, h_floor, rate = _bandwidths(n, p, k, bandwidth)
-    basis = start[:, :k]
-    changes: list[float] = []
-    converged = False
-    values = np.zeros(k)
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        h = max(h * rate, h_floor)
-        M = outer_product_of_gradients(Z, T, Z @ basis, h, obs_weights)
-        values, new = top_eigenvectors(M, k)
-        changes.append(subspace_change(basis, new))
-        basis = new
-        if changes[-1] < tol and h <= h_floor:
-            converged = True
-            break
-    return Solution(basis, values, it, converged, h, changes)
-
-
-def _mave_step(
-    Z: np.ndarray, T: np.ndarray, basis: np.ndarray, h: float, obs_weights: np.ndarray | None
-) -> np.ndarray:
-    """One MAVE iteration: local fits on ``Z B`` given ``B``, then ``B`` given the fits.
-
-    Returns the new ``B`` before orthonormalisation.
-    """
-    n, p = Z.shape
-    k = basis.shape[1]
-    V = Z @ basis
-    lhs = np.zeros((k, p, k, p))
-    rhs = np.zeros((p, k))
-    local_features = moment_features(V, T)
-    no_targets = np.empty((n, 0))
-    full_features = moment_features(Z, no_targets)
-    per_row = local_features.shape[1] + full_features.shape[1] + n * k
-    for blk in blocks(n, per_row):
-        W = kernel_block(V, blk, h, obs_weights)
-        intercept, slopes = solve_local(local_moments(W, V, T, blk, local_features))
-        full = local_moments(W, Z, no_targets, blk, full_features)
-        omega = np.ones(W.shape[0]) if obs_weights is None else obs_weights[blk]
-        C = np.einsum("jam,jbm->jab", slopes, slopes) * omega[:, None, None]
-        # B-step normal equations (column-major vec(B)): Σ_j C_j ⊗ S_j vec(B) = Σ_j vec(G_j),
-        # G_j = Σ_i w_ij (Z_i − Z_j) e_ijᵀ with e_ij = c_j (T_i − a_j) ∈ R^k; expanding it
-        # avoids the (p × m) moment Σ_i w_ij Z_i T_iᵀ: cost n² k (m + p) instead of n² p m.
-        lhs += np.einsum("jlm,jab->lamb", C, full.s2)
-        b = W.shape[0]
-        e = (T @ slopes.reshape(b * k, -1).T).reshape(n, b, k)  # e[i, j, l] = (c_j T_i)_l
-        G = np.stack([(W * e[:, :, col].T) @ Z for col in range(k)], axis=2)
-        wt = W @ T
-        G -= Z[blk][:, :, None] * np.einsum("jlm,jm->jl", slopes, wt)[:, None, :]
-        G -= full.s1[:, :, None] * np.einsum("jlm,jm->jl", slopes, intercept)[:, None, :]
-        rhs += np.einsum("j,jal->al", omega, G)
-    size = k * p
-    lhs = lhs.reshape(size, size)
-    lhs += 1e-10 * np.trace(lhs) / size * np.eye(size)
-    beta = np.linalg.solve(lhs, rhs.T.reshape(size))
-    return beta.reshape(k, p).T
-
-
-def gradient_outer(
-    Z: np.ndarray, T: np.ndarray, basis: np.ndarray, h: float, obs_weights: np.ndarray | None
-) -> np.ndarray:
-    """``(1/n) Σ_j ω_j Σ_k c_jk c_jkᵀ`` of local-linear gradients on ``Z B`` (k × k)."""
-    V = Z @ basis
-    n, k = V.shape
-    out = np.zeros((k, k))
-    features = moment_features(V, T)
-    for blk in blocks(n, features.shape[1]):
-        W = kernel_block(V, blk, h, obs_weights)
-        _, slopes = solve_local(local_moments(W, V, T, blk, features))
-        omega = np.ones(W.shape[0]) if obs_weights is None else obs_weights[blk]
-        out += np.einsum("j,jam,jbm->ab", omega, slopes, slopes)
-    return out / (n if obs_weights is None else float(obs_weights.sum()))
-
-
-def refined_mave(
-    Z: np.ndarray,
-    T: np.ndarray,
-    k: int,
-    start: np.ndarray,
-    *,
-    bandwidth: float | None,
-    max_iter: int,
-    tol: float,
-    obs_weights: np.ndarray | None,
-) -> Solution:
-    """Refined MAVE (Xia et al. 2002 rMAVE; Xia 2007 csMAVE/dMAVE) for dimension ``k``.
-
-    Alternates the local-linear fits ``(a_jk, c_jk)`` on ``Bᵀ(Z_i − Z_j)`` and the weighted
-    least-squares update of ``B``, whose columns are then orthonormalised and ordered by the
-    eigen-decomposition of the average outer product of the fitted gradients.
-    """
-    n, p = Z.shape
-    h, h_floor, rate = _bandwidths(n, p, k, bandwidth)
-    basis = start[:, :k]
-    changes: list[float] = []
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - the count is reported
-        h = max(h * rate, h_floor)
-        raw = _mave_step(Z, T, basis, h, obs_weights)
-        new, _ = np.linalg.qr(raw)
-        changes.append(subspace_change(basis, new))
-        basis = new
-        if changes[-1] < tol and h <= h_floor:
-            converged = True
-            break
-    # order the columns by the gradient variance they carry (rotation within the span)
-    values, rotation = top_eigenvectors(gradient_outer(Z, T, basis, h, obs_weights), k)
-    return Solution(basis @ rotation, values, it, converged, h, changes)
+    state = PathState(Z, T, obs_weights)
+    use_mave = variant in ("csmave", "meanmave")
+    limit = max_iter if max_iter is not None else (50 if tol is not None else None)
+    B = np.eye(p)
+    solutions: dict[int, Solution] = {}
+    for k in dimension_sequence(p, max_dim):
+        B = B[:, :k]
+        neighbours = 2 * min(n // 2, k)
+        iterations = limit if limit is not None else iterations_at(k)
+        changes: list[float] = []
+        values = np.zeros(k)
+        h = np.nan
+        for _ in range(iterations):
+            h = state.bandwidth(Z @ B, min(n // 2, k), bandwidth)
+            step = state.mave_matrix if use_mave and k <= MAVE_STEP_MAX_DIM else state.opg_matrix
+            U, count = step(B, h, neighbours)
+            values, new = top_eigenvectors(U / count, k)
+            changes.append(subspace_change(B, new))
+            B = new
+            if tol is not None and changes[-1] < tol:
+                break
+        converged = None if tol is None else bool(changes[-1] < tol)
+        if k <= max_dim:
+            solutions[k] = Solution(B.copy(), values, len(changes), float(h), changes, converged)
+    return solutions
 
 
 def kernel_sir(
@@ -213,23 +351,19 @@ def kernel_sir(
     return top_eigenvectors(M, p)
 
 
-def initial_opg(
-    Z: np.ndarray, T: np.ndarray, bandwidth: float | None, obs_weights: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """First OPG step with a ``p``-dimensional kernel; all eigenpairs and the bandwidth."""
-    n, p = Z.shape
-    h = bandwidth if bandwidth is not None else rule_of_thumb(n, max(p, 3))
-    M = outer_product_of_gradients(Z, T, Z, h, obs_weights)
-    values, vectors = top_eigenvectors(M, p)
-    return values, vectors, h
-
-
 __all__ = [
+    "BANDWIDTH_CONSTANT",
+    "MAVE_STEP_MAX_DIM",
     "Solution",
-    "refined_opg",
-    "refined_mave",
+    "PathState",
+    "backward_path",
+    "default_centres",
+    "dimension_sequence",
+    "iterations_at",
     "kernel_sir",
-    "initial_opg",
-    "top_eigenvectors",
+    "kernel_weights",
+    "representative_points",
+    "centre_weights",
     "subspace_change",
+    "top_eigenvectors",
 ]

@@ -22,7 +22,7 @@ VARIANT_NAMES = {
 class MaveResults(Results):
     """A fitted MAVE/OPG/KSIR model.
 
-    The ``k``-dimensional solutions of these methods are refined separately and are not
+    The ``k``-dimensional solutions of these methods are iterated separately and are not
     nested, so every basis for ``k = 1..max_dim`` is kept: ``directions_for(k)`` returns the
     ``k``-dimensional solution (not the first ``k`` columns of another one), and
     ``transform(d=k)`` uses it.
@@ -54,7 +54,7 @@ class MaveResults(Results):
     def directions_for(self, k: int) -> pd.DataFrame:
         """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk).
 
-        MAVE solves each dimension separately, so these are not the first ``k`` columns of
+        MAVE iterates each dimension separately, so these are not the first ``k`` columns of
         a larger solution.
 
         Parameters
@@ -73,9 +73,9 @@ class MaveResults(Results):
         >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, method="meanopg", max_dim=2)
         >>> fit.directions_for(2).round(2)
                   Dir1  Dir2
-        log(ssf) -0.13  0.74
-        log(wt)   0.99  0.06
-        log(ht)   0.04  0.67
+        log(ssf) -0.13  0.77
+        log(wt)   0.99  0.09
+        log(ht)   0.04  0.64
         """
         bases = self.output.extras["bases"]
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k not in bases:
@@ -93,7 +93,7 @@ class MaveResults(Results):
     @property
     def cv_table(self) -> pd.DataFrame:
         """CV value for ``d = 0..max_dim`` (R ``mave.dim``'s ``cv0`` and ``cv``)."""
-        return self.output.extras["cv"].copy()
+        return self.estimator.cv_table_of(self.output).copy()
 
     @property
     def screened_out(self) -> list[str]:
@@ -105,14 +105,21 @@ class MaveResults(Results):
         ex = self.output.extras
         lines = [f"{VARIANT_NAMES[self.variant]}, n = {self.n}, p = {self.p}."]
         if self.screened_out:
-            lines.append(f"Screening (SIRS) kept {len(ex['kept'])} of {self.p} predictors.")
-        if ex["initial_bandwidth"] is not None:
             lines.append(
-                f"Gaussian kernel on whitened predictors; initial OPG bandwidth "
-                f"{ex['initial_bandwidth']:.4g}."
+                f"Screening (distance correlation) kept {len(ex['kept'])} of {self.p} predictors."
+            )
+        if ex["iterations"]:
+            lines.append(
+                "Gaussian kernel on the reduced whitened predictors; dimension reduced step by "
+                "step from the number of predictors to 1 (R MAVE)."
+            )
+        if ex["target_kind"] == "y-indicators":
+            lines.append(
+                f"Response: indicators at {ex['y_points']} quantiles, {ex['components']} "
+                "principal components (99% of their variance)."
             )
         if ex["y_bandwidth"] is not None:
-            where = f" at {ex['y_points']} response quantiles" if ex["y_points"] else ""
+            where = f" at {ex['y_points']} quantiles" if ex["target_kind"] == "y-kernel" else ""
             lines.append(
                 f"Response kernel bandwidth {ex['y_bandwidth']:.4g}{where} (standardised response)."
             )
@@ -123,20 +130,23 @@ class MaveResults(Results):
         if not ex["iterations"]:
             return None
         dims = sorted(ex["iterations"])
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "bandwidth": [float(ex["bandwidths"][k]) for k in dims],
                 "iterations": [int(ex["iterations"][k]) for k in dims],
-                "converged": ["yes" if ex["converged"][k] else "no" for k in dims],
+                "last change": [float(ex["changes"][k]) for k in dims],
             },
             index=pd.Index(dims, name="d"),
         )
+        if ex["tol"] is not None:
+            table["converged"] = ["yes" if ex["converged"][k] else "no" for k in dims]
+        return table
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [Block("Call", text=self.call), Block("Method", text=self._method_line())]
         refinement = self._refinement_table()
         if refinement is not None:
-            blocks.append(Block("Refinement by dimension", table=refinement))
+            blocks.append(Block("Iterations by dimension", table=refinement))
         test = self.test_dimension("cv")
         blocks.append(Block(test.title, table=test.display_table()))
         blocks.append(Block("", text=test._footer()))

@@ -1,4 +1,4 @@
-"""Local-linear SDR (R ``MAVE``): OPG, MAVE, density-based MAVE and kernel SIR."""
+"""Local-linear SDR as R ``MAVE`` computes it: OPG, MAVE and kernel SIR."""
 
 from .mave import MAVE, mave
 from .results import MaveResults

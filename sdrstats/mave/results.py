@@ -11,8 +11,8 @@ from ..core.results import Results
 from ..core.summary import Block, dir_labels
 
 VARIANT_NAMES = {
-    "csmave": "csMAVE (density-based MAVE, central subspace; Xia 2007)",
-    "csopg": "csOPG (outer product of gradients, central subspace; Xia 2007)",
+    "csmave": "csMAVE (MAVE for the central subspace; Xia 2007)",
+    "csopg": "csOPG (outer product of gradients for the central subspace; Xia 2007)",
     "meanmave": "meanMAVE (MAVE, central mean subspace; Xia et al. 2002)",
     "meanopg": "meanOPG (outer product of gradients, central mean subspace; Xia et al. 2002)",
     "ksir": "KSIR (kernel sliced inverse regression)",

@@ -37,7 +37,8 @@ def dr_weights(
     ----------
     formula : str
         A formula whose right-hand side names the predictors (``"y ~ x1 + x2"`` or
-        ``"~ x1 + x2"``); the response, if any, is not used.
+        ``"~ x1 + x2"``); the response, if any, is not used. Formula text is evaluated as
+        Python (as in R and statsmodels): never pass one from an untrusted source.
     data : pandas.DataFrame
         The columns the formula names.
     sigma : float, default 1.0

@@ -73,10 +73,13 @@ def test_embedding_bootstrap_rejects_d_beyond_the_fit(ais):
 
 def test_unavailable_rules_say_what_is_available(ais):
     fit = sdr.kspca("lbm ~ ht + wt + ssf + bmi", ais, d=1)
-    for rule in ("permutation", "ladle", "bootstrap"):
+    for rule in ("permutation", "bootstrap"):
         with pytest.raises(
             ValueError,
             match=r"not available for kspca.*Available for this fit: "
-            r"bootstrap\(\)",
+            r"test_dimension\('ladle'\) .* and bootstrap\(\)",
         ):
             fit.test_dimension(rule)
+    # the ladle compares k with k + 1 components: a one-component fit has too few
+    with pytest.raises(ValueError, match=r"'ladle' dimension test .* Refit with a larger d"):
+        fit.test_dimension("ladle")

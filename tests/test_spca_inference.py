@@ -2,6 +2,7 @@
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 
 import sdrstats as sdr
@@ -87,3 +88,18 @@ def test_plot_of_kernel_spca_and_continuous_response(fits, ais):
     plt.close(ax.figure)
     with pytest.raises(ValueError, match=r"dims \(0, 2\) need d >= 3"):
         fits["spca"].plot(dims=(0, 2))
+
+
+def test_kernel_spca_default_dimension_rule_is_the_embedding_ladle():
+    # a single index, y = sin(x1) + noise: the ladle of kernel SPCA's embedding (Luo & Li
+    # 2016, with the embedding bootstrap's variability) chooses d = 1 on these seeds
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((150, 4))
+    data = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]).assign(
+        y=np.sin(X[:, 0]) + 0.2 * rng.standard_normal(150)
+    )
+    fit = sdr.kspca("y ~ .", data, d=3, kernel_y="rbf")
+    test = fit.test_dimension(B=30, random_state=0, progress=False)
+    assert test.rule == "ladle" and list(test.table.columns) == ["f", "phi", "g"]
+    assert test.d == 1
+    assert test.table["f"].iloc[0] == 0.0 and (test.table["f"].iloc[1:] >= 0).all()

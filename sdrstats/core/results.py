@@ -289,7 +289,9 @@ class Results(SummaryMixin, ResultsSaveLoad):
         ----------
         method : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
             Default "asymptotic" where the method has one, else "cv", else "permutation" for
-            methods with eigenvalues and "bootstrap" (Ye & Weiss) for the others.
+            methods with eigenvalues and linear directions, "ladle" (of the embedding of the
+            training rows) for eigen methods without linear directions (kernel SPCA), and
+            "bootstrap" (Ye & Weiss) for the others.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``random_state``...).
 
@@ -315,10 +317,13 @@ class Results(SummaryMixin, ResultsSaveLoad):
         rules = self._dimension_rules()
         if method is None:
             # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss
+            linear = self.output.basis is not None
+            has_eigenvalues = self.output.eigenvalues is not None
             order = (
                 "asymptotic",
                 "cv",
-                "permutation" if self.output.eigenvalues is not None else "bootstrap",
+                # no linear directions (kernel SPCA): the ladle of its embeddings
+                ("permutation" if linear else "ladle") if has_eigenvalues else "bootstrap",
                 "bootstrap",
             )
             method = next((m for m in order if m in rules), None)

@@ -13,6 +13,7 @@ from ..core.validation import check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
 from .dimension_test import DimensionTest
+from .embedding import _column_space, embedding_bootstrap
 from .permutation import require_eigenvalues
 
 
@@ -98,6 +99,8 @@ def ladle(
     """
     name = results.method
     random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    if results.output.basis is None and results.output.eigenvalues is not None:
+        return _embedding_ladle(results, B, k_max, random_state, n_jobs, progress)
     eig = np.sort(
         require_eigenvalues(
             results, "ladle", "the ladle combines eigenvalues with eigenvector variability, and"
@@ -137,6 +140,55 @@ def ladle(
         title=f"Ladle estimate of the dimension for {name}",
         note="d minimises g = f (eigenvector variability) + phi (eigenvalue); "
         f"replicates: {reps.engine}" + (f", {reps.n_failed} failed." if reps.n_failed else "."),
+    )
+
+
+def _embedding_ladle(
+    results: Any, B: Any, k_max: int | None, random_state: Any, n_jobs: Any, progress: bool
+) -> DimensionTest:
+    """The ladle of a fit without linear directions (kernel SPCA), from its embeddings.
+
+    The eigenvector variability of the linear ladle becomes that of the embedding of the
+    training rows: ``Ê_k`` spans the first ``k`` coordinates of the full fit's embedding
+    (centred, orthonormalised), ``Ê*_{k,b}`` those of replicate ``b``, refitted on resampled
+    rows and embedding the same rows, and ``f0(k) = mean_b (1 - |det(Ê_kᵀ Ê*_{k,b})|)``.
+    The eigenvalues are the method's own (of its kernel eigenproblem).
+    """
+    name = results.method
+    B = check_int(B, "B", "the ladle rule", low=2)
+    eig = np.sort(np.abs(np.asarray(results.output.eigenvalues, dtype=float)))[::-1]
+    coef = results.output.extras.get("coef")
+    width = np.asarray(coef).shape[1] if coef is not None else len(eig)
+    k_max = _k_max(results, k_max, min(len(eig) - 1, width - 1), "ladle")
+    boot = embedding_bootstrap(
+        results, B, k_max + 1, "det", random_state, n_jobs, progress, d_rule="the ladle's"
+    )
+    reference = boot.reference.to_numpy()
+    good = [e for e in boot.directions if np.isfinite(e).all()]
+    if not good:
+        raise ValueError(f"Every bootstrap replicate of {name} failed: {boot.errors[0]}")
+    f0 = np.zeros(k_max + 1)
+    for k in range(1, k_max + 1):
+        q = _column_space(reference[:, :k])
+        f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
+    f = f0 / (1 + f0.sum())
+    lam = eig[: k_max + 1]
+    phi = lam / (1 + lam.sum())
+    g = f + phi
+    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(k_max + 1), name="k"))
+    failed = B - len(good)
+    return DimensionTest(
+        table,
+        int(np.argmin(g)),
+        "ladle",
+        name,
+        level=None,
+        n_replicates=B,
+        random_state=random_state,
+        title=f"Ladle estimate of the dimension for {name}",
+        note="d minimises g = f (variability of the embedding of the training rows) + phi "
+        "(eigenvalue); replicates refit resampled rows"
+        + (f", {failed} failed." if failed else "."),
     )
 
 
@@ -203,7 +255,8 @@ def bootstrap_dimension(
         raise ValueError(
             f"The 'bootstrap' dimension test is not available for {name}: it has "
             "no linear directions whose variability could be measured. Available for this "
-            "fit: bootstrap() (stability of its embedding of the training rows)."
+            "fit: test_dimension('ladle') (its eigenvalues with the variability of its "
+            "embedding of the training rows) and bootstrap() (stability of that embedding)."
         )
     eigen = results.output.eigenvalues is not None and basis.shape[1] >= min(results.p - 1, 2)
     if eigen:

@@ -26,9 +26,9 @@ def require_eigenvalues(results: Any, rule: str, why: str) -> np.ndarray:
     if results.output.basis is None:
         raise ValueError(
             f"The {rule!r} dimension test is not available for {results.method}: it works "
-            f"on linear directions, and {results.method} has none. Available for this fit: bootstrap() (stability of its "
-            "embedding of the training rows) and the eigenvalues in summary(); for a "
-            "dimension test refit the linear counterpart (e.g. spca) on the same formula."
+            f"on linear directions, and {results.method} has none. Available for this fit: "
+            "test_dimension('ladle') (its eigenvalues with the variability of its embedding of "
+            "the training rows) and bootstrap() (stability of that embedding)."
         )
     if results.output.eigenvalues is None:
         raise ValueError(

@@ -35,7 +35,8 @@ def test_dataframe_iterator_and_csv_sources_give_the_same_fit(frame, tmp_path):
             other.directions.to_numpy(), by_frame.directions.to_numpy(), atol=1e-9
         )
     assert by_frame.n_seen == by_csv.n_seen == 2400
-    assert list(by_frame.directions.index) == ["group[T.lo]", "log(x1)", "x2", "x3", "x4", "x5"]
+    # R's order: the formula's terms as written
+    assert list(by_frame.directions.index) == ["log(x1)", "x2", "x3", "x4", "x5", "group[T.lo]"]
 
 
 def test_later_chunks_reuse_the_first_chunks_design(frame):
@@ -44,7 +45,7 @@ def test_later_chunks_reuse_the_first_chunks_design(frame):
         model.partial_fit(frame.iloc[s : s + 600], formula=FORMULA)
     new = frame.iloc[:3]
     X_new = np.column_stack(
-        [(new["group"] == "lo").astype(float), np.log(new["x1"]), new[["x2", "x3", "x4", "x5"]]]
+        [np.log(new["x1"]), new[["x2", "x3", "x4", "x5"]], (new["group"] == "lo").astype(float)]
     )
     expected = (X_new - model._state["mean"]) @ model.directions.to_numpy()
     np.testing.assert_allclose(model.transform(new).to_numpy(), expected, atol=1e-12)

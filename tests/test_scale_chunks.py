@@ -265,7 +265,7 @@ def test_in_memory_fit_does_not_warn_about_chunks(ais):
         sdr.sir(AIS, ais, nslices=8)
 
 
-def test_plain_numeric_columns_bypass_patsy_with_the_same_numbers():
+def test_chunks_use_the_bulk_builder_with_the_same_numbers():
     rng = np.random.default_rng(2)
     frame = pd.DataFrame(rng.standard_normal((600, 3)), columns=["a", "b", "c"])
     frame["y"] = frame.a - frame.c + rng.standard_normal(600) * 0.3
@@ -277,10 +277,13 @@ def test_plain_numeric_columns_bypass_patsy_with_the_same_numbers():
     with pytest.warns(sdr.MissingValueWarning):
         memory = sdr.sir("y ~ a + b + c", frame, nslices=6)
     assert_same_fit(memory, fit)
+    from sdrstats.design import builder
     from sdrstats.scale.chunks import ChunkPlan
 
-    assert ChunkPlan("y ~ a + b + c", frame).plain_x == ["a", "b", "c"]
-    assert ChunkPlan("y ~ a + log(abs(b))", frame).plain_x is None
+    for formula in ("y ~ a + b + c", "y ~ a + log(abs(b))"):
+        plan = ChunkPlan(formula, frame)
+        assert builder.plan(plan._infos()[0], frame) is not None  # not patsy's per-chunk build
+        assert plan.plain_y == ["y"]
 
 
 @pytest.mark.parametrize(

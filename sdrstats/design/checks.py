@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import keyword
 import re
@@ -38,15 +39,32 @@ def _check_data(data: Any) -> pd.DataFrame:
     return data
 
 
-def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str) -> str:
-    text = str(exc)
-    match = re.search(r"name '([^']+)' is not defined", text)
+def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str, text: str = "") -> str:
+    message = str(exc)
+    columns = list(map(str, data.columns))
+    match = re.search(r"name '([^']+)' is not defined", message)
     if match:
-        name = match.group(1)
-        return (
-            f"The formula names {name!r}, which is not a column of {what} nor a known function; "
-            f"available columns: {list(map(str, data.columns))}."
-        )
+        hint = unknown_name(dotted_token(text, match.group(1)), columns, what)
+        # a column whose name is an expression (``log(w)``) appears verbatim: patsy read it
+        # as that expression; quoting it means the column
+        shown = [c for c in columns if not _IDENTIFIER.match(c) and c in text]
+        if shown:
+            hint += (
+                f" {what} has a column named {shown[0]!r}, which the formula's text reads as an "
+                f"expression: write {_quote(shown[0])} to use that column."
+            )
+        return hint
+    match = re.search(r"no data named '(.+)' found", message)
+    if match:
+        return unknown_name(match.group(1), columns, what, quoted=True)
+    if "object is not callable" in message:
+        called = [c for c in columns if re.search(rf"(?<![\w.]){re.escape(c)}\s*\(", text)]
+        if called:
+            return (
+                f"{what} has a column named {called[0]!r}, which the formula calls as a function; "
+                "rename the column, or write np.<function>(...) for a numpy function."
+            )
+    text = message
     match = re.search(
         r"observation with value (.+?) does not match any of the expected levels", text
     )
@@ -219,3 +237,28 @@ def _mentioned_columns(text: str, columns: list[str]) -> list[str]:
         elif f'"{col}"' in text or f"'{col}'" in text or _quote(col) in text:
             found.append(col)
     return found
+
+
+def _masked(text: str) -> str:
+    """``text`` with every string literal's inside blanked (same length)."""
+    return _STRING_LITERAL.sub(
+        lambda m: m.group(0)[0] + " " * (len(m.group(0)) - 2) + m.group(0)[-1], text
+    )
+
+
+def unknown_name(name: str, columns: list[str], what: str = "data", quoted: bool = False) -> str:
+    """The message for a name that is neither a column nor a known function."""
+    how = "quotes {!r} with Q()" if quoted else "names {!r}"
+    close = difflib.get_close_matches(name, columns, n=3, cutoff=0.6)
+    hint = f" Did you mean {' or '.join(map(repr, close))}?" if close else ""
+    return (
+        f"The formula {how.format(name)}, which is not a column of {what}"
+        f"{'' if quoted else ' nor a known function'}; available columns: {list(columns)}.{hint}"
+    )
+
+
+def dotted_token(text: str, name: str) -> str:
+    """The whole dotted token of ``text`` that starts with the undefined ``name``
+    (``MPG.cty`` for patsy's ``MPG``), else ``name``."""
+    m = re.search(rf"(?<![\w.]){re.escape(name)}((?:\.\w+)+)", _masked(text))
+    return name + m.group(1) if m else name

@@ -35,6 +35,7 @@ import pandas as pd
 import patsy
 
 from ..core.warnings import MissingValueWarning
+from . import builder
 from .arrays import from_arrays
 from .checks import (
     _check_data,
@@ -45,6 +46,7 @@ from .checks import (
     _mentioned_columns,
     _quote,
 )
+from .names import check_called_columns, check_quoted_columns, display, quote_columns
 from .spec import _R_NAMES, ModelSpec
 
 
@@ -230,8 +232,8 @@ def parse(
     --------
     >>> import sdrstats as sdr
     >>> spec = parse("lbm ~ log(wt) + ht + sex", sdr.datasets.load("ais"))
-    >>> spec.x_names
-    ['sex[T.m]', 'log(wt)', 'ht']
+    >>> spec.x_names  # R's order: as the formula names them
+    ['log(wt)', 'ht', 'sex[T.m]']
     """
     lhs, rhs = _split_formula(formula, missing)
     data = select_rows(data, subset)
@@ -241,11 +243,16 @@ def parse(
     original_index = frame.index
     frame = frame.reset_index(drop=True)
 
+    lhs, rhs = quote_columns(lhs, columns), quote_columns(rhs, columns)
     y_terms = _split_top(lhs)
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
     rhs = _expand_dot(rhs, columns, y_columns)
+    env = _user_env()
+    for side in (lhs, rhs):
+        check_called_columns(side, columns)
+        check_quoted_columns(side, columns, env)
     rhs_columns = _rhs_columns(rhs, columns)
     both = [c for c in y_columns if c in rhs_columns]
     if both:
@@ -254,33 +261,29 @@ def parse(
             "a variable cannot predict itself: remove it from the right of '~'."
         )
     _check_object_columns(frame, y_columns + rhs_columns, labels=tuple(y_columns))
-    env = _user_env()
-    rhs_design = _predictor_design(rhs, frame, env)
-    response = _response(y_terms, frame, env)
-    keep = pd.Index(rhs_design.index).intersection(response.rows, sort=False).sort_values()
-    n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing)
-
-    design_info = rhs_design.design_info
-    names = list(rhs_design.columns)
-    design_columns = np.array([i for i, nm in enumerate(names) if nm != "Intercept"], dtype=int)
-    if design_columns.size == 0:
+    design = _predictor_design(rhs, frame, env)
+    if design.columns.size == 0:
         raise ValueError(f"formula {formula!r} has no predictors besides the intercept.")
-    X = rhs_design.loc[keep].to_numpy(dtype=float)[:, design_columns]
-    x_names = [names[i] for i in design_columns]
+    response = _response(y_terms, frame, env)
+    keep = design.complete & response.complete
+    n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing, design.undefined)
+
+    x_names = [display(design.names[j]) for j in design.columns]
+    X = design.matrix(keep)
     _check_finite(X, x_names, "Predictor")
     if not empty_levels:
-        _check_empty_levels(X, x_names, design_info)
+        _check_empty_levels(X, x_names, design.info, design.columns)
     Y, y_levels = response.values(frame, keep)
     return ModelSpec(
-        X=np.ascontiguousarray(X),
+        X=X,
         Y=np.ascontiguousarray(Y),
         x_names=x_names,
-        y_names=response.names,
-        index=original_index[keep.to_numpy()],
+        y_names=[display(name) for name in response.names],
+        index=original_index[np.flatnonzero(keep)],
         y_levels=y_levels,
         formula=f"{lhs} ~ {rhs}" if "." not in formula else formula,
-        design_info=design_info,
-        design_columns=design_columns,
+        design_info=design.info,
+        design_columns=design.columns,
         n_dropped=n_dropped,
         rhs=rhs,
         source=frame[_mentioned_columns(rhs, columns)],
@@ -291,17 +294,20 @@ _DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
 _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
 
 
-def _check_empty_levels(X: np.ndarray, x_names: list[str], design_info: Any) -> None:
+def _check_empty_levels(
+    X: np.ndarray, x_names: list[str], design_info: Any, design_columns: np.ndarray
+) -> None:
     """A factor level with no row among those fitted gives an all-zero coding column."""
-    names = design_info.column_names
-    factor_columns: set[str] = set()
+    factor_columns: set[int] = set()
     for term in design_info.terms:
         if any(design_info.factor_infos[f].type == "categorical" for f in term.factors):
-            part = design_info.term_name_slices[term.name()]
-            factor_columns.update(names[part])
-    empty = [j for j, name in enumerate(x_names) if name in factor_columns and not X[:, j].any()]
+            part = design_info.term_slices[term]
+            factor_columns.update(range(part.start, part.stop))
+    empty = [
+        k for k, j in enumerate(design_columns) if int(j) in factor_columns and not X[:, k].any()
+    ]
     if empty:
-        shown = [x_names[j] for j in empty]
+        shown = [x_names[k] for k in empty]
         factor = shown[0].split("[")[0]
         factor = factor if re.fullmatch(r"\w+", factor) else "g"
         raise ValueError(
@@ -347,32 +353,83 @@ def _expand_dot(rhs: str, columns: list[str], y_columns: list[str]) -> str:
     return _DOT.sub(lambda _: expansion, rhs)
 
 
-def _predictor_design(rhs: str, frame: pd.DataFrame, env: Any) -> pd.DataFrame:
-    """patsy's design matrix of the right-hand side (rows with a missing value left out)."""
+@dataclass
+class _Design:
+    """The predictors of every row: patsy's design information, the columns kept (in R's
+    order) and either the bulk matrix of all rows or patsy's matrix of its complete rows."""
+
+    info: Any
+    columns: np.ndarray
+    complete: np.ndarray
+    undefined: list[str]
+    bulk: np.ndarray | None = None
+    patsy_rows: pd.DataFrame | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.info.column_names)
+
+    def matrix(self, keep: np.ndarray) -> np.ndarray:
+        """The predictor matrix of the rows ``keep`` (a mask over all rows)."""
+        if self.bulk is not None:
+            return self.bulk if keep.all() else _compress_rows(self.bulk, keep)
+        rows = self.patsy_rows
+        # patsy's rows are the complete ones; keep those the response keeps too
+        values = rows.to_numpy(dtype=float)[keep[rows.index.to_numpy()]]
+        return np.ascontiguousarray(values[:, self.columns])
+
+
+def _compress_rows(X: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The rows ``keep`` of ``X``, in the same memory order (column-major stays so)."""
+    return np.asfortranarray(X[keep]) if X.flags.f_contiguous else X[keep]
+
+
+def _predictor_design(rhs: str, frame: pd.DataFrame, env: Any) -> _Design:
+    """The right-hand side on every row: built in bulk when every factor allows it
+    (:mod:`sdrstats.design.builder`), else by patsy (rows with a missing value left out)."""
+    info = builder.design_info(rhs, frame, env)
+    plan = None if info is None else builder.plan(info, frame, env)
+    if plan is not None:
+        columns = builder.r_order(info, rhs)
+        try:
+            X, missing, undefined = plan.build(frame, columns)
+        except builder.NotBulk:
+            plan = None
+        else:
+            return _Design(info, columns, ~missing, undefined, bulk=X)
     try:
-        return patsy.dmatrix(
+        rows = patsy.dmatrix(
             rhs, frame, eval_env=env, NA_action=_NA_ACTION, return_type="dataframe"
         )
     except patsy.PatsyError as exc:
-        raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
+        raise ValueError(_explain_patsy_error(exc, frame, "data", rhs)) from None
     except (NameError, SyntaxError, TypeError, KeyError) as exc:
-        raise ValueError(f"Could not evaluate the predictors {rhs!r}: {exc}") from None
+        raise ValueError(
+            _explain_patsy_error(exc, frame, "data", rhs)
+            if isinstance(exc, NameError)
+            else f"Could not evaluate the predictors {rhs!r}: {exc}"
+        ) from None
+    info = rows.design_info
+    columns = builder.r_order(info, rhs)
+    complete = np.zeros(frame.shape[0], dtype=bool)
+    complete[rows.index.to_numpy()] = True
+    return _Design(info, columns, complete, [], patsy_rows=rows)
 
 
 @dataclass
 class _Response:
-    """The left-hand side: a class-label column, or numeric columns from patsy."""
+    """The left-hand side: a class-label column, or numeric columns."""
 
     names: list[str]
-    rows: pd.Index
-    numeric: pd.DataFrame | None
+    complete: np.ndarray
+    numeric: np.ndarray | None
 
-    def values(self, frame: pd.DataFrame, keep: pd.Index) -> tuple[np.ndarray, list | None]:
+    def values(self, frame: pd.DataFrame, keep: np.ndarray) -> tuple[np.ndarray, list | None]:
         """``Y`` on the kept rows, and the class levels of a label response (else None)."""
         if self.numeric is None:
-            labels = pd.Categorical(frame[self.names[0]].loc[keep])
+            labels = pd.Categorical(frame[self.names[0]][keep])
             return np.asarray(labels.codes, dtype=np.int64), list(labels.categories)
-        Y = self.numeric.loc[keep].to_numpy(dtype=float)
+        Y = self.numeric[keep]
         _check_finite(Y, self.names, "Response")
         return Y, None
 
@@ -386,19 +443,17 @@ def _response(y_terms: list[str], frame: pd.DataFrame, env: Any) -> _Response:
                 f"{y_terms}. Use one class column, or numeric columns for a multivariate response."
             )
         labels = frame[label_cols[0]]
-        return _Response([label_cols[0]], pd.Index(labels.index[labels.notna()]), None)
+        return _Response([label_cols[0]], labels.notna().to_numpy(), None)
     plain = [t if t in frame.columns else _quoted_literal(t) for t in y_terms]
     if all(
         c in frame.columns and pd.api.types.is_numeric_dtype(frame[c]) for c in plain
     ) and not any(pd.api.types.is_bool_dtype(frame[c]) for c in plain):
         # columns named as they are: read directly, so a column called I, Q or log cannot
         # shadow the function patsy would wrap the response in
-        numeric = frame[plain].astype(float)
-        numeric.columns = list(y_terms)
-        numeric = numeric[numeric.notna().all(axis=1)]
-        return _Response(list(y_terms), pd.Index(numeric.index), numeric)
+        numeric = np.column_stack([frame[c].to_numpy(dtype=float, na_value=np.nan) for c in plain])
+        return _Response(list(y_terms), ~np.isnan(numeric).any(axis=1), numeric)
     try:
-        numeric = patsy.dmatrix(
+        rows = patsy.dmatrix(
             "0 + " + " + ".join(f"I({t})" for t in y_terms),
             frame,
             eval_env=env,
@@ -406,30 +461,52 @@ def _response(y_terms: list[str], frame: pd.DataFrame, env: Any) -> _Response:
             return_type="dataframe",
         )
     except patsy.PatsyError as exc:
-        raise ValueError(_explain_patsy_error(exc, frame, "data")) from None
-    if numeric.shape[1] != len(y_terms):
+        raise ValueError(_explain_patsy_error(exc, frame, "data", " + ".join(y_terms))) from None
+    except NameError as exc:
+        raise ValueError(_explain_patsy_error(exc, frame, "data", " + ".join(y_terms))) from None
+    if rows.shape[1] != len(y_terms):
         raise ValueError(f"Each response term must give one numeric column; got {y_terms}.")
-    return _Response(list(y_terms), pd.Index(numeric.index), numeric)
+    complete = np.zeros(frame.shape[0], dtype=bool)
+    complete[rows.index.to_numpy()] = True
+    numeric = np.full((frame.shape[0], len(y_terms)), np.nan)
+    numeric[rows.index.to_numpy()] = rows.to_numpy(dtype=float)
+    return _Response(list(y_terms), complete, numeric)
 
 
 def _report_missing(
-    frame: pd.DataFrame, keep: pd.Index, text: str, columns: list[str], missing: str
+    frame: pd.DataFrame,
+    keep: np.ndarray,
+    text: str,
+    columns: list[str],
+    missing: str,
+    undefined: list[str] = (),
 ) -> int:
     """Warn of (or refuse) the rows a missing value drops; how many there are."""
-    n_dropped = frame.shape[0] - len(keep)
+    n_kept = int(keep.sum())
+    n_dropped = frame.shape[0] - n_kept
     if n_dropped:
         with_na = [c for c in _mentioned_columns(text, columns) if frame[c].isna().any()]
+        # terms undefined on some rows (log of a negative number is NaN), as R's model.frame
+        # drops them too; named when no column of theirs is missing
+        computed = [
+            display(t)
+            for t in undefined
+            if not any(c in with_na for c in _mentioned_columns(t, columns))
+        ]
+        where = f"missing values in {with_na}"
+        if computed:
+            where = (f"{where} and " if with_na else "") + f"undefined values (NaN) of {computed}"
         if missing == "raise":
             raise ValueError(
-                f"{n_dropped} row(s) have missing values in {with_na}; drop or impute them, or "
+                f"{n_dropped} row(s) have {where}; drop or impute them, or "
                 "pass missing='drop' to drop them."
             )
         warnings.warn(
-            f"Dropped {n_dropped} of {frame.shape[0]} rows with missing values in {with_na}.",
+            f"Dropped {n_dropped} of {frame.shape[0]} rows with {where}.",
             MissingValueWarning,
             stacklevel=4,
         )
-    if len(keep) == 0:
+    if n_kept == 0:
         raise ValueError("No rows are left after dropping rows with missing values.")
     return n_dropped
 

@@ -10,6 +10,7 @@ import pandas as pd
 import patsy
 
 from ..core.persistence import register
+from . import builder
 from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
 from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
@@ -57,7 +58,7 @@ class ModelSpec:
     >>> from sdrstats.design.formula import parse
     >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
     >>> spec.X.shape, spec.x_names
-    ((202, 2), ['C(sex)[T.m]', 'log(wt)'])
+    ((202, 2), ['log(wt)', 'C(sex)[T.m]'])
     """
 
     X: np.ndarray
@@ -130,8 +131,8 @@ class ModelSpec:
         >>> ais = sdr.datasets.load("ais")
         >>> spec = parse("lbm ~ log(wt) + C(sex)", ais)
         >>> spec.transform_x(ais.head(2)).round(3)
-        array([[0.   , 4.368],
-               [0.   , 4.309]])
+        array([[4.368, 0.   ],
+               [4.309, 0.   ]])
         """
         design_info = self._design()
         if design_info is None:
@@ -159,6 +160,15 @@ class ModelSpec:
                 f"{type(newdata).__name__}."
             )
         newdata = _prepare_newdata(newdata, design_info)
+        plan = builder.plan(design_info, newdata)
+        if plan is not None:
+            try:
+                values, _, _ = plan.build(newdata, self.design_columns, unseen="newdata")
+            except builder.NotBulk:
+                pass
+            else:
+                _check_finite(values, self.x_names, "newdata")
+                return values
         try:
             (matrix,) = patsy.build_design_matrices(
                 [design_info], newdata, NA_action="raise", return_type="matrix"

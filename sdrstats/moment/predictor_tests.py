@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.validation import check_choice, check_float, check_int
+from ..design.names import display
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,8 +40,9 @@ def predictor_terms(results: Results) -> dict[str, list[int]]:
     for name, cols in info.term_name_slices.items():
         kept = [position[c] for c in range(cols.start, cols.stop) if c in position]
         if kept:
-            terms[name] = kept
-    return terms
+            terms[display(name)] = kept
+    # in the fit's column order (R's: the formula's), not patsy's
+    return dict(sorted(terms.items(), key=lambda item: min(item[1])))
 
 
 def _resolve(results: Results, names: list[str], what: str) -> list[str]:

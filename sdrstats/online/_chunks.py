@@ -20,6 +20,7 @@ import pandas as pd
 from ..core.persistence import register
 from ..core.warnings import MissingValueWarning
 from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
+from ..design.names import quote_columns
 from ..design.safe_formula import evaluate_response
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
@@ -55,7 +56,11 @@ class ChunkReader:
     ) -> tuple[np.ndarray, np.ndarray]:
         if missing not in ("drop", "raise"):
             raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-        if formula is not None and self.formula is not None and formula != self.formula:
+        if (
+            formula is not None
+            and self.formula is not None
+            and quote_columns(formula, self.columns or []) != self.formula
+        ):
             raise ValueError(
                 f"This stream was started with formula {self.formula!r}; a chunk "
                 f"cannot change it to {formula!r}."
@@ -98,8 +103,9 @@ class ChunkReader:
 
     def _first_formula(self, formula: str, data: pd.DataFrame, missing: str):
         spec = parse(formula, data, missing=missing, empty_levels=True)
-        self.formula = formula
         self.columns = [str(c) for c in data.columns]
+        # R's names (MPG.city, "x y") quoted as parse read them: later chunks evaluate the text
+        self.formula = quote_columns(formula, self.columns)
         return self._adopt(spec)
 
     # -- later chunks --------------------------------------------------------------------

@@ -22,13 +22,17 @@ import pandas as pd
 import patsy
 
 from ..core.warnings import MissingValueWarning
+from ..design import builder
+from ..design.checks import _check_object_columns
 from ..design.formula import (
     _check_finite,
     _mentioned_columns,
+    _quoted_literal,
     _split_top,
     _user_env,
     parse,
 )
+from ..design.names import quote_columns
 from ..design.safe_formula import check_expression, check_formula, safe_env
 
 
@@ -265,10 +269,10 @@ class ChunkPlan:
             if info.type == "numerical"
         )
         self.numeric_columns = _mentioned_columns(numeric_codes, self.columns)
+        lhs = quote_columns(formula.split("~")[0].strip(), self.columns)
         if not spec.categorical:
-            lhs_columns = _mentioned_columns(formula.split("~")[0], self.columns)
+            lhs_columns = _mentioned_columns(lhs, self.columns)
             self.numeric_columns += [c for c in lhs_columns if c not in self.numeric_columns]
-        lhs = formula.split("~")[0].strip()
         self.lhs_terms = _split_top(lhs)
         self.y_source = frame[_mentioned_columns(lhs, list(frame.columns))]
         self.label_column = self.y_names[0] if self.categorical else None
@@ -276,24 +280,9 @@ class ChunkPlan:
         if self.categorical and isinstance(frame[self.label_column].dtype, pd.CategoricalDtype):
             self.level_order = list(frame[self.label_column].cat.categories)
         self._y_info = None if self.categorical else self._build_y_info(_user_env())
-        self.plain_x, self.plain_y = self._plain_columns(frame)
-
-    def _plain_columns(self, frame: pd.DataFrame) -> tuple[list[str] | None, str | None]:
-        """Column names when the formula only picks numeric columns as they are (no factors,
-        no transforms): then a chunk's arrays are taken directly, bypassing patsy, which is
-        the bulk of the time for wide chunks. Used only if it gives the patsy result exactly."""
-        names = list(self.x_names)
-        y_term = self.lhs_terms[0] if len(self.lhs_terms) == 1 else None
-        if (
-            self.categorical
-            or y_term not in frame.columns
-            or not all(n in frame.columns for n in names)
-            or not all(pd.api.types.is_float_dtype(frame[n]) for n in [*names, y_term])
-        ):
-            return None, None
-        complete = _complete(frame, [*names, y_term])
-        same_x = np.array_equal(frame[names].to_numpy(dtype=float)[complete], self.spec.X)
-        return (names, y_term) if same_x else (None, None)
+        plain = [t if t in frame.columns else _quoted_literal(t) for t in self.lhs_terms]
+        #: response columns read as they are (no transform): no patsy pass per chunk
+        self.plain_y = plain if not self.categorical and all(plain) else None
 
     # -- pickling (patsy's DesignInfo cannot be pickled) ---------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -336,47 +325,85 @@ class ChunkPlan:
     def arrays(
         self, chunk: pd.DataFrame, where: str = "a chunk"
     ) -> tuple[np.ndarray, np.ndarray, int]:
-        """Predictor matrix, response (floats, or labels) and rows dropped for missing values."""
+        """Predictor matrix, response (floats, or labels) and rows dropped for missing values.
+
+        The predictors come from the same bulk builder as an in-memory fit
+        (:mod:`sdrstats.design.builder`) with the first chunk's design; patsy builds only
+        designs the builder cannot.
+        """
         frame = chunk.copy(deep=False)
         frame.columns = [str(c) for c in frame.columns]
         self._check_chunk(frame, chunk, where)
         frame = frame.reset_index(drop=True)
-        if self.plain_x is not None and all(c in frame.columns for c in self.plain_x):
-            return self._plain_arrays(frame, where)
         x_info, y_info = self._infos()
+        used = [c for c in self.x_source.columns if c in frame.columns]
+        if self.plain_y:
+            used += [c for c in self.plain_y if c in frame.columns and c not in used]
+        _check_object_columns(frame, used)
+        X_all = x_keep = None
+        plan = builder.plan(x_info, frame)
+        if plan is not None:
+            try:
+                X_all, x_missing, _ = plan.build(frame, self.design_columns, unseen=where)
+            except builder.UnseenLevelError as exc:
+                detail = f"column {exc.column!r} has level(s) {exc.levels}"
+                raise ValueError(_chunk_error(exc, where, detail, unseen=True)) from None
+            except builder.NotBulk:
+                X_all = None
+            except KeyError as exc:
+                raise ValueError(
+                    f"{where} lacks the column {exc}; every chunk needs the formula's columns."
+                ) from None
+            else:
+                x_keep = ~x_missing
         try:
-            (xm,) = patsy.build_design_matrices(
-                [x_info], frame, NA_action=_na_action(), return_type="dataframe"
-            )
-            ym = None
-            if y_info is not None:
+            if X_all is None:
+                (xm,) = patsy.build_design_matrices(
+                    [x_info], frame, NA_action=_na_action(), return_type="dataframe"
+                )
+                x_keep = np.zeros(frame.shape[0], dtype=bool)
+                x_keep[xm.index.to_numpy()] = True
+                X_all = np.full((frame.shape[0], len(self.design_columns)), np.nan)
+                X_all[xm.index.to_numpy()] = xm.to_numpy(dtype=float)[:, self.design_columns]
+            y_all = None
+            if self.plain_y:
+                missing_y = [c for c in self.plain_y if c not in frame.columns]
+                if missing_y:
+                    raise KeyError(missing_y[0])
+                y_all = np.column_stack(
+                    [frame[c].to_numpy(dtype=float, na_value=np.nan) for c in self.plain_y]
+                )
+                y_keep = ~np.isnan(y_all).any(axis=1)
+            elif y_info is not None:
                 (ym,) = patsy.build_design_matrices(
                     [y_info], frame, NA_action=_na_action(), return_type="dataframe"
                 )
+                y_keep = np.zeros(frame.shape[0], dtype=bool)
+                y_keep[ym.index.to_numpy()] = True
+                y_all = np.full((frame.shape[0], ym.shape[1]), np.nan)
+                y_all[ym.index.to_numpy()] = ym.to_numpy(dtype=float)
         except patsy.PatsyError as exc:
             raise ValueError(_chunk_error(exc, where, self._new_levels(x_info, frame))) from None
         except KeyError as exc:
             raise ValueError(
                 f"{where} lacks the column {exc}; every chunk needs the formula's columns."
             ) from None
-        keep = xm.index
         if self.categorical:
             labels = frame[self.label_column]
-            keep = keep.intersection(labels.index[labels.notna()], sort=False)
-        else:
-            keep = keep.intersection(ym.index, sort=False)
-        dropped = frame.shape[0] - len(keep)
+            y_keep = labels.notna().to_numpy()
+        keep = x_keep & y_keep
+        dropped = int(frame.shape[0] - keep.sum())
         if dropped and self.missing == "raise":
             raise ValueError(
                 f"{dropped} row(s) of {where} have missing values; drop or impute them, or pass "
                 "missing='drop'."
             )
-        X = xm.loc[keep].to_numpy(dtype=float)[:, self.design_columns]
+        X = X_all[keep] if dropped else X_all
         _check_finite(X, self.x_names, f"Predictor ({where})")
         if self.categorical:
-            y = frame[self.label_column].loc[keep].to_numpy()
+            y = frame[self.label_column].to_numpy()[keep]
         else:
-            y = ym.loc[keep].to_numpy(dtype=float)
+            y = y_all[keep] if dropped else y_all
             _check_finite(y, self.y_names, f"Response ({where})")
         return X, y, dropped
 
@@ -414,22 +441,6 @@ class ChunkPlan:
                 )
             frame[col] = parsed.astype(float)
 
-    def _plain_arrays(self, frame: pd.DataFrame, where: str) -> tuple[np.ndarray, np.ndarray, int]:
-        X = frame[self.plain_x].to_numpy(dtype=float)
-        y = frame[self.plain_y].to_numpy(dtype=float)
-        keep = ~(np.isnan(X).any(axis=1) | np.isnan(y))
-        dropped = int(keep.size - keep.sum())
-        if dropped:
-            if self.missing == "raise":
-                raise ValueError(
-                    f"{dropped} row(s) of {where} have missing values; drop or impute them, or "
-                    "pass missing='drop'."
-                )
-            X, y = X[keep], y[keep]
-        _check_finite(X, self.x_names, f"Predictor ({where})")
-        _check_finite(y.reshape(-1, 1), self.y_names, f"Response ({where})")
-        return X, y.reshape(-1, 1), dropped
-
     @staticmethod
     def _new_levels(x_info: Any, frame: pd.DataFrame) -> str:
         """The factor column(s) of ``frame`` with levels the design does not know."""
@@ -449,14 +460,9 @@ class ChunkPlan:
         return y.reshape(-1)
 
 
-def _complete(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
-    """Rows with no missing value in ``columns``."""
-    return frame[columns].notna().all(axis=1).to_numpy()
-
-
-def _chunk_error(exc: Exception, where: str, detail: str = "") -> str:
+def _chunk_error(exc: Exception, where: str, detail: str = "", unseen: bool = False) -> str:
     text = str(exc)
-    if "does not match any of the expected levels" in text:
+    if unseen or "does not match any of the expected levels" in text:
         value = text.split("observation with value", 1)[-1].split("does not match")[0].strip()
         what = detail or f"a factor has the level {value}"
         return (

@@ -1,0 +1,172 @@
+"""Column names as R users write them: ``MPG.city``, ``Infant.Mortality``, ``2nd``, ``x y``.
+
+Data exported from R keep names with dots (``Rev.per.mile``), and spreadsheets give names
+with spaces or leading digits. In Python such a name is not an identifier: patsy would read
+``MPG.city`` as an attribute, ``2nd`` and ``x y`` as syntax errors. R itself reads a dotted
+name as one name and needs backquotes for the others. Here a piece of formula text that is
+exactly a column of ``data`` means that column: before patsy sees the formula, it becomes
+``Q("...")``. The piece must stand alone (not be part of a longer name, not be called as a
+function, not be inside a string) and the name must be made of letters, digits, ``_``, dots
+and inner spaces: a name holding operators or parentheses (``log(x)``, ``a+b``) is an
+expression and is quoted by hand. The longest such name wins, so with columns ``x`` and
+``x.1``, ``x.1`` is the column ``x.1``.
+
+Names shown back (directions, summaries, predictor tests) drop the quoting for names R would
+write bare (letters, digits, ``_`` and dots, not starting with a digit): ``MPG.city``, not
+``Q("MPG.city")``; other names keep ``Q("...")`` where R would show backquotes.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from typing import Any
+
+from .checks import _IDENTIFIER, _masked, _quote, dotted_token, unknown_name
+
+_R_LIKE = re.compile(r"[\w.]+(?: +[\w.]+)*")
+_R_SYNTACTIC = re.compile(r"(?:[^\W\d]|\.(?!\d))[\w.]*")
+_QUOTED = re.compile(r'Q\(\s*("(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\')\s*\)')
+
+
+def _number(name: str) -> bool:
+    """A name that reads as a number (``1``, ``0``, ``1e5``) stays a number: ``y ~ x + 1``."""
+    try:
+        float(name)
+    except ValueError:
+        return False
+    return True
+
+
+def needs_quoting(name: str) -> bool:
+    """Whether patsy cannot read ``name`` as a bare name (not an identifier, or a keyword)."""
+    return not _IDENTIFIER.match(name) or keyword.iskeyword(name)
+
+
+def quote_columns(text: str, columns: list[str]) -> str:
+    """Formula text with each bare mention of a non-identifier column as ``Q("...")``.
+
+    Examples
+    --------
+    >>> quote_columns("MPG.city ~ Rev.per.mile + log(EngineSize)",
+    ...               ["MPG.city", "Rev.per.mile", "EngineSize"])
+    'Q("MPG.city") ~ Q("Rev.per.mile") + log(EngineSize)'
+    >>> quote_columns("y ~ 2nd + name with space", ["y", "2nd", "name with space"])
+    'y ~ Q("2nd") + Q("name with space")'
+    """
+    candidates = sorted(
+        (c for c in columns if needs_quoting(c) and _R_LIKE.fullmatch(c) and not _number(c)),
+        key=len,
+        reverse=True,
+    )
+    if not candidates:
+        return text
+    masked = _masked(text)
+    taken = [False] * len(text)
+    found: list[tuple[int, int, str]] = []
+    for name in candidates:
+        pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w.])")
+        for m in pattern.finditer(masked):
+            start, stop = m.span()
+            if any(taken[start:stop]):
+                continue
+            after = masked[stop:].lstrip()
+            if after.startswith("("):
+                continue  # called: a function of that name, not the column
+            found.append((start, stop, name))
+            for i in range(start, stop):
+                taken[i] = True
+    for start, stop, name in sorted(found, reverse=True):
+        text = text[:start] + _quote(name) + text[stop:]
+    return text
+
+
+def display(name: str) -> str:
+    """A design column's name as shown: ``Q("MPG.city")`` becomes ``MPG.city``.
+
+    Examples
+    --------
+    >>> display('C(Q("Dept.Name"))[T.b]'), display('Q("x y")')
+    ('C(Dept.Name)[T.b]', 'Q("x y")')
+    """
+
+    def bare(m: re.Match) -> str:
+        try:
+            literal = json.loads(m.group(1)) if m.group(1)[0] == '"' else m.group(1)[1:-1]
+        except ValueError:
+            return m.group(0)
+        if _R_SYNTACTIC.fullmatch(literal) and not keyword.iskeyword(literal):
+            return literal
+        return m.group(0)
+
+    return _QUOTED.sub(bare, name) if "Q(" in name else name
+
+
+def check_called_columns(text: str, columns: list[str], what: str = "data") -> None:
+    """Refuse a function call whose name is also a column: patsy would call the column.
+
+    Examples
+    --------
+    >>> check_called_columns("y ~ log(x)", ["y", "x", "log"])
+    Traceback (most recent call last):
+    ...
+    ValueError: data has a column named 'log', so 'log(...)' in the formula would call that column...
+    """
+    masked = _masked(text)
+    for m in re.finditer(r"(?<![\w.])([^\W\d]\w*)\s*\(", masked):
+        name = m.group(1)
+        if name not in columns:
+            continue
+        if name in ("I", "Q", "C"):
+            fix = (
+                f"rename the column (e.g. data = data.rename(columns={{{name!r}: {name + '_'!r}}}))"
+            )
+        else:
+            fix = (
+                f"rename the column (e.g. data = data.rename(columns={{{name!r}: "
+                f"{name + '_'!r}}})), or call the function by its module (np.{name}(...))"
+            )
+        raise ValueError(
+            f"{what} has a column named {name!r}, so '{name}(...)' in the formula would call that "
+            f"column instead of the function: {fix}. The column itself can be written "
+            f'Q("{name}") in a formula that does not call {name}().'
+        )
+
+
+def check_quoted_columns(text: str, columns: list[str], env: Any, what: str = "data") -> None:
+    """A ``Q("...")`` naming no column of ``data`` (nor a variable) lists the columns.
+
+    Examples
+    --------
+    >>> check_quoted_columns('y ~ Q("MPG.cty")', ["y", "MPG.city"], None)
+    Traceback (most recent call last):
+    ...
+    ValueError: The formula quotes 'MPG.cty' with Q(), which is not a column of data...
+    """
+    for m in _QUOTED.finditer(text):
+        raw = m.group(1)
+        try:
+            name = json.loads(raw) if raw[0] == '"' else raw[1:-1]
+        except ValueError:
+            continue
+        if name in columns:
+            continue
+        if env is not None:
+            try:
+                env.namespace[name]
+                continue
+            except KeyError:
+                pass
+        raise ValueError(unknown_name(name, columns, what, quoted=True))
+
+
+__all__ = [
+    "quote_columns",
+    "display",
+    "check_called_columns",
+    "check_quoted_columns",
+    "unknown_name",
+    "dotted_token",
+    "needs_quoting",
+]

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.warnings import MissingValueWarning
-from .checks import _check_finite, _check_magnitude, _is_label_column
+from .checks import _check_finite, _check_magnitude, _is_label_column, clearly_fine
 from .spec import ModelSpec
 
 
@@ -61,8 +61,10 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         y_ok = y_values.notna().all(axis=1).to_numpy()
     else:
         y_ok = ~np.isnan(y_numeric).any(axis=1)
-    low, high = Xa.min(axis=0), Xa.max(axis=0)  # NaN and inf propagate: one cheap check
-    x_finite = bool(np.isfinite(low).all() and np.isfinite(high).all())
+    fine = Xa.dtype.kind == "f" and clearly_fine(Xa)  # one pass of column sums of squares
+    if not fine:
+        low, high = Xa.min(axis=0), Xa.max(axis=0)  # NaN and inf propagate
+    x_finite = fine or bool(np.isfinite(low).all() and np.isfinite(high).all())
     x_ok = np.ones(n_rows, dtype=bool) if x_finite else ~np.isnan(Xa).any(axis=1)
     mask = x_ok & y_ok
     n_dropped = int((~mask).sum())
@@ -82,7 +84,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         Xa.flags.writeable = False
     if Xa.shape[0] == 0:
         raise ValueError("No rows are left after dropping rows with missing values.")
-    if x_finite:
+    if x_finite and not fine:
         _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
     else:
         _check_finite(Xa, x_names, "Predictor")

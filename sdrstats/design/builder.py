@@ -30,6 +30,7 @@ names and rows.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import warnings
 from dataclasses import dataclass
@@ -391,6 +392,13 @@ def plan(design_info: Any, frame: pd.DataFrame, env: Any = None) -> DesignPlan |
 _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
 
 
+@functools.lru_cache(maxsize=64)
+def model_desc(formula: str) -> Any:
+    """patsy's parse of ``formula`` (cached: a 50-term formula takes milliseconds to parse,
+    and one fit reads it several times). Raises :class:`patsy.PatsyError` as patsy does."""
+    return patsy.ModelDesc.from_formula(formula)
+
+
 def design_info(rhs: str, frame: pd.DataFrame, env: Any) -> Any | None:
     """patsy's design information of ``rhs`` on ``frame``, read from a few rows.
 
@@ -406,7 +414,7 @@ def design_info(rhs: str, frame: pd.DataFrame, env: Any) -> Any | None:
     ['Intercept', 'g[T.b]', 'g[T.c]', 'x']
     """
     try:
-        desc = patsy.ModelDesc.from_formula(rhs)
+        desc = model_desc(rhs)
     except patsy.PatsyError:
         return None
     if desc.lhs_termlist:
@@ -508,7 +516,7 @@ def r_order(design_info: Any, rhs: str) -> np.ndarray:
     ['x', 'g[T.b]']
     """
     try:
-        terms = patsy.ModelDesc.from_formula(rhs).rhs_termlist
+        terms = model_desc(rhs).rhs_termlist
     except patsy.PatsyError:
         terms = list(design_info.terms)
     slices = design_info.term_slices

@@ -88,6 +88,8 @@ def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
     """
     if values.size == 0 or values.dtype.kind not in "fc":
         return
+    if values.ndim == 2 and values.dtype.kind == "f" and clearly_fine(values):
+        return
     low, high = values.min(axis=0), values.max(axis=0)
     if not (np.isfinite(low).all() and np.isfinite(high).all()):
         bad = ~np.isfinite(values)
@@ -99,6 +101,24 @@ def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
             "(e.g. log of a non-positive value gives -inf)."
         )
     _check_magnitude(np.maximum(np.abs(low), np.abs(high)), names, what)
+
+
+def clearly_fine(values: np.ndarray) -> bool:
+    """True when every value of the float matrix is finite and within the magnitudes
+    :func:`_check_magnitude` allows, decided from one pass of column sums of squares.
+
+    A sum of squares is NaN or infinite when the column holds NaN or inf (or squares that
+    overflow), and ``sqrt(Σx²/n) ≤ max|x| ≤ sqrt(Σx²)``; a column these bounds leave undecided
+    (or a zero sum, which tiny values can underflow to) returns False, and the caller
+    checks it exactly with the column extremes.
+    """
+    with np.errstate(all="ignore"):
+        squares = np.einsum("ij,ij->j", values, values)
+    if not np.all(np.isfinite(squares)) or np.any(squares == 0):
+        return False
+    n_rows = values.shape[0]
+    low_peak, high_peak = np.sqrt(squares / n_rows), np.sqrt(squares)
+    return bool(np.all(high_peak <= MAX_MAGNITUDE) and np.all(low_peak >= 1 / MAX_MAGNITUDE))
 
 
 #: Values beyond this magnitude (or non-zero columns entirely below its reciprocal) are refused:
@@ -165,6 +185,14 @@ def _check_object_columns(
 def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> None:
     series = frame[col]
     values = series[series.notna()]
+    kind = pd.api.types.infer_dtype(values, skipna=True)  # one C pass over the values
+    if kind == "string" and len(values):
+        # Python strings only (a factor): the numbers-as-text checks need only the distinct
+        # values and how often each occurs, not a parse of every row
+        counts = values.value_counts(sort=False)
+        if len(counts) > 2 and not label:
+            _check_text_numbers(col, counts)
+        return
     numbers = values.map(lambda v: isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool))
     if len(values) and numbers.all():
         frame[col] = pd.to_numeric(series.where(series.notna(), np.nan), errors="raise").astype(
@@ -179,26 +207,34 @@ def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> 
             "numbers."
         )
     if kinds == {"str"} and values.nunique() > 2 and not label:
-        parsed = pd.to_numeric(values, errors="coerce")
-        odd = values[parsed.isna()]
-        # almost all numbers: a missing-value code such as "?" or "NA " in a numeric column,
-        # which would otherwise turn it into a factor with a level per number
-        if len(odd) and parsed.notna().mean() >= 0.9:
-            shown = sorted(odd.unique().tolist())[:5]
-            raise ValueError(
-                f"Column {col!r} holds numbers except for {len(odd)} value(s) {shown} that are "
-                f"not numbers (a missing-value code?); it would become a factor with "
-                f"{values.nunique()} levels. Read them as missing (pd.read_csv(..., "
-                f"na_values={shown!r}), or data[{col!r}] = pd.to_numeric(data[{col!r}], "
-                "errors='coerce')), or correct them."
-            )
-        if parsed.notna().all():
-            raise ValueError(
-                f"Column {col!r} holds numbers stored as text (e.g. {values.iloc[0]!r}), which "
-                f"would become a factor with {values.nunique()} levels; convert it with "
-                f"data[{col!r}] = pd.to_numeric(data[{col!r}]), or make it a categorical "
-                f"(data[{col!r}].astype('category')) if it is a factor."
-            )
+        _check_text_numbers(col, values.value_counts(sort=False))
+
+
+def _check_text_numbers(col: str, counts: pd.Series) -> None:
+    """Refuse a text column that holds numbers (``counts``: each distinct text, how often)."""
+    texts = pd.Series(counts.index, dtype=object)
+    parsed = pd.to_numeric(texts, errors="coerce")
+    weight = counts.to_numpy()
+    odd = parsed.isna().to_numpy()
+    n_odd, n_all = int(weight[odd].sum()), int(weight.sum())
+    # almost all numbers: a missing-value code such as "?" or "NA " in a numeric column,
+    # which would otherwise turn it into a factor with a level per number
+    if n_odd and (n_all - n_odd) / n_all >= 0.9:
+        shown = sorted(texts[odd].tolist())[:5]
+        raise ValueError(
+            f"Column {col!r} holds numbers except for {n_odd} value(s) {shown} that are "
+            f"not numbers (a missing-value code?); it would become a factor with "
+            f"{len(texts)} levels. Read them as missing (pd.read_csv(..., "
+            f"na_values={shown!r}), or data[{col!r}] = pd.to_numeric(data[{col!r}], "
+            "errors='coerce')), or correct them."
+        )
+    if not odd.any():
+        raise ValueError(
+            f"Column {col!r} holds numbers stored as text (e.g. {texts.iloc[0]!r}), which "
+            f"would become a factor with {len(texts)} levels; convert it with "
+            f"data[{col!r}] = pd.to_numeric(data[{col!r}]), or make it a categorical "
+            f"(data[{col!r}].astype('category')) if it is a factor."
+        )
 
 
 def _is_label_column(series: pd.Series) -> bool:

@@ -98,7 +98,7 @@ def _rhs_columns(rhs: str, columns: list[str]) -> list[str]:
     Only parses (patsy's parser evaluates nothing), so ``. - when`` does not count ``when``.
     """
     try:
-        desc = patsy.ModelDesc.from_formula(rhs)
+        desc = builder.model_desc(rhs)
     except patsy.PatsyError:
         return _mentioned_columns(rhs, columns)
     codes = " ".join(f.code for term in desc.rhs_termlist for f in term.factors)
@@ -239,7 +239,9 @@ def parse(
     data = select_rows(data, subset)
     columns = [str(c) for c in data.columns]
     frame = data.copy(deep=False)
-    frame.columns = columns
+    frame.columns = pd.Index(
+        columns, dtype=object
+    )  # object labels: fast lookups (pandas 3 would store them as arrow strings)
     original_index = frame.index
     frame = frame.reset_index(drop=True)
 

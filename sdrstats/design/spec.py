@@ -183,7 +183,7 @@ class ModelSpec:
 def _prepare_newdata(newdata: pd.DataFrame, design_info: Any) -> pd.DataFrame:
     """New rows in the dtypes the fit read, refusing a missing value by its row and column."""
     frame = newdata.copy(deep=False)
-    frame.columns = [str(c) for c in frame.columns]
+    frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
     codes = " ".join(factor.name() for factor in design_info.factor_infos)
     used = _mentioned_columns(codes, list(frame.columns))
     numeric_codes = " ".join(

@@ -104,7 +104,9 @@ class Standardized:
 
     def back_transform(self, vectors: np.ndarray) -> np.ndarray:
         """Directions in the original scale, ``U^{-1} V``, before normalisation."""
-        raw = scipy.linalg.solve_triangular(self.chol.T, vectors, lower=False)
+        # np.linalg.solve, not scipy's triangular solver: for a p x p system the result is the
+        # same to rounding, and scipy's threaded LAPACK can take milliseconds to wake up
+        raw = np.linalg.solve(self.chol.T, vectors)
         return raw / self.scale[:, None]
 
     def whiten_direction(self, basis: np.ndarray) -> np.ndarray:
@@ -247,7 +249,7 @@ def slice_moments_from_sums(
     if np.any(counts <= 0):
         raise ValueError("A slice has no weight; use fewer slices.")
     scaled_means = sums / counts[:, None] / std.scale
-    means = scipy.linalg.solve_triangular(std.chol, scaled_means.T, lower=True).T
+    means = np.linalg.solve(std.chol, scaled_means.T).T  # p x p: see back_transform
     second = None
     if centred_second is not None:
         second = std.whiten_moments(centred_second / counts[:, None, None])

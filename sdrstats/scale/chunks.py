@@ -332,7 +332,7 @@ class ChunkPlan:
         designs the builder cannot.
         """
         frame = chunk.copy(deep=False)
-        frame.columns = [str(c) for c in frame.columns]
+        frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
         self._check_chunk(frame, chunk, where)
         frame = frame.reset_index(drop=True)
         x_info, y_info = self._infos()

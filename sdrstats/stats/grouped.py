@@ -108,6 +108,14 @@ def mean_and_covariance(
     return total, mean, cov
 
 
+def _indicator_product(indicator: Any, X: np.ndarray) -> np.ndarray:
+    """``indicator @ X`` for a sparse group indicator; a column-major ``X`` (the formula
+    front's) is taken a column at a time, as scipy would otherwise copy it to row-major."""
+    if X.flags.c_contiguous or not X.flags.f_contiguous:
+        return np.asarray(indicator @ X)
+    return np.column_stack([indicator @ X[:, j] for j in range(X.shape[1])])
+
+
 def group_order(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Row order grouping the codes together, and each group's bounds in that order."""
     order = np.argsort(codes, kind="stable")
@@ -211,7 +219,7 @@ class SliceStats:
             with np.errstate(divide="ignore", invalid="ignore"):
                 raw_ok = np.all(sd > 0) and np.max(np.abs(mean) / sd) <= RAW_SUM_RATIO
             if raw_ok:
-                self.sums = np.asarray(indicator @ X) - self.counts[:, None] * mean
+                self.sums = _indicator_product(indicator, X) - self.counts[:, None] * mean
             else:  # centre first: raw sums would lose digits to a large mean
                 self.sums = np.asarray(indicator @ (X - mean))
         else:

@@ -197,3 +197,9 @@ def test_unseen_level_in_newdata_names_the_column(data):
         ValueError, match=r"level\(s\) \['zz'\] in column 'g'.*not seen when fitting"
     ):
         spec.transform_x(new)
+
+
+def test_stateful_transform_of_a_column_with_missing_values_says_what_to_do(data):
+    # patsy's center() learns a NaN mean from a column with NaN, so every row is undefined
+    with pytest.raises(ValueError, match=r"center, standardize.*\['x1'\].*dropna"):
+        fit("y1 ~ center(x1) + x2", data)

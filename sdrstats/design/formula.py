@@ -14,6 +14,30 @@ Formula conventions (as in R):
   full-rank treatment coding they get with an intercept.
 * ``log``, ``sqrt``, ``exp`` and ``abs`` evaluate as numpy's, alongside ``np`` and the
   caller's own names.
+* predictors come in R's order: the terms as the formula names them, main effects before
+  two-way interactions before higher ones (R's ``terms()``), so ``mpg ~ displacement +
+  C(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
+  factor-only terms first). Within an interaction the left-most factor's levels vary fastest.
+  ``directions``, summaries, ``transform`` and the predictor tests all use this order.
+* factor levels follow R's ``factor()``: a pandas categorical keeps its categories in their
+  order (R keeps a factor's levels); otherwise the distinct values sorted, numbers
+  numerically, ``False`` before ``True`` and text by character code, which is R's order in
+  the C collation locale (in other locales R may sort mixed-case or punctuated text
+  differently: pass a categorical to fix the order). The first level is the reference
+  (R's ``contr.treatment``); ``C(g, Treatment("v"))`` makes ``v`` the reference, as R's
+  ``relevel``. An unused category is an error naming it (R would give a zero column).
+* R's column names work unquoted: formula text that is exactly a column of ``data``, such
+  as ``MPG.city``, ``Rev.per.mile``, ``2nd`` or ``name with space``, means that column
+  (:mod:`sdrstats.design.names`); names R writes bare are shown bare (``MPG.city``), the
+  others as ``Q("...")`` where R shows backquotes.
+* rows with a missing value in any variable, or where a term is undefined (``log`` of a
+  negative number is NaN), are dropped as R's ``na.omit`` does, with one warning naming
+  them.
+
+The matrix is built in bulk from the column arrays where every term allows it (numeric
+columns, element-wise functions, interactions, factors), with patsy's own design
+information, and by patsy otherwise (:mod:`sdrstats.design.builder`): the same numbers,
+names and rows either way.
 
 Security: formula text is evaluated as Python (patsy evaluates each term, as R and statsmodels
 evaluate theirs), so formula text must never come from an untrusted source. Data are not code:
@@ -268,6 +292,13 @@ def parse(
         raise ValueError(f"formula {formula!r} has no predictors besides the intercept.")
     response = _response(y_terms, frame, env)
     keep = design.complete & response.complete
+    if not keep.any() and _STATEFUL.search(rhs):
+        with_na = [c for c in rhs_columns if frame[c].isna().any()]
+        raise ValueError(
+            f"No rows are left: a transform that learns from its column (center, standardize, "
+            f"scale, bs, cr, cc, te) is undefined on every row when the column has missing "
+            f"values ({with_na}). Drop those rows first, e.g. data.dropna(subset={with_na})."
+        )
     n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing, design.undefined)
 
     x_names = [display(design.names[j]) for j in design.columns]
@@ -292,6 +323,7 @@ def parse(
     )
 
 
+_STATEFUL = re.compile(r"(?<![\w.])(center|standardize|scale|bs|cr|cc|te)\s*\(")
 _DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
 _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
 

@@ -205,8 +205,13 @@ class SliceStats:
         k, n_rows = len(keys), X.shape[0]
         self.keys, self._slot = list(keys), {key: j for j, key in enumerate(keys)}
         self.n_chunks = 1
-        self.n, self.mean, self.cov = mean_and_covariance(X, w)
         self.counts = np.bincount(codes, weights=w, minlength=k).astype(float)
+        if self.second:
+            # one pass: the groups' centred cross-products add up to the total one
+            self.n = float(n_rows) if w is None else float(w.sum())
+            self.mean = X.mean(axis=0) if w is None else w @ X / self.n
+        else:
+            self.n, self.mean, self.cov = mean_and_covariance(X, w)
         mean = self.mean
         if not self.second:
             # Group sums by a sparse indicator product in CSC form (one entry per row of X):
@@ -234,6 +239,12 @@ class SliceStats:
                     uw = u if w is None else u * w[rows, None]
                     self.sums[s] += uw.sum(axis=0)
                     self.cross[s] += u.T @ uw
+            cov = self.cross.sum(axis=0) / self.n
+            diag = np.diag(cov)
+            if np.all(np.isfinite(cov)) and np.all(diag > 0):
+                self.cov = (cov + cov.T) / 2
+            else:  # a constant column, or sums that overflow: the careful total pass
+                _, _, self.cov = mean_and_covariance(X, w)
         if self.response and y is not None:
             v = np.asarray(y, dtype=float).reshape(-1)
             self.y_mean = float(v.mean() if w is None else w @ v / self.n)

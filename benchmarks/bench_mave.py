@@ -8,9 +8,9 @@ Design: R ``MAVE``'s help-page model (:func:`sdrstats.simulate.mave_classic`,
 ``y = xᵀb₁ + (xᵀb₂) ε``, ``p = 5``), ``n`` in {400, 1,000, 5,000}, every variant. For each
 data set, written once to CSV and read by both programs:
 
-* **fit, d given** — sdrstats ``MAVE(method=…, d=1)`` (the solutions of every dimension on the
+* **fit, d given** — sdrstats ``MAVE(variant=…, d=1)`` (the solutions of every dimension on the
   path from 5 to 1, no CV) against R ``mave(y ~ x, method=…)`` (the same path);
-* **with CV** — sdrstats ``MAVE(method=…)`` (``d`` chosen by R ``mave.dim``'s criterion)
+* **with CV** — sdrstats ``MAVE(variant=…)`` (``d`` chosen by R ``mave.dim``'s criterion)
   against R ``mave`` followed by ``mave.dim``;
 * **same directions** — the projection distance between R's and sdrstats' 1-D solutions
   (both programs follow the same algorithm; see ``tests/test_r_mave.py``).
@@ -113,14 +113,14 @@ def run(quick: bool) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     warm, _ = mave_classic(200, random_state=0)
-    sdr.MAVE(method="csopg", d=1).fit(warm.drop(columns="y"), warm["y"])  # imports, caches
+    sdr.MAVE(variant="csopg", d=1).fit(warm.drop(columns="y"), warm["y"])  # imports, caches
     for n in sizes:
         data, _ = mave_classic(n, random_state=1)
         X, y = data.drop(columns="y").to_numpy(), data["y"].to_numpy()
         r = r_times(X, y, METHODS)
         for method in METHODS:
-            cpu, wall, fit = timed(lambda m=method, X=X, y=y: sdr.MAVE(method=m, d=1).fit(X, y))
-            cv_cpu, cv_wall, auto = timed(lambda m=method, X=X, y=y: sdr.MAVE(method=m).fit(X, y))
+            cpu, wall, fit = timed(lambda m=method, X=X, y=y: sdr.MAVE(variant=m, d=1).fit(X, y))
+            cv_cpu, cv_wall, auto = timed(lambda m=method, X=X, y=y: sdr.MAVE(variant=m).fit(X, y))
             if r is None:
                 r_fit = r_cv = distance = "not run"
                 chosen = f"{auto.d}, -"

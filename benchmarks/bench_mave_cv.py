@@ -137,14 +137,14 @@ def run(seeds: int) -> str:
             X, y, truth = make(n, rng)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", sdr.SDRWarning)
-                fit = sdr.MAVE(method=method).fit(X, y)
+                fit = sdr.MAVE(variant=method).fit(X, y)
             picks["R"].append(fit.test_dimension("cv").d)
             d_min, d_1se = local_linear_choice(fit, X, y, method)
             picks["LL-min"].append(d_min)
             picks["LL-1se"].append(d_1se)
             if method.startswith("cs") and true_d > 0:
                 dist["indicator"].append(sdr.projection_distance(fit.directions_for(true_d), truth))
-                kernel = sdr.MAVE(method=method, d=true_d, y_transform="kernel").fit(X, y)
+                kernel = sdr.MAVE(variant=method, d=true_d, y_transform="kernel").fit(X, y)
                 dist["kernel"].append(sdr.projection_distance(kernel.directions, truth))
         rows.append((label, method, true_d, picks, dist))
     lines = [

@@ -175,15 +175,20 @@ def build_parser() -> argparse.ArgumentParser:
             help="also print a dimension test (asymptotic, permutation, ...)",
         )
         described = _option_help(cls)
+        other_names: dict[str, list[str]] = {}  # old names and R's aliases, as flags too
+        for old, new in {**cls._option_aliases, **cls._renamed_options}.items():
+            other_names.setdefault(new, []).append(f"--{old.replace('_', '-')}")
         for option, default in cls.params.items():
             text = described.get(option, "")
+            shown = "required" if default is inspect.Parameter.empty else f"default: {default!r}"
             sub.add_argument(
                 f"--{option.replace('_', '-')}",
+                *other_names.get(option, []),
                 dest=f"opt_{option}",
                 type=_parse_value,
                 default=argparse.SUPPRESS,
                 metavar="VALUE",
-                help=f"{text} (default: {default!r})".strip().replace("%", "%%"),
+                help=f"{text} ({shown})".strip().replace("%", "%%"),
             )
     return parser
 

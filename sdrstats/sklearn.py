@@ -16,6 +16,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .core.validation import Interval, Options, validate_parameters
+
 
 def estimator_classes() -> dict[str, type]:
     """The sdrstats estimator classes by method name (``"sir"``, ``"save"``...).
@@ -55,8 +57,7 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
         ``d``, or as ``k`` for the methods whose dimension option is ``k``).
     **options
         The method's own options (``nslices=8``, ``random_state=0``...); unknown ones raise
-        ``TypeError`` at ``fit`` naming the valid ones. An option called ``method`` (MAVE's)
-        cannot be set through the adapter.
+        ``TypeError`` at ``fit`` naming the valid ones.
 
     Attributes
     ----------
@@ -76,12 +77,18 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
     0.967
     """
 
-    def __init__(self, method: str = "sir", d: int = 2, **options: Any) -> None:
+    def __init__(self, method: str = "sir", *, d: int = 2, **options: Any) -> None:
+        # ``method`` names the estimator (it may be given by position, as in a pipeline);
+        # the method's own options are collected by ``**options``.
         self.method = method
         self.d = d
         for name, value in options.items():
             setattr(self, name, value)
         self._option_names = sorted(options)
+
+    @staticmethod
+    def _parameter_constraints() -> dict[str, list[Any]]:
+        return {"method": [Options(sorted(estimator_classes()))], "d": [Interval(int, 1, None)]}
 
     # scikit-learn finds parameters in the __init__ signature; the method's options are
     # keyword arguments too, so they are listed here.
@@ -101,16 +108,11 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
         return type(self)(**self.get_params(deep=False))
 
     def _estimator(self, n_features: int) -> Any:
-        classes = estimator_classes()
-        if self.method not in classes:
-            raise ValueError(
-                f"The 'method' parameter of SDRTransformer must be one of {sorted(classes)}; "
-                f"got {self.method!r}."
-            )
-        cls = classes[self.method]
+        validate_parameters(
+            self._parameter_constraints(), {"method": self.method, "d": self.d}, "SDRTransformer"
+        )
+        cls = estimator_classes()[self.method]
         d = self.d
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"The 'd' parameter of SDRTransformer must be an int >= 1; got {d!r}.")
         if d > n_features:
             raise ValueError(
                 f"The 'd' parameter of SDRTransformer must be at most the number of features "

@@ -129,7 +129,7 @@ CASES = [
         "nslices-too-small",
         lambda: sdr.sir("y ~ x1 + x2", FRAME, nslices=1),
         ValueError,
-        "'nslices' option of sir",
+        "'nslices' parameter of SIR",
         ">= 2",
     ),
     (
@@ -143,7 +143,7 @@ CASES = [
         "nslices-ire",
         lambda: sdr.ire("y ~ x1 + x2 + x3", FRAME, nslices=1),
         ValueError,
-        "'nslices' option of ire",
+        "'nslices' parameter of IRE",
         ">= 2",
     ),
     (
@@ -178,21 +178,21 @@ CASES = [
         "negative-kernel-width",
         lambda: sdr.kspca("y ~ x1 + x2 + x3", FRAME, d=1, gamma=-1.0),
         ValueError,
-        "'gamma' option of kspca",
-        r"must be > 0",
+        "'gamma' parameter of KSPCA",
+        r"must be a float > 0",
     ),
     (
         "negative-penalty",
         lambda: sdr.lasso_sir("y ~ x1 + x2 + x3", FRAME, penalty=-1.0),
         ValueError,
-        "'penalty' option of lasso_sir",
-        r"must be > 0",
+        "'penalty' parameter of LassoSIR",
+        r"must be one of 'cv' or a float > 0",
     ),
     (
         "unknown-mave-method",
-        lambda: sdr.mave("y ~ x1 + x2 + x3", FRAME, method="xx"),
+        lambda: sdr.mave("y ~ x1 + x2 + x3", FRAME, variant="xx"),
         ValueError,
-        "'method' option of mave",
+        "'variant' parameter of MAVE",
         "must be one of",
     ),
     (
@@ -724,6 +724,14 @@ def test_random_state_is_validated_as_bootstrap_validates_it(method, value):
         fit.bootstrap(B=2, random_state=value, progress=False)
     with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
         getattr(sdr, method)("y ~ x1 + x2", FRAME, random_state=value)
+
+
+@pytest.mark.parametrize(
+    "value", [None, 0, [1, 2], np.random.SeedSequence(3), np.random.default_rng(4)]
+)
+def test_random_state_values_bootstrap_accepts_are_accepted(value):
+    est = sdr.SPCA(random_state=value)
+    assert est.random_state is value and est._parameter_constraints["random_state"]
 
 
 NUMERIC = FRAME[["x1", "x2", "x3", "y"]]

@@ -93,7 +93,8 @@ def test_an_undocumented_option_cannot_make_a_function():
     class Bare(sdr.CUME):
         """A CUME without option docs."""
 
-        params = {"numdir": 4, "d": None, "secret": 1}
+        def __init__(self, *, numdir: int = 4, d: int | None = None, secret: int = 1) -> None:
+            self._set_options(locals())
 
     with pytest.raises(TypeError, match=r"does not document its option\(s\) \['secret'\]"):
         formula_function(Bare, "bare", summary="Bare.", examples=">>> 1")

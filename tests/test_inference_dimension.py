@@ -1,7 +1,5 @@
 """Dimension rules: permutation (Cook & Yin), ladle (Luo & Li), bootstrap (Ye & Weiss)."""
 
-from typing import Any, ClassVar
-
 import numpy as np
 import pytest
 import scipy.stats
@@ -28,7 +26,9 @@ class FixedD(Estimator):
     """A toy method fitted at a fixed d with no eigenvalues (as LSCE/MAVE are)."""
 
     method = "fixedd"
-    params: ClassVar[dict[str, Any]] = {"d": 1}
+
+    def __init__(self, *, d: int = 1) -> None:
+        self._set_options(locals())
 
     def _fit(self, X, Y, *, weights=None, random_state=None):
         y = Y.reshape(len(X), -1)[:, 0]

@@ -62,7 +62,7 @@ def data_for(estimator):
 def quick_fit(estimator):
     options = {k: v for k, v in QUICK.items() if k in estimator.params}
     for dim in ("d", "k"):
-        if dim in estimator.params and estimator.params[dim] is None:
+        if dim in estimator.params and estimator.params[dim] in (None, inspect.Parameter.empty):
             options[dim] = 2
     X, y = data_for(estimator)
     with warnings.catch_warnings():

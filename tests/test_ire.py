@@ -539,11 +539,11 @@ def test_non_convergence_warns():
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"numdir": 0}, ValueError, "'numdir' option of ire must be an integer >= 1"),
-        ({"steps": -1}, ValueError, "'steps' option of ire must be an integer >= 0"),
-        ({"tol": 0.0}, ValueError, "'tol' option of ire must be > 0"),
-        ({"max_iter": 0}, ValueError, "'max_iter' option of ire must be an integer >= 1"),
-        ({"d": 1.5}, TypeError, "'d' option of ire must be an integer"),
+        ({"numdir": 0}, ValueError, "'numdir' parameter of IRE must be an int >= 1"),
+        ({"steps": -1}, ValueError, "'steps' parameter of IRE must be an int >= 0"),
+        ({"tol": 0.0}, ValueError, "'tol' parameter of IRE must be a float > 0"),
+        ({"max_iter": 0}, ValueError, "'max_iter' parameter of IRE must be an int >= 1"),
+        ({"d": 1.5}, TypeError, "'d' parameter of IRE must be an int"),
         ({"lambda_": 1}, TypeError, "unknown option"),
     ],
 )

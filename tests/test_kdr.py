@@ -99,10 +99,10 @@ def test_weights_are_repeated_rows():
     ("options", "message"),
     [
         ({"d": 5}, r"'d' option of kdr must be at most p = 4"),
-        ({"eps": 0.0}, r"'eps' option of kdr must be > 0"),
-        ({"sigma": -1.0}, r"'sigma' option of kdr must be > 0"),
-        ({"gamma_y": 0.0}, r"'gamma_y' option of kdr must be > 0"),
-        ({"n_anneal": 0}, r"'n_anneal' option of kdr must be an integer >= 1"),
+        ({"eps": 0.0}, r"'eps' parameter of KDR must be a float > 0"),
+        ({"sigma": -1.0}, r"'sigma' parameter of KDR must be a float > 0"),
+        ({"gamma_y": 0.0}, r"'gamma_y' parameter of KDR must be a float > 0"),
+        ({"n_anneal": 0}, r"'n_anneal' parameter of KDR must be an int >= 1"),
     ],
 )
 def test_bad_options_raise_clear_errors(ais, options, message):

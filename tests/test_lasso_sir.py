@@ -115,11 +115,13 @@ def test_categorical_response_slices_by_level():
 
 def test_bad_options_raise_clear_errors():
     X, y, _ = _arrays(100, 10, 0)
-    with pytest.raises(ValueError, match="'penalty' option of lasso_sir must be one of 'cv'"):
+    with pytest.raises(ValueError, match="'penalty' parameter of LassoSIR must be one of 'cv'"):
         sdr.LassoSIR(penalty="aic")
-    with pytest.raises(ValueError, match="'penalty' option of lasso_sir must be > 0"):
+    with pytest.raises(
+        ValueError, match="'penalty' parameter of LassoSIR must be one of 'cv' or a float > 0"
+    ):
         sdr.LassoSIR(penalty=-1.0)
-    with pytest.raises(ValueError, match="'nslices' option of lasso_sir must be an integer >= 2"):
+    with pytest.raises(ValueError, match="'nslices' parameter of LassoSIR must be an int >= 2"):
         sdr.LassoSIR(nslices=1)
     with pytest.raises(TypeError, match="unknown option"):
         sdr.LassoSIR(lambda_=1)

@@ -255,11 +255,11 @@ def test_non_finite_values_are_rejected():
 def test_bad_options_name_the_option():
     with pytest.raises(TypeError, match="unknown option"):
         sdr.LSCE(bandwidth=1.0)
-    with pytest.raises(ValueError, match="'n_restarts' option of lsce"):
+    with pytest.raises(ValueError, match="'n_restarts' parameter of LSCE"):
         sdr.LSCE(n_restarts=0)
-    with pytest.raises(ValueError, match="'select_by' option of lsce must be one of"):
+    with pytest.raises(ValueError, match="'select_by' parameter of LSCE must be one of"):
         sdr.LSCE(select_by="best")
-    with pytest.raises(ValueError, match="'sigma_grid' option of lsce"):
+    with pytest.raises(ValueError, match="'sigma_grid' parameter of LSCE"):
         sdr.LSCE(sigma_grid=[1.0, -1.0])
     with pytest.raises(ValueError, match="numeric response"):
         sdr.lsce("C(cls) ~ a + b", _frame().assign(cls=lambda f: f.a > 0), d=1, **FAST)

@@ -136,7 +136,7 @@ def test_weights_equal_duplicated_rows():
         (lambda d: sdr.sir("y ~ .", d.iloc[:5]), "more observations than predictors"),
         (
             lambda d: sdr.sir("y ~ .", d, nslices=1),
-            "'nslices' option of sir must be an integer >= 2",
+            "'nslices' parameter of SIR must be an int >= 2",
         ),
         (lambda d: sdr.sir("y ~ .", d.iloc[:20], nslices=15), "at most n/2 = 10"),
         (lambda d: sdr.sir("y ~ .", d.assign(x3=1.0)), "Predictor 'x3' is constant"),
@@ -148,7 +148,10 @@ def test_weights_equal_duplicated_rows():
         ),
         (lambda d: sdr.sir("y ~ .", d, d=9), "at most p = 5"),
         (lambda d: sdr.SIR(bogus=3), "unknown option"),
-        (lambda d: sdr.sir("y ~ .", d, slice_function="equal"), "'slice_function' option"),
+        (
+            lambda d: sdr.sir("y ~ .", d, slice_function="equal"),
+            "'slice_function' parameter of SIR",
+        ),
     ],
 )
 def test_bad_input_is_clear(call, message):

@@ -133,7 +133,7 @@ def test_categorical_stream_uses_the_first_chunks_levels():
 def test_bad_options_and_states_raise_clear_errors(frame):
     with pytest.raises(ValueError, match="'eigen' option of online_sir with sparse=False"):
         sdr.OnlineSIR(eigen="ccipca", sparse=False)
-    with pytest.raises(ValueError, match="'eigen' option of online_sir must be one of"):
+    with pytest.raises(ValueError, match="'eigen' parameter of OnlineSIR must be one of"):
         sdr.OnlineSIR(eigen="svd")
     with pytest.raises(ValueError, match="'d' option of online_sir must be at most nslices - 1"):
         sdr.OnlineSIR(nslices=3, d=3)

@@ -272,7 +272,10 @@ def test_a_wrong_option_value_is_named(saved):
     header = _header(members)
     options = _node(header["root"], "estimator", "options")
     options["items"] = [[k, "ten" if k == "nslices" else v] for k, v in options["items"]]
-    _refused(_rewrite(path, members, header), r"estimator\.options: The 'nslices' option of sir")
+    _refused(
+        _rewrite(path, members, header),
+        r"estimator\.options: The 'nslices' parameter of SIR must be an int >= 2 or None",
+    )
 
 
 def test_only_sdrstats_classes_are_rebuilt(saved):
@@ -370,7 +373,9 @@ def test_a_stream_state_of_the_wrong_shape_is_named(stream):
 def test_a_stream_state_with_wrong_types_is_named(stream):
     state = stream.state_dict()
     state["options"]["d"] = "one"
-    _state_refused(state, r"options: The 'd' option of online_sir must be an integer")
+    _state_refused(
+        state, r"options: The 'd' parameter of OnlineSIR must be an int >= 1\. Got 'one'"
+    )
     state = stream.state_dict()
     state["options"]["bogus"] = 1
     _state_refused(state, r"options do not match OnlineSIR's: unknown \['bogus'\]")

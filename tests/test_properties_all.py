@@ -31,7 +31,7 @@ DETERMINISTIC = {
     "ire": lambda d: sdr.ire(F, d, nslices=4),
     "spca": lambda d: sdr.spca(F, d, 1),
     "sdspca": lambda d: sdr.sdspca("g ~ x1 + x2 + x3", d, 2, max_iter=5),
-    "meanopg": lambda d: sdr.mave(F, d, d=1, method="meanopg", max_dim=1),
+    "meanopg": lambda d: sdr.mave(F, d, d=1, variant="meanopg", max_dim=1),
 }
 
 RANDOM = {

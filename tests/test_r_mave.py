@@ -48,7 +48,7 @@ def _r_directions(fit_ref, p, k):
 @cache
 def _fit(name, method):
     x, y = _data(CASES[name])
-    est = sdr.MAVE(method=method, max_dim=CASES[name]["fits"][method]["max_dim"])
+    est = sdr.MAVE(variant=method, max_dim=CASES[name]["fits"][method]["max_dim"])
     with np.errstate(all="ignore"), pytest.warns(sdr.SDRWarning) if name == "noise" else _null():
         return est.fit(x, y)
 

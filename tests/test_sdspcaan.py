@@ -281,9 +281,11 @@ def test_k_larger_than_n_or_p_is_refused():
     frame, _, _ = simulate(seed=16)
     with pytest.raises(ValueError, match=r"'k' option of sdspcaan must be at most min\(n, p\) = 3"):
         sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=4)
-    with pytest.raises(TypeError, match="needs the reduced dimension: pass k"):
+    with pytest.raises(
+        TypeError, match=r"SDSPCAAN needs the option\(s\) \['k'\], which have no default"
+    ):
         sdr.SDSPCAAN()
-    with pytest.raises(ValueError, match="'alpha' option of sdspcaan must be >= 0"):
+    with pytest.raises(ValueError, match="'alpha' parameter of SDSPCAAN must be a float >= 0"):
         sdr.SDSPCAAN(k=2, alpha=-1)
     with pytest.raises(TypeError, match="unknown option"):
         sdr.SDSPCA(k=2, delta=1.0)

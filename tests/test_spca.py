@@ -177,11 +177,11 @@ def test_add_identity_lifts_the_rank_limit(ais):
     [
         ({"d": 3}, ValueError, r"'d' option of spca must be at most the rank .* 1 here"),
         ({"d": 9}, ValueError, r"'d' option of spca must be at most p = 4"),
-        ({"d": 0}, ValueError, r"'d' option of spca must be an integer >= 1"),
-        ({"kernel_y": "gauss"}, ValueError, r"'kernel_y' option of spca must be one of"),
-        ({"gamma_y": 0.0}, ValueError, r"'gamma_y' option of spca must be > 0"),
-        ({"gamma_y": -1.0}, ValueError, r"'gamma_y' option of spca must be > 0"),
-        ({"solver": "qr"}, ValueError, r"'solver' option of spca must be one of"),
+        ({"d": 0}, ValueError, r"'d' parameter of SPCA must be an int >= 1"),
+        ({"kernel_y": "gauss"}, ValueError, r"'kernel_y' parameter of SPCA must be one of"),
+        ({"gamma_y": 0.0}, ValueError, r"'gamma_y' parameter of SPCA must be a float > 0"),
+        ({"gamma_y": -1.0}, ValueError, r"'gamma_y' parameter of SPCA must be a float > 0"),
+        ({"solver": "qr"}, ValueError, r"'solver' parameter of SPCA must be one of"),
         ({"nslices": 3}, TypeError, r"unknown option"),
     ],
 )

@@ -98,9 +98,9 @@ def test_standardize_maps_directions_back_to_the_original_scale(ais):
     [
         ({"threshold": 100.0}, r"'threshold' option of bpca \(100\) keeps no predictor"),
         ({"threshold": 20.0, "d": 2}, r"keeps 1 predictor\(s\), fewer than d = 2"),
-        ({"threshold": -1.0}, r"'threshold' option of bpca must be >= 0"),
+        ({"threshold": -1.0}, r"'threshold' parameter of BPCA must be a float >= 0"),
         ({"d": 8}, r"'d' option of bpca must be at most p = 6"),
-        ({"n_folds": 1}, r"'n_folds' option of bpca must be an integer >= 2"),
+        ({"n_folds": 1}, r"'n_folds' parameter of BPCA must be an int >= 2"),
     ],
 )
 def test_bad_options_raise_clear_errors(ais, options, message):

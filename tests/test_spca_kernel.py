@@ -123,13 +123,13 @@ def test_kernel_spca_separates_xor_where_linear_spca_cannot():
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"gamma": 0.0}, ValueError, r"'gamma' option of kspca must be > 0"),
-        ({"gamma": -2.0}, ValueError, r"'gamma' option of kspca must be > 0"),
-        ({"ridge": 0.0}, ValueError, r"'ridge' option of kspca must be > 0"),
-        ({"degree": 0, "kernel": "poly"}, ValueError, r"'degree' option of kspca must be an"),
-        ({"coef0": -1.0}, ValueError, r"'coef0' option of kspca must be >= 0"),
-        ({"kernel": "sigmoid"}, ValueError, r"'kernel' option of kspca must be one of"),
-        ({"approximation": "rff"}, ValueError, r"'approximation' option of kspca must be"),
+        ({"gamma": 0.0}, ValueError, r"'gamma' parameter of KSPCA must be a float > 0"),
+        ({"gamma": -2.0}, ValueError, r"'gamma' parameter of KSPCA must be a float > 0"),
+        ({"ridge": 0.0}, ValueError, r"'ridge' parameter of KSPCA must be a float > 0"),
+        ({"degree": 0, "kernel": "poly"}, ValueError, r"'degree' parameter of KSPCA must be an"),
+        ({"coef0": -1.0}, ValueError, r"'coef0' parameter of KSPCA must be a float >= 0"),
+        ({"kernel": "sigmoid"}, ValueError, r"'kernel' parameter of KSPCA must be one of"),
+        ({"approximation": "rff"}, ValueError, r"'approximation' parameter of KSPCA must be"),
         ({"d": 2}, ValueError, r"'d' option of kspca must be at most the rank .* 1 here"),
     ],
 )

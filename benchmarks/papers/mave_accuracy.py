@@ -44,13 +44,13 @@ def run(seeds: int) -> str:
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", sdr.ConvergenceWarning)
-                fit = sdr.mave("y ~ .", data, method=method)
+                fit = sdr.mave("y ~ .", data, variant=method)
             seconds[method] += time.perf_counter() - start
             estimate = fit.directions_for(true_d).to_numpy()
             errors[method].append(sdr.projection_distance(estimate, basis[:, :true_d]))
             chosen[method].append(fit.test_dimension("cv").d)
             if method in kernel:
-                alt = sdr.mave("y ~ .", data, method=method, d=true_d, y_transform="kernel")
+                alt = sdr.mave("y ~ .", data, variant=method, d=true_d, y_transform="kernel")
                 kernel[method].append(sdr.projection_distance(alt.directions, basis[:, :true_d]))
     lines = [
         "## MAVE family on the classic R MAVE example (n = 400, p = 5)",

@@ -8,9 +8,11 @@ criterion, method-specific extras). It never sees formulas or pandas. :meth:`Est
 both paths give identical numbers. The inference layer refits through ``_fit`` with the fit's
 own options.
 
-Writing a new method: subclass :class:`Estimator`, declare ``method``, ``params`` (option
-defaults), ``response`` and its :class:`Capabilities`, implement ``_fit`` and, if it needs
-data-dependent checks, ``_check_data``; add a formula function that calls ``from_formula``.
+Writing a new method: subclass :class:`Estimator`, declare ``method``, ``response`` and its
+:class:`Capabilities`, write the options as a keyword-only ``__init__`` and their
+``_parameter_constraints``, implement ``_fit`` and, if it needs data-dependent checks,
+``_check_data``; make its formula function with
+:func:`sdrstats.core.formula_functions.formula_function`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
@@ -20,8 +22,9 @@ bootstrap).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import functools
+import inspect
 from contextvars import ContextVar
 from typing import Any, ClassVar
 
@@ -33,7 +36,12 @@ from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistic
 from .parallel import check_random_state
 from .persistence import Registered
 from .results import Results
-from .validation import own_copy, refuse_constant_response
+from .validation import (
+    own_copy,
+    refuse_constant_response,
+    translate_options,
+    validate_parameters,
+)
 
 #: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
 #: the offending column without every ``_fit`` passing names down.
@@ -46,6 +54,61 @@ def predictor_names(p: int) -> list[str]:
     return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
 
 
+#: Where ``__setstate__`` keeps a stored options dict that does not name the options.
+_STORED = "_stored_options"
+
+
+def same_value(value: Any, default: Any) -> bool:
+    """Whether an option still has its default (for the call shown in summaries)."""
+    if value is default:
+        return True
+    try:
+        return bool(
+            np.all(np.asarray(value, dtype=object) == np.asarray(default, dtype=object))
+        ) and (np.shape(value) == np.shape(default))
+    except (TypeError, ValueError):
+        return False
+
+
+def _options_of(cls: type, init: Any) -> dict[str, Any]:
+    """Option names and defaults from a constructor's keyword-only signature."""
+    options: dict[str, Any] = {}
+    for parameter in list(inspect.signature(init).parameters.values())[1:]:
+        if parameter.kind is not parameter.KEYWORD_ONLY:
+            raise TypeError(
+                f"{cls.__name__}.__init__ must take its options as keyword-only arguments "
+                f"(after '*'); {parameter.name!r} is not."
+            )
+        options[parameter.name] = parameter.default
+    clash = [name for name in options if inspect.getattr_static(cls, name, None) is not None]
+    if clash:
+        raise TypeError(
+            f"{cls.__name__} has class attributes named like its options {clash}; an option is "
+            "stored as an attribute of the same name."
+        )
+    return options
+
+
+def _accepting_other_names(init: Any) -> Any:
+    """The constructor, first translating old option names and aliases (its signature kept)."""
+
+    @functools.wraps(init)
+    def __init__(self: Estimator, **options: Any) -> None:
+        cls = type(self)
+        options = cls._translate(options)
+        missing = [
+            k for k, v in cls.params.items() if v is inspect.Parameter.empty and k not in options
+        ]
+        if missing:
+            raise TypeError(
+                f"{cls.__name__} needs the option(s) {missing}, which have no default "
+                f"(e.g. {missing[0]}=2)."
+            )
+        init(self, **options)
+
+    return __init__
+
+
 def _row_index(X: Any, n_rows: int) -> Any:
     import pandas as pd
 
@@ -55,13 +118,31 @@ def _row_index(X: Any, n_rows: int) -> Any:
 class Estimator(FamilyHooks, Registered):
     """Base class of all estimators: options in, ``EstimatorOutput`` out.
 
-    Subclasses set ``method`` (short name shown in summaries), ``params`` (every option and
-    its default; unknown options raise ``TypeError``) and ``response`` (``"continuous"``,
-    ``"categorical"`` or ``"any"``).
+    A subclass sets ``method`` (short name shown in summaries) and ``response``
+    (``"continuous"``, ``"categorical"`` or ``"any"``) and writes its options once, as an
+    explicit keyword-only constructor in scikit-learn's style whose body stores them::
+
+        def __init__(self, *, nslices: int | None = None, d: int | None = None) -> None:
+            self._set_options(locals())
+
+    The defaults live in that signature only: ``params`` (every option and its default, in
+    order; ``inspect.Parameter.empty`` for a required one) is read from it once, when the
+    class is made. The stored values are exactly the objects passed (``sklearn.base.clone``
+    checks it), so nothing is normalised there. ``_parameter_constraints`` declares what each
+    option accepts (see :mod:`sdrstats.core.validation`); they are checked when the estimator
+    is made, by ``set_params`` and before every fit, with one wording. ``_check_options``
+    adds checks that involve several options, ``_check_data`` those that need the data.
+
+    ``_renamed_options`` (old name -> name) keep working with a ``FutureWarning``;
+    ``_option_aliases`` (e.g. R's ``numdir`` for ``d_max``) are accepted silently. An unknown
+    option raises ``TypeError``.
     """
 
     method: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
+    _renamed_options: ClassVar[dict[str, str]] = {}
+    _option_aliases: ClassVar[dict[str, str]] = {}
     response: ClassVar[str] = "any"
     capabilities: ClassVar[Capabilities] = Capabilities()
     #: ``capabilities.linear_directions``, under its earlier name.
@@ -71,22 +152,76 @@ class Estimator(FamilyHooks, Registered):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.linear = cls.capabilities.linear_directions
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            cls.params = _options_of(cls, init)
+            cls.__init__ = _accepting_other_names(init)  # type: ignore[method-assign]
 
-    def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.params))
-        if unknown:
-            raise TypeError(
-                f"{self.method or type(self).__name__} got unknown option(s) {unknown}; "
-                f"valid options are {sorted(self.params)}."
-            )
-        self.options: dict[str, Any] = {**copy.deepcopy(self.params), **options}
-        if "random_state" in self.options:  # every method that draws: bootstrap()'s check
-            check_random_state(self.options["random_state"])
-        self._check_options()
+    def __init__(self) -> None:
+        self._set_options({})
 
     # -- options -------------------------------------------------------------------------
+    def _set_options(self, given: dict[str, Any]) -> None:
+        """Store the constructor's arguments (``locals()``) unchanged, then check them."""
+        for name in type(self).params:
+            setattr(self, name, given[name])
+        self._validate_options()
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Every option and its value (a new dict; change options with :meth:`set_params`)."""
+        return {name: getattr(self, name) for name in type(self).params}
+
+    @classmethod
+    def _translate_call(cls, arguments: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
+        """``arguments`` with old option names and aliases under the current names (old names
+        warn; ``stacklevel`` 5 points at the caller of the caller of this method)."""
+        return translate_options(
+            arguments,
+            cls.__name__,
+            renamed=cls._renamed_options,
+            aliases=cls._option_aliases,
+            stacklevel=stacklevel,
+        )
+
+    @classmethod
+    def _translate(cls, options: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
+        """``options`` under their current names (old names warn); unknown names raise."""
+        options = cls._translate_call(options, stacklevel=stacklevel + 1)
+        unknown = [name for name in options if name not in cls.params]
+        if unknown:
+            raise TypeError(
+                f"{cls.__name__} got unknown option(s) {sorted(unknown)}; valid options are "
+                f"{list(cls.params)}."
+            )
+        return options
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and saved state: the options as one dict ``options``, then the rest."""
+        params = type(self).params
+        state = {k: v for k, v in self.__dict__.items() if k not in params and k != _STORED}
+        return {"options": {k: self.__dict__[k] for k in params if k in self.__dict__}, **state}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        options = state.pop("options", None)
+        self.__dict__.update(state)
+        params = type(self).params
+        if not isinstance(options, dict) or set(options) != set(params):
+            self.__dict__[_STORED] = options  # refused by results_io.check_options on load
+        for name, value in (options or {}).items() if isinstance(options, dict) else ():
+            if name in params:
+                self.__dict__[name] = value
+
+    def _validate_options(self) -> None:
+        options = self.options
+        if "random_state" in options:  # bootstrap()'s check and wording, wherever it is given
+            check_random_state(options["random_state"])
+        validate_parameters(self._parameter_constraints, options, type(self).__name__)
+        self._check_options()
+
     def _check_options(self) -> None:
-        """Validate options that do not depend on the data (override)."""
+        """Validate combinations of options that do not depend on the data (override)."""
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         """Validate options against the data (override); raise ``ValueError`` with a remedy."""
@@ -109,10 +244,10 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8).get_params()["nslices"]
         8
         """
-        return dict(self.options)
+        return self.options
 
     def set_params(self, **options: Any) -> Estimator:
-        """Change options in place and re-validate them.
+        """Change options in place and re-validate them (nothing changes if one is bad).
 
         Parameters
         ----------
@@ -130,11 +265,16 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8).set_params(d=2)
         SIR(nslices=8, slice_function='dr', numdir=4, d=2, cut_points=None)
         """
-        unknown = sorted(set(options) - set(self.params))
-        if unknown:
-            raise TypeError(f"{self.method} got unknown option(s) {unknown}.")
-        self.options.update(options)
-        self._check_options()
+        options = self._translate(options)
+        before = self.options
+        for name, value in options.items():
+            setattr(self, name, value)
+        try:
+            self._validate_options()
+        except Exception:
+            for name, value in before.items():
+                setattr(self, name, value)
+            raise
         return self
 
     def clone(self, **changes: Any) -> Estimator:
@@ -155,15 +295,12 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
         SIR(nslices=5, slice_function='dr', numdir=4, d=2, cut_points=None)
         """
+        changes = self._translate(changes)
         new = type(self)(**{**self.options, **changes})
         for name in ("case_weights_", "group_values_"):  # data attached by a formula function
             if getattr(self, name, None) is not None:
                 setattr(new, name, getattr(self, name))
         return new
-
-    @property
-    def random_state(self) -> Any:
-        return self.options.get("random_state")
 
     @property
     def label(self) -> str:
@@ -246,6 +383,7 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8).fit_spec(parse("lbm ~ log(wt) + log(ht)", ais))
         <MomentResults: sir, n = 202, p = 2, d = 2>
         """
+        self._validate_options()  # an option may have been assigned directly since
         self._check_response(spec)
         if spec.n < 2:
             raise ValueError(
@@ -256,7 +394,7 @@ class Estimator(FamilyHooks, Registered):
         self._check_data(spec.X, spec.Y, spec.categorical)
         token = PREDICTOR_NAMES.set(list(spec.x_names))
         try:
-            output = self._fit(spec.X, spec.Y, random_state=self.random_state)
+            output = self._fit(spec.X, spec.Y, random_state=self.options.get("random_state"))
         finally:
             PREDICTOR_NAMES.reset(token)
         return self.results_class(self, spec, output, call=call)
@@ -293,7 +431,9 @@ class Estimator(FamilyHooks, Registered):
         if sample_weight is not None:
             n_rows = len(X) if hasattr(X, "__len__") else spec.n
             spec = self._attach_weights(spec, sample_weight, _row_index(X, n_rows))
-        args = ", ".join(f"{k}={v!r}" for k, v in self.options.items() if v != self.params[k])
+        args = ", ".join(
+            f"{k}={v!r}" for k, v in self.options.items() if not same_value(v, self.params[k])
+        )
         tail = ", sample_weight=w" if sample_weight is not None else ""
         return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y{tail})")
 
@@ -372,6 +512,7 @@ class Estimator(FamilyHooks, Registered):
         from ..scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
         weights_arg = weights
+        options = cls._translate(options)
 
         if is_chunked(data):
             if subset is not None or weights is not None:
@@ -397,7 +538,7 @@ class Estimator(FamilyHooks, Registered):
         shown = ", ".join(
             f"{k}={v!r}"
             for k, v in options.items()
-            if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+            if not isinstance(v, np.ndarray) and not same_value(v, cls.params.get(k))
         )
         if subset is not None:
             shown = ", ".join(filter(None, [shown, f"subset={describe_subset(subset)}"]))

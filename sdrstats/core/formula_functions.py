@@ -1,12 +1,12 @@
 """Formula functions made from their estimator class: an option is written and documented once.
 
 ``sdr.sir(formula, data, **options)`` and its siblings are thin: :func:`formula_function` builds
-the function's explicit keyword signature from the class's ``params`` (names, order and
-defaults) and its Parameters section from the numpydoc Parameters of the class and its bases,
-so ``inspect.signature`` and ``help()`` show every option with its default and text. Only the
-summary, any extra description and the example are written per function.
-:func:`formula_parameters` and :func:`documented_parameters` let the tests check that every
-formula function (made here or written by hand) agrees with its class.
+the function's explicit keyword signature from the class's constructor (names, order,
+defaults and annotations) and its Parameters section from the numpydoc Parameters of the
+class and its bases, so ``inspect.signature`` and ``help()`` show every option with its
+default and text. Only the summary, any extra description and the example are written per
+function. :func:`formula_parameters` and :func:`documented_parameters` let the tests check
+that every formula function agrees with its class.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 import sys
 import textwrap
 import types
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +37,6 @@ MISSING_DOC = """missing : {"drop", "raise"}, default "drop"
 
 _SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}$", re.MULTILINE)
 _ENTRY = re.compile(r"^(\*{0,2}[A-Za-z_][\w, *]*?)(?: : (.*))?$")
-_SCALARS = {"int": "int", "float": "float", "bool": "bool", "str": "str"}
 
 
 def parameter_entries(doc: str | None) -> dict[str, tuple[str, str]]:
@@ -90,22 +90,21 @@ def formula_parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
     return [p for p in params if p.name not in ("missing", "subset")]
 
 
-def _annotation(kind: str, default: Any) -> str:
-    first = kind.split(",")[0].strip()
-    if first.startswith("{"):
-        base = "str"
-    elif " or {" in first:
-        base = _SCALARS.get(first.split(" or ")[0].strip(), "Any") + " | str"
-    else:
-        base = _SCALARS.get(first.split(" or ")[0].strip(), "Any")
-    if default is None and base != "Any":
-        base += " | None"
-    return base
+WEIGHTS_DOC = """weights : str or array-like, optional
+    Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
+    negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
+    dropped and the rest rescaled to sum to the rows kept. The summary says "using
+    weights". These are R's case weights, not frequency weights."""
 
 
 def _entry(name: str, kind: str, description: str) -> str:
     body = textwrap.indent(description, "    ") if description else ""
     return f"{name} : {kind}" + (f"\n{body}" if body else "") if kind else f"{name}\n{body}"
+
+
+def takes_case_weights(cls: type) -> bool:
+    """Whether the estimator applies R ``dr``'s case weights (the moment methods)."""
+    return hasattr(cls, "_case_weights")
 
 
 def formula_function(
@@ -115,18 +114,25 @@ def formula_function(
     summary: str,
     examples: str,
     description: str = "",
-    positional: Sequence[str] = (),
-    required: Sequence[str] = (),
     returns: str | None = None,
+    data_name: str = "data",
+    data_doc: str | None = None,
     extra: Sequence[tuple[inspect.Parameter, str]] = (),
+    positional: str | None = None,
+    fit: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
-    """The formula function ``name(formula, data, *positional, **options, missing, subset)``.
+    """The formula function ``name(formula, data, *, <options>, missing, subset)`` of ``cls``.
+
+    The signature is the class constructor's (names, order, defaults and annotations), with
+    ``weights`` where the class takes R case weights, and ``missing`` and ``subset`` last;
+    the Parameters section is the numpydoc text of the class and its bases. Old option
+    names and aliases the class declares (``_renamed_options``, ``_option_aliases``) are
+    accepted as the class accepts them.
 
     Parameters
     ----------
     cls : type
-        The estimator class; its ``params`` give the options and their defaults, its numpydoc
-        Parameters (and its bases') their types and text. An undocumented option is an error.
+        The estimator class; an option without numpydoc text on it is an error.
     name : str
         Function name (``sdr.<name>``).
     summary : str
@@ -135,15 +141,21 @@ def formula_function(
         The Examples section (doctest lines, run by the tests).
     description : str, optional
         Paragraphs after the summary.
-    positional : sequence of str, optional
-        Options that may also be passed by position after ``data`` (``k`` of SDSPCAAN).
-    required : sequence of str, optional
-        Options without a default.
     returns : str, optional
         Returned type; default the class's ``results_class`` name.
+    data_name : str, default "data"
+        Name of the second argument (``source`` for a stream).
+    data_doc : str, optional
+        Its numpydoc entry; default a DataFrame or chunk source.
     extra : sequence of (inspect.Parameter, str), optional
-        Keyword-only arguments of ``from_formula`` that are not options (data-side arguments
-        such as case weights), each with its numpydoc entry; placed before ``missing``.
+        Keyword-only arguments that are not options (``chunksize`` of a stream), each with
+        its numpydoc entry; placed after the options.
+    positional : str, optional
+        An option that earlier versions took by position after ``data`` (``d``): a third
+        positional argument is still taken as it, with a ``FutureWarning``.
+    fit : callable, optional
+        ``fit(formula, data, missing=, subset=, [weights=,] **arguments)``; default
+        ``cls.from_formula``.
 
     Returns
     -------
@@ -153,9 +165,9 @@ def formula_function(
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> fit = formula_function(sdr.CUME, "cume", summary="CUME.", examples=">>> 1")
-    >>> list(inspect.signature(fit).parameters)
-    ['formula', 'data', 'numdir', 'd', 'missing', 'subset']
+    >>> fn = formula_function(sdr.CUME, "cume", summary="CUME.", examples=">>> 1")
+    >>> list(inspect.signature(fn).parameters)
+    ['formula', 'data', 'numdir', 'd', 'weights', 'missing', 'subset']
     """
     docs = class_parameters(cls)
     undocumented = [k for k in cls.params if k not in docs]
@@ -164,33 +176,45 @@ def formula_function(
     P = inspect.Parameter
     params = [
         P("formula", P.POSITIONAL_OR_KEYWORD, annotation="str"),
-        P("data", P.POSITIONAL_OR_KEYWORD, annotation="Any"),
+        P(data_name, P.POSITIONAL_OR_KEYWORD, annotation="Any"),
     ]
-    entries = [FORMULA_DOC]
-    for option, default in cls.params.items():
-        kind, text = docs[option]
-        kind_of = P.POSITIONAL_OR_KEYWORD if option in positional else P.KEYWORD_ONLY
-        value = P.empty if option in required else default
-        params.append(P(option, kind_of, default=value, annotation=_annotation(kind, value)))
-        entries.append(_entry(option, kind, text))
+    entries = [FORMULA_DOC if data_doc is None else FORMULA_DOC.split("\ndata :")[0]]
+    if data_doc is not None:
+        entries.append(inspect.cleandoc(data_doc))
+    options = inspect.signature(cls).parameters.values()
+    for option in options:
+        params.append(option.replace(kind=P.KEYWORD_ONLY))
+        entries.append(_entry(option.name, *docs[option.name]))
     for parameter, doc in extra:
         params.append(parameter.replace(kind=P.KEYWORD_ONLY))
         entries.append(inspect.cleandoc(doc))
+    weighted = takes_case_weights(cls)
+    if weighted:
+        params.append(P("weights", P.KEYWORD_ONLY, default=None, annotation="Any"))
+        entries.append(WEIGHTS_DOC)
     params.append(P("missing", P.KEYWORD_ONLY, default="drop", annotation="str"))
     params.append(P("subset", P.KEYWORD_ONLY, default=None, annotation="Any"))
     entries += [MISSING_DOC, SUBSET_DOC]
     result = returns or cls.results_class.__name__
     signature = inspect.Signature(params, return_annotation=result)
-    options = [p.name for p in params[2:-2]]  # the class's options, then the extra arguments
+    names = [p.name for p in params[2:-2] if p.name != "weights"]
+    fitter = fit if fit is not None else cls.from_formula
+    warn_positional = _positional_warning  # the function runs in the caller's globals
 
     def template(*args: Any, **kwargs: Any) -> Any:
+        if positional is not None and len(args) == 3 and positional not in kwargs:
+            warn_positional(name, positional)
+            *args, kwargs[positional] = args
+        kwargs = cls._translate_call(kwargs, stacklevel=5)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         given = bound.arguments
-        chosen = {option: given[option] for option in options}
-        return cls.from_formula(
+        chosen = {option: given[option] for option in names}
+        if weighted:
+            chosen["weights"] = given["weights"]
+        return fitter(
             given["formula"],
-            given["data"],
+            given[data_name],
             missing=given["missing"],
             subset=given["subset"],
             **chosen,
@@ -212,8 +236,18 @@ def formula_function(
     return fn
 
 
+def _positional_warning(name: str, option: str) -> None:
+    warnings.warn(
+        f"{option!r} is keyword-only in {name}; use {option}=... (passing it by position "
+        "will stop working)",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
 __all__ = [
     "formula_function",
+    "takes_case_weights",
     "class_parameters",
     "parameter_entries",
     "documented_parameters",

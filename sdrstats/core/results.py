@@ -81,7 +81,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
 
     @property
     def random_state(self) -> Any:
-        return self.estimator.random_state
+        return self.estimator.options.get("random_state")
 
     @property
     def n(self) -> int:

@@ -86,20 +86,27 @@ def check_spec(spec: Any, where: str = "spec") -> None:
 
 
 def check_options(estimator: Any, where: str = "estimator") -> None:
-    """The stored options name exactly the estimator's options and pass its own checks."""
-    options = _field(estimator, "options", where)
-    if not isinstance(options, dict):
-        raise StateError(f"{where}.options must be a dict; got {type(options).__name__}.")
+    """The stored options name exactly the estimator's options and pass its own checks.
+
+    ``Estimator.__setstate__`` keeps a stored ``options`` that does not name them (or is
+    not a dict, or is missing) aside for this check; the options themselves are attributes.
+    """
+    state = getattr(estimator, "__dict__", {})
     params = getattr(type(estimator), "params", {})
-    unknown = sorted(set(options) - set(params))
-    absent = sorted(set(params) - set(options))
-    if unknown or absent:
+    if "_stored_options" in state:
+        options = state["_stored_options"]
+        if options is None:
+            raise StateError(f"missing field {where}.options.")
+        if not isinstance(options, dict):
+            raise StateError(f"{where}.options must be a dict; got {type(options).__name__}.")
+        unknown = sorted(str(k) for k in set(options) - set(params))
+        absent = sorted(set(params) - set(options))
         raise StateError(
             f"{where}.options of {type(estimator).__name__} do not match its options: "
             f"unknown {unknown}, missing {absent}."
         )
     try:
-        estimator._check_options()
+        estimator._validate_options()
     except (TypeError, ValueError) as exc:
         raise StateError(f"{where}.options: {exc}") from None
 

@@ -1,17 +1,441 @@
 """Option checking shared by every estimator.
 
-Messages follow one pattern: what was wrong (naming the option and the method), what was
-given, and what to do.
+Each estimator class declares its parameter constraints once, in scikit-learn's style::
+
+    _parameter_constraints = {
+        "nslices": [Interval(int, 2, None), None],
+        "slice_function": [Options({"dr", "arc"})],
+    }
+
+and :func:`validate_parameters` checks them all in one place with one wording: "The
+'nslices' parameter of SIR must be an int >= 2 or None. Got 1 instead." A value passes when
+it satisfies any constraint of its list. Constraints are :class:`Interval`, :class:`Options`,
+``None`` (the value None), ``"boolean"``, ``"random_state"``, ``"n_jobs"``, ``"array-like"``,
+``"increasing"`` (cut points), ``"positive grid"`` (a number or a list of positive numbers)
+a type (``str``: any instance) or a :class:`Constraint` of one's own. Checks that need the data stay in the estimator's
+``_check_data``.
+
+The ``check_*`` helpers check the arguments of functions that are not estimator options
+(dimension rules, bootstrap); messages follow one pattern: what was wrong (naming the option
+and the method), what was given, and what to do.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterable
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """An estimator option has a value its constraints do not allow.
+
+    A subclass of both ``ValueError`` and ``TypeError`` (as scikit-learn's), since a wrong
+    type and a value out of range are reported the same way.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> try:
+    ...     sdr.SIR(nslices=1)
+    ... except InvalidParameterError as err:
+    ...     print(err)
+    The 'nslices' parameter of SIR must be an int >= 2 or None. Got 1 instead.
+    """
+
+
+class Constraint:
+    """One allowed kind of value: ``is_satisfied_by(value)`` and a description ``str()``."""
+
+    def is_satisfied_by(self, value: Any) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __str__(self) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+class Interval(Constraint):
+    """Numbers of a kind (``int`` or ``float``) between two bounds.
+
+    Parameters
+    ----------
+    kind : {int, float}
+        ``int`` accepts integers only (not booleans, not ``2.0``); ``float`` accepts any
+        finite real number, integers included.
+    low, high : number or None
+        Bounds; ``None`` is unbounded on that side.
+    closed : {"both", "left", "right", "neither"}, default "both"
+        Which bounds belong to the interval.
+
+    Examples
+    --------
+    >>> str(Interval(int, 2, None)), str(Interval(float, 0, None, closed="neither"))
+    ('an int >= 2', 'a float > 0')
+    >>> Interval(float, 0, 1).is_satisfied_by(0.5), Interval(int, 1, None).is_satisfied_by(True)
+    (True, False)
+    """
+
+    def __init__(
+        self, kind: type, low: float | None, high: float | None, *, closed: str = "both"
+    ) -> None:
+        if kind not in (int, float):
+            raise TypeError(f"Interval kind must be int or float; got {kind!r}.")
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(
+                f"Interval closed must be both, left, right or neither; got {closed!r}."
+            )
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if not (_is_int(value) if self.kind is int else _is_real(value)):
+            return False
+        if not np.isfinite(float(value)):
+            return False
+        low_in = self.closed in ("both", "left")
+        high_in = self.closed in ("both", "right")
+        if self.low is not None and (value < self.low or (value == self.low and not low_in)):
+            return False
+        if self.high is not None and (value > self.high or (value == self.high and not high_in)):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        noun = "an int" if self.kind is int else "a float"
+        low_in = self.closed in ("both", "left")
+        high_in = self.closed in ("both", "right")
+        if self.low is not None and self.high is not None:
+            left, right = "[" if low_in else "(", "]" if high_in else ")"
+            return f"{noun} in {left}{self.low}, {self.high}{right}"
+        if self.low is not None:
+            return f"{noun} {'>=' if low_in else '>'} {self.low}"
+        if self.high is not None:
+            return f"{noun} {'<=' if high_in else '<'} {self.high}"
+        return noun
+
+
+class Options(Constraint):
+    """One of a set of values (compared with ``==`` and by type, so ``1`` is not ``True``).
+
+    Parameters
+    ----------
+    values : iterable
+        The allowed values; a set is listed sorted, a sequence in its order.
+    ignore_case : bool, default False
+        Strings match whatever their case (``"meanOPG"`` is ``"meanopg"``).
+
+    Examples
+    --------
+    >>> str(Options({"dr", "arc"}))
+    "one of 'arc', 'dr'"
+    """
+
+    def __init__(self, values: Iterable[Any], *, ignore_case: bool = False) -> None:
+        values = sorted(values, key=repr) if isinstance(values, (set, frozenset)) else values
+        self.values = tuple(values)
+        self.ignore_case = ignore_case
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if self.ignore_case and isinstance(value, str):
+            value = value.lower()
+        for option in self.values:
+            if isinstance(value, type(option)) and _equal(value, option):
+                return True
+        return False
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # an array compared with a string
+        return False
+
+
+class _Boolean(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, (bool, np.bool_))
+
+    def __str__(self) -> str:
+        return "a bool"
+
+
+class _NoneConstraint(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return value is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class _RandomState(Constraint):
+    """What :func:`sdrstats.core.parallel.as_seed_sequence` accepts (so what ``bootstrap``'s
+    ``random_state`` accepts): the same values are refused when an estimator is made."""
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if value is None:
+            return True
+        if isinstance(value, (np.random.SeedSequence, np.random.Generator, np.random.RandomState)):
+            return True
+        if _is_int(value):
+            return value >= 0
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, str)
+            and all(_is_int(v) and v >= 0 for v in value)
+        )
+
+    def __str__(self) -> str:
+        return "None, an int >= 0, a list of them, a SeedSequence, a Generator or a RandomState"
+
+
+class _NJobs(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return _is_int(value) and value != 0
+
+    def __str__(self) -> str:
+        return "a non-zero int (-1 for all cores)"
+
+
+class _ArrayLike(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, np.ndarray) or (
+            hasattr(value, "__len__") and not isinstance(value, (str, bytes, Mapping))
+        )
+
+    def __str__(self) -> str:
+        return "an array-like"
+
+
+class _InstanceOf(Constraint):
+    def __init__(self, kind: type) -> None:
+        self.kind = kind
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return isinstance(value, self.kind) and not (
+            self.kind is not bool and isinstance(value, bool)
+        )
+
+    def __str__(self) -> str:
+        name = self.kind.__name__
+        return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _float_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, (str, bytes, Mapping)) or value is None:
+        return None
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        return None
+
+
+class _Increasing(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        a = _float_array(value)
+        return (
+            a is not None
+            and a.ndim == 1
+            and a.size > 0
+            and bool(np.all(np.isfinite(a)))
+            and bool(np.all(np.diff(a) > 0))
+        )
+
+    def __str__(self) -> str:
+        return "a non-empty, strictly increasing list of finite numbers"
+
+
+class _PositiveGrid(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        a = _float_array(value)
+        if a is None or isinstance(value, (bool, np.bool_)):
+            return False
+        a = np.atleast_1d(a)
+        return a.ndim == 1 and a.size > 0 and bool(np.all(np.isfinite(a) & (a > 0)))
+
+    def __str__(self) -> str:
+        return "a positive number or a non-empty list of positive numbers"
+
+
+class _Callable(Constraint):
+    def is_satisfied_by(self, value: Any) -> bool:
+        return callable(value)
+
+    def __str__(self) -> str:
+        return "a callable"
+
+
+_NAMED: dict[str, Constraint] = {
+    "boolean": _Boolean(),
+    "random_state": _RandomState(),
+    "n_jobs": _NJobs(),
+    "array-like": _ArrayLike(),
+    "callable": _Callable(),
+    "increasing": _Increasing(),
+    "positive grid": _PositiveGrid(),
+}
+
+
+def make_constraint(spec: Any) -> Constraint:
+    """The :class:`Constraint` a declaration names (``None``, ``"boolean"``, an instance...).
+
+    Examples
+    --------
+    >>> str(make_constraint("boolean")), str(make_constraint(None))
+    ('a bool', 'None')
+    """
+    if isinstance(spec, Constraint):
+        return spec
+    if spec is None:
+        return _NoneConstraint()
+    if isinstance(spec, type):
+        return _InstanceOf(spec)
+    if isinstance(spec, str) and spec in _NAMED:
+        return _NAMED[spec]
+    raise TypeError(f"Unknown parameter constraint {spec!r}.")
+
+
+def describe_constraints(constraints: Sequence[Any]) -> str:
+    """``"an int >= 2 or None"``: the allowed kinds joined as a sentence (None last).
+
+    Examples
+    --------
+    >>> describe_constraints([Interval(int, 2, None), None])
+    'an int >= 2 or None'
+    """
+    parts = [str(make_constraint(c)) for c in constraints if c is not None]
+    if any(c is None for c in constraints):
+        parts.append("None")
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def validate_parameters(
+    constraints: Mapping[str, Sequence[Any]], values: Mapping[str, Any], owner: str
+) -> None:
+    """Check every value that has constraints; the first bad one raises.
+
+    Parameters
+    ----------
+    constraints : mapping of str to list
+        ``name -> [constraint, ...]``; a value passes when it satisfies any of them. A name
+        missing from ``constraints`` is not checked here (an estimator checks it itself).
+    values : mapping of str to object
+        The values, e.g. ``estimator.get_params()``.
+    owner : str
+        Name in the message, e.g. ``"SIR"``.
+
+    Raises
+    ------
+    InvalidParameterError
+        "The 'nslices' parameter of SIR must be an int >= 2 or None. Got 1 instead."
+
+    Examples
+    --------
+    >>> validate_parameters({"d": [Interval(int, 1, None)]}, {"d": 0}, "SIR")
+    Traceback (most recent call last):
+    ...
+    sdrstats.core.validation.InvalidParameterError: The 'd' parameter of SIR must be an int >= 1. Got 0 instead.
+    """
+    for name, value in values.items():
+        allowed = constraints.get(name)
+        if allowed is None:
+            continue
+        if any(make_constraint(c).is_satisfied_by(value) for c in allowed):
+            continue
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {owner} must be {describe_constraints(allowed)}. "
+            f"Got {value!r} instead."
+        )
+
+
+def renamed_option(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
+    """Warn (``FutureWarning``) that option ``old`` of ``owner`` is now called ``new``.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     renamed_option("max_dim", "d_max", "MAVE")
+    >>> print(caught[0].message)
+    'max_dim' is renamed 'd_max' in MAVE; use d_max=... (the old name will be removed)
+    """
+    warnings.warn(
+        f"{old!r} is renamed {new!r} in {owner}; use {new}=... (the old name will be removed)",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def translate_options(
+    options: dict[str, Any],
+    owner: str,
+    *,
+    renamed: Mapping[str, str] = {},
+    aliases: Mapping[str, str] = {},
+    stacklevel: int = 4,
+) -> dict[str, Any]:
+    """``options`` with old names (``renamed``, warned) and aliases (silent) under their names.
+
+    Parameters
+    ----------
+    options : dict
+        Keyword arguments as given.
+    owner : str
+        Class or function name for the messages.
+    renamed : mapping of old name to new name
+        Names that keep working with a :func:`renamed_option` ``FutureWarning``.
+    aliases : mapping of other name to name
+        Names that mean the same without a warning (R's ``numdir`` for ``d_max``).
+    stacklevel : int, default 4
+        Of the warning, counted from this function.
+
+    Returns
+    -------
+    dict
+        A new dict; ``options`` is not changed.
+
+    Raises
+    ------
+    TypeError
+        When a name and its old name or alias are both given.
+
+    Examples
+    --------
+    >>> translate_options({"numdir": 2}, "SIR", aliases={"numdir": "d_max"})
+    {'d_max': 2}
+    """
+    if not any(name in options for name in (*renamed, *aliases)):
+        return options
+    out = dict(options)
+    for table, warn in ((aliases, False), (renamed, True)):
+        for old, new in table.items():
+            if old not in out:
+                continue
+            if new in out:
+                kind = "an alias of" if not warn else "the old name of"
+                raise TypeError(
+                    f"{owner} got both {new!r} and {old!r} ({kind} {new!r}); give only {new}=..."
+                )
+            if warn:
+                renamed_option(old, new, owner, stacklevel=stacklevel)
+            out[new] = out.pop(old)
+    return out
 
 
 def check_int(
@@ -135,4 +559,19 @@ def own_copy(spec: Any, X: Any, y: Any) -> Any:
     return dataclasses.replace(spec, **changes) if changes else spec
 
 
-__all__ = ["check_int", "check_float", "check_choice", "check_bool", "check_positive_grid"]
+__all__ = [
+    "Constraint",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "check_bool",
+    "check_choice",
+    "check_float",
+    "check_int",
+    "check_positive_grid",
+    "describe_constraints",
+    "make_constraint",
+    "renamed_option",
+    "translate_options",
+    "validate_parameters",
+]

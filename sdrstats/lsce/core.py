@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 from ..core.budget import warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.parallel import parallel_map, spawn_seeds
-from ..core.validation import check_bool, check_choice, check_float, check_int, check_positive_grid
+from ..core.validation import Interval, Options, check_positive_grid
 from ..core.warnings import ConvergenceWarning, TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
@@ -119,41 +119,44 @@ class CriterionEstimator(Estimator):
     default_sigma_grid: ClassVar[np.ndarray] = np.logspace(-1.5, 1.5, 9)
     default_lambda_grid: ClassVar[np.ndarray] = np.logspace(-3, 1, 9)
     capabilities = Capabilities(eigenvalues=False, cv_test=True)
-    params: ClassVar[dict[str, Any]] = {
-        "d": None,
-        "d_max": None,
-        "n_basis": 100,
-        "sigma_grid": None,
-        "lambda_grid": None,
-        "n_folds": 5,
-        "cv_every": 5,
-        "n_restarts": 5,
-        "warm_starts": True,
-        "max_iter": 100,
-        "tol": 1e-6,
-        "select_by": "cv",
-        "n_jobs": 1,
-        "progress": True,
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "d": [Interval(int, 1, None), None],
+        "d_max": [Interval(int, 1, None), None],
+        "n_basis": [Interval(int, 2, None)],
+        "sigma_grid": ["positive grid", None],
+        "lambda_grid": ["positive grid", None],
+        "n_folds": [Interval(int, 2, None)],
+        "cv_every": [Interval(int, 1, None)],
+        "n_restarts": [Interval(int, 1, None)],
+        "warm_starts": ["boolean"],
+        "max_iter": [Interval(int, 1, None)],
+        "tol": [Interval(float, 0, None, closed="neither")],
+        "select_by": [Options(("cv", "criterion"))],
+        "n_jobs": ["n_jobs", None],
+        "progress": ["boolean"],
+        "random_state": ["random_state"],
     }
 
-    def _check_options(self) -> None:
-        o, name = self.options, self.method
-        check_int(o["d"], "d", name, low=1, allow_none=True)
-        check_int(o["d_max"], "d_max", name, low=1, allow_none=True)
-        check_int(o["n_basis"], "n_basis", name, low=2)
-        if o["sigma_grid"] is not None:
-            check_positive_grid(o["sigma_grid"], "sigma_grid", name)
-        if o["lambda_grid"] is not None:
-            check_positive_grid(o["lambda_grid"], "lambda_grid", name)
-        check_int(o["n_folds"], "n_folds", name, low=2)
-        check_int(o["cv_every"], "cv_every", name, low=1)
-        check_int(o["n_restarts"], "n_restarts", name, low=1)
-        check_int(o["max_iter"], "max_iter", name, low=1)
-        check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
-        check_bool(o["progress"], "progress", name)
-        check_bool(o["warm_starts"], "warm_starts", name)
-        check_choice(o["select_by"], "select_by", name, ["criterion", "cv"])
+    def __init__(
+        self,
+        *,
+        d: int | None = None,
+        d_max: int | None = None,
+        n_basis: int = 100,
+        sigma_grid: Any = None,
+        lambda_grid: Any = None,
+        n_folds: int = 5,
+        cv_every: int = 5,
+        n_restarts: int = 5,
+        warm_starts: bool = True,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        select_by: str = "cv",
+        n_jobs: int | None = 1,
+        progress: bool = True,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def grids(self) -> tuple[np.ndarray, np.ndarray]:
         o = self.options

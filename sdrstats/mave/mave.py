@@ -9,8 +9,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.results import DimensionTest, Results
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, kernel_sir
@@ -57,12 +58,13 @@ class MAVE(Estimator):
 
     Parameters
     ----------
-    method : {"csmave", "csopg", "meanmave", "meanopg", "ksir"}
+    variant : {"csmave", "csopg", "meanmave", "meanopg", "ksir"}, default "csmave"
         ``"csmave"`` (default; Xia 2007) and ``"csopg"`` estimate the central subspace;
         ``"meanmave"`` and ``"meanopg"`` (Xia, Tong, Li & Zhu 2002) the central mean subspace;
         ``"ksir"`` is kernel sliced inverse regression (the Nadaraya–Watson inverse regression
-        curve; not R's KSIR). Case is ignored (R's ``"csMAVE"`` works). R's own default is
-        ``"csopg"``, which is faster.
+        curve; not R's KSIR). Case is ignored (R's ``"csMAVE"`` works). R's ``MAVE`` calls
+        this option ``method``; ``method=...`` still works here, with a ``FutureWarning``.
+        R's own default is ``"csopg"``, which is faster.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; ``None`` (default) chooses it
         by R ``mave.dim``'s cross-validation (:mod:`sdrstats.mave.cv`) among ``1..max_dim``
@@ -145,61 +147,66 @@ class MAVE(Estimator):
     >>> rng = np.random.default_rng(0)
     >>> x = rng.standard_normal((200, 3))
     >>> y = np.sin(x[:, 0] + x[:, 1]) + 0.1 * rng.standard_normal(200)
-    >>> fit = sdr.MAVE(method="meanopg", d=1).fit(x, y)
+    >>> fit = sdr.MAVE(variant="meanopg", d=1).fit(x, y)
     >>> fit.directions.round(1)["Dir1"].tolist()
     [0.7, 0.7, 0.0]
     """
 
     method = "mave"
     capabilities = Capabilities(cv_test=True)
-    params: ClassVar[dict[str, Any]] = {
-        "method": "csmave",
-        "d": None,
-        "max_dim": 10,
-        "screen": None,
-        "bandwidth": None,
-        "y_transform": "indicator",
-        "y_bandwidth": None,
-        "y_points": None,
-        "max_iter": None,
-        "tol": None,
-        "cv_rule": "min",
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "variant": [Options(VARIANTS, ignore_case=True)],
+        "d": [Interval(int, 1, None), None],
+        "max_dim": [Interval(int, 1, None)],
+        "screen": [Interval(int, 1, None), None],
+        "bandwidth": [Interval(float, 0, None, closed="neither"), None],
+        "y_transform": [Options(Y_TRANSFORMS)],
+        "y_bandwidth": [Interval(float, 0, None, closed="neither"), None],
+        "y_points": [Interval(int, 2, None), None],
+        "max_iter": [Interval(int, 1, None), None],
+        "tol": [Interval(float, 0, None, closed="neither"), None],
+        "cv_rule": [Options(CV_RULES)],
     }
+    #: R's ``MAVE`` calls the variant ``method``; here ``method`` names the estimator only.
+    _renamed_options: ClassVar[dict[str, str]] = {"method": "variant"}
     results_class = MaveResults
 
+    def __init__(
+        self,
+        *,
+        variant: str = "csmave",
+        d: int | None = None,
+        max_dim: int = 10,
+        screen: int | None = None,
+        bandwidth: float | None = None,
+        y_transform: str = "indicator",
+        y_bandwidth: float | None = None,
+        y_points: int | None = None,
+        max_iter: int | None = None,
+        tol: float | None = None,
+        cv_rule: str = "min",
+    ) -> None:
+        self._set_options(locals())
+
     def _check_options(self) -> None:
-        o = self.options
-        if isinstance(o["method"], str):
-            o["method"] = o["method"].lower()
-        check_choice(o["method"], "method", "mave", VARIANTS)
-        check_int(o["d"], "d", "mave", low=1, allow_none=True)
-        check_int(o["max_dim"], "max_dim", "mave", low=1)
-        check_int(o["screen"], "screen", "mave", low=1, allow_none=True)
-        check_float(o["bandwidth"], "bandwidth", "mave", low=0, strict_low=True, allow_none=True)
-        check_float(
-            o["y_bandwidth"], "y_bandwidth", "mave", low=0, strict_low=True, allow_none=True
-        )
-        check_int(o["y_points"], "y_points", "mave", low=2, allow_none=True)
-        check_int(o["max_iter"], "max_iter", "mave", low=1, allow_none=True)
-        check_float(o["tol"], "tol", "mave", low=0, strict_low=True, allow_none=True)
-        check_choice(o["cv_rule"], "cv_rule", "mave", CV_RULES)
-        check_choice(o["y_transform"], "y_transform", "mave", Y_TRANSFORMS)
-        if o["y_transform"] == "kernel" and o["method"] not in CENTRAL_SUBSPACE:
+        o, variant = self.options, self.variant_name
+        if o["y_transform"] == "kernel" and variant not in CENTRAL_SUBSPACE:
             raise ValueError(
                 f"The 'y_transform' option of mave is for the central-subspace methods "
-                f"(csmave, csopg); {o['method']} does not transform the response."
+                f"(csmave, csopg); {variant} does not transform the response."
             )
-        kernel = o["method"] == "ksir" or o["y_transform"] == "kernel"
+        kernel = variant == "ksir" or o["y_transform"] == "kernel"
         if o["y_bandwidth"] is not None and not kernel:
             raise ValueError(
                 f"The 'y_bandwidth' option of mave is for y_transform='kernel' or "
-                f"method='ksir'; {o['method']} transforms the response by indicators at its "
+                f"variant='ksir'; {variant} transforms the response by indicators at its "
                 "quantiles (see 'y_points')."
             )
 
     @property
-    def variant(self) -> str:
-        return self.options["method"]
+    def variant_name(self) -> str:
+        """The ``variant`` option in lower case (R's ``"csMAVE"`` is ``"csmave"``)."""
+        return self.variant.lower()
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n, p = X.shape
@@ -241,7 +248,7 @@ class MAVE(Estimator):
         self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None
     ) -> EstimatorOutput:
         o = self.options
-        variant = self.variant
+        variant = self.variant_name
         n, p = X.shape
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
         w = None if weights is None else np.asarray(weights, dtype=float)
@@ -366,15 +373,15 @@ class MAVE(Estimator):
             "y-kernel": "response kernels",
             "classes": "class indicators",
         }[results.output.extras["target_kind"]]
-        if self.variant == "ksir" and not results.spec.categorical:
+        if self.variant_name == "ksir" and not results.spec.categorical:
             kind = "response indicators"  # kernel SIR's CV uses R's transform
         return DimensionTest(
             table,
             choose_dimension(table, rule),
             "cv",
-            f"mave ({self.variant})",
+            f"mave ({self.variant_name})",
             level=None,
-            title=f"Cross-validation dimension choice for mave ({self.variant})",
+            title=f"Cross-validation dimension choice for mave ({self.variant_name})",
             display_names={"cv": "CV", "bandwidth": "Bandwidth"},
             note=f"R mave.dim: leave-one-out local-constant prediction of the {kind} from the "
             "ranks of the d reduced predictors (L1 distance, kernel 1/(1 + u)^4), absolute "
@@ -383,76 +390,18 @@ class MAVE(Estimator):
         )
 
 
-def mave(
-    formula: str,
-    data: Any,
-    *,
-    method: str = "csmave",
-    d: int | None = None,
-    max_dim: int = 10,
-    screen: int | None = None,
-    bandwidth: float | None = None,
-    y_transform: str = "indicator",
-    y_bandwidth: float | None = None,
-    y_points: int | None = None,
-    max_iter: int | None = None,
-    tol: float | None = None,
-    cv_rule: str = "min",
-    missing: str = "drop",
-    subset: Any = None,
-) -> MaveResults:
-    """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula with one continuous response, ``"y ~ x1 + log(x2)"``.
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    method : {"csmave", "csopg", "meanmave", "meanopg", "ksir"}, default "csmave"
-        Which estimator (see :class:`MAVE`).
-    d : int, optional
-        Reported dimension; default chosen by cross-validation among ``1..max_dim``.
-    max_dim, screen, bandwidth, y_transform, y_bandwidth, y_points, max_iter, tol, cv_rule
-        Options of :class:`MAVE`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    MaveResults
-
-    Examples
-    --------
+mave = formula_function(
+    MAVE,
+    "mave",
+    summary="MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, method="meanopg", max_dim=2)
+    >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", max_dim=2)
     >>> fit.d, fit.directions_for(2).shape
     (1, (3, 2))
-    """
-    return MAVE.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        method=method,
-        d=d,
-        max_dim=max_dim,
-        screen=screen,
-        bandwidth=bandwidth,
-        y_transform=y_transform,
-        y_bandwidth=y_bandwidth,
-        y_points=y_points,
-        max_iter=max_iter,
-        tol=tol,
-        cv_rule=cv_rule,
-    )
+    """,
+)
 
 
 __all__ = ["MAVE", "mave", "MEAN_SUBSPACE", "CENTRAL_SUBSPACE"]

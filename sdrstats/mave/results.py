@@ -37,7 +37,7 @@ class MaveResults(Results):
     >>> import sdrstats as sdr
     >>> from sdrstats.simulate import mave_classic
     >>> df, truth = mave_classic(150, random_state=0)
-    >>> fit = sdr.mave("y ~ .", df, method="meanopg", max_dim=2)
+    >>> fit = sdr.mave("y ~ .", df, variant="meanopg", max_dim=2)
     >>> fit.directions_for(1).shape, fit.directions_for(2).shape, fit.cv_table.index.tolist()
     ((5, 1), (5, 2), [0, 1, 2])
     """
@@ -70,7 +70,7 @@ class MaveResults(Results):
         --------
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, method="meanopg", max_dim=2)
+        >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", max_dim=2)
         >>> fit.directions_for(2).round(2)
                   Dir1  Dir2
         log(ssf) -0.13  0.77

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.results import Results
-from ..core.validation import check_choice, check_int
+from ..core.validation import Interval, Options, check_int
 from ..stats.slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
@@ -28,12 +28,12 @@ from .statistics import MomentStatistics, SliceRule, output_from_kernel
 class MomentEstimator(Estimator):
     """Common path of the moment methods (not used directly)."""
 
-    params: ClassVar[dict[str, Any]] = {
-        "nslices": None,
-        "slice_function": "dr",
-        "numdir": 4,
-        "d": None,
-        "cut_points": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "nslices": [Interval(int, 2, None), None],
+        "slice_function": [Options(("dr", "arc"))],
+        "numdir": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+        "cut_points": ["increasing", None],
     }
     uses_slices: ClassVar[bool] = True
     second_moments: ClassVar[bool] = False
@@ -43,13 +43,16 @@ class MomentEstimator(Estimator):
     results_class = MomentResults
     chunked_results_class = ChunkedResults
 
-    def _check_options(self) -> None:
-        o = self.options
-        name = self.method
-        check_int(o["nslices"], "nslices", name, low=2, allow_none=True)
-        check_choice(o["slice_function"], "slice_function", name, ["dr", "arc"])
-        check_int(o["numdir"], "numdir", name, low=1)
-        check_int(o["d"], "d", name, low=1, allow_none=True)
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        slice_function: str = "dr",
+        numdir: int = 4,
+        d: int | None = None,
+        cut_points: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def nslices_for(self, p: int) -> int:
         return self.options["nslices"] or default_nslices(p)

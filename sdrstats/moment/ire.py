@@ -16,7 +16,7 @@ import pandas as pd
 from ..core.estimator import Capabilities, EstimatorOutput
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
-from ..core.validation import check_float, check_int
+from ..core.validation import Interval, check_int
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import Discrepancy, chi2_upper, gamma_factor, helmert_basis, importance_order
@@ -124,19 +124,28 @@ class IRE(MomentEstimator):
     method = "ire"
     capabilities = Capabilities(eigenvalues=False, asymptotic_test=True)
     results_class = IREResults
-    params: ClassVar[dict[str, Any]] = {
-        **MomentEstimator.params,
-        "steps": 1,
-        "tol": 1e-6,
-        "max_iter": 200,
-        "group": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **MomentEstimator._parameter_constraints,
+        "steps": [Interval(int, 0, None)],
+        "tol": [Interval(float, 0, None, closed="neither")],
+        "max_iter": [Interval(int, 1, None)],
+        "group": [str, None],
     }
 
-    def _check_options(self) -> None:
-        super()._check_options()
-        check_int(self.options["steps"], "steps", self.method, low=0)
-        check_float(self.options["tol"], "tol", self.method, low=0.0, strict_low=True)
-        check_int(self.options["max_iter"], "max_iter", self.method, low=1)
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        slice_function: str = "dr",
+        numdir: int = 4,
+        d: int | None = None,
+        cut_points: Any = None,
+        steps: int = 1,
+        tol: float = 1e-6,
+        max_iter: int = 200,
+        group: str | None = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)

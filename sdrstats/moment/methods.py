@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..core.estimator import Capabilities, EstimatorOutput
 from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
-from ..core.validation import check_int
+from ..core.validation import Interval
 from ..stats.chi2 import chi2_sf
 from ..stats.moment_kernels import save_kernel, sir_kernel
 from ._core import SliceMoments
@@ -239,7 +239,10 @@ class CUME(MomentEstimator):
     """
 
     method = "cume"
-    params: ClassVar[dict[str, Any]] = {"numdir": 4, "d": None}
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "numdir": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+    }
     uses_slices = False
     response = "continuous"
     capabilities = Capabilities(from_statistics=True)
@@ -271,9 +274,8 @@ class CUME(MomentEstimator):
         """
         return fit_cume(self, source)
 
-    def _check_options(self) -> None:
-        check_int(self.options["numdir"], "numdir", self.method, low=1)
-        check_int(self.options["d"], "d", self.method, low=1, allow_none=True)
+    def __init__(self, *, numdir: int = 4, d: int | None = None) -> None:
+        self._set_options(locals())
 
     def kernel(self, std, moments, Y):
         y = response_vector(Y, "cume")

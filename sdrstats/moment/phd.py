@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..core.estimator import Capabilities, EstimatorOutput
 from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
-from ..core.validation import check_int
+from ..core.validation import Interval, Options
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ..stats.moment_kernels import phd_kernel
 from ._core import Standardized
@@ -44,21 +44,20 @@ class PHD(MomentEstimator):
     """
 
     method = "phd"
-    params: ClassVar[dict[str, Any]] = {"residuals": True, "numdir": 4, "d": None}
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "residuals": ["boolean", Options(("linear", "quadratic"))],
+        "numdir": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+    }
     uses_slices = False
     by_abs = True
     response = "continuous"
     capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
 
-    def _check_options(self) -> None:
-        check_int(self.options["numdir"], "numdir", self.method, low=1)
-        check_int(self.options["d"], "d", self.method, low=1, allow_none=True)
-        res = self.options["residuals"]
-        if not (isinstance(res, bool) or res in ("linear", "quadratic")):
-            raise TypeError(
-                "The 'residuals' option of phd must be True or 'linear' (phdres), False (phdy) "
-                f"or 'quadratic' (phdq); got {res!r}."
-            )
+    def __init__(
+        self, *, residuals: bool | str = True, numdir: int = 4, d: int | None = None
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)

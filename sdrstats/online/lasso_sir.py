@@ -20,7 +20,7 @@ from ..core.estimator import Estimator, EstimatorOutput, predictor_names
 from ..core.parallel import as_seed_sequence
 from ..core.results import Results
 from ..core.summary import Block
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ..core.warnings import ConvergenceWarning
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
@@ -296,28 +296,29 @@ class LassoSIR(Estimator):
     """
 
     method = "lasso_sir"
-    params: ClassVar[dict[str, Any]] = {
-        "nslices": 10,
-        "d": None,
-        "d_rule": "kmeans",
-        "penalty": "cv",
-        "n_folds": 10,
-        "max_iter": 5000,
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "nslices": [Interval(int, 2, None)],
+        "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(tuple(D_RULES))],
+        "penalty": [Options(("cv",)), Interval(float, 0, None, closed="neither")],
+        "n_folds": [Interval(int, 2, None)],
+        "max_iter": [Interval(int, 1, None)],
+        "random_state": ["random_state"],
     }
     results_class = LassoSIRResults
 
-    def _check_options(self) -> None:
-        o, name = self.options, self.method
-        check_int(o["nslices"], "nslices", name, low=2)
-        check_int(o["d"], "d", name, low=1, allow_none=True)
-        check_choice(o["d_rule"], "d_rule", name, list(D_RULES))
-        check_int(o["n_folds"], "n_folds", name, low=2)
-        check_int(o["max_iter"], "max_iter", name, low=1)
-        if isinstance(o["penalty"], str):
-            check_choice(o["penalty"], "penalty", name, ["cv"])
-        else:
-            check_float(o["penalty"], "penalty", name, low=0.0, strict_low=True)
+    def __init__(
+        self,
+        *,
+        nslices: int = 10,
+        d: int | None = None,
+        d_rule: str = "kmeans",
+        penalty: str | float = "cv",
+        n_folds: int = 10,
+        max_iter: int = 5000,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n = X.shape[0]

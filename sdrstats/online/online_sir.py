@@ -20,7 +20,7 @@ from threadpoolctl import ThreadpoolController
 
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.summary import Summary
-from ..core.validation import check_bool, check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
 from . import _stream_checks, _updates
@@ -139,25 +139,41 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     method = "online_sir"
     response = "any"
-    params: ClassVar[dict[str, Any]] = {
-        "nslices": None,
-        "d": 1,
-        "eigen": "ccipca",
-        "sparse": True,
-        "learning_rate": "auto",
-        "decay_after": "auto",
-        "gravity": 0.05,
-        "threshold": None,
-        "truncate_every": 10,
-        "cut_points": None,
-        "init_size": 500,
-        "block_size": 1000,
-        "trace_size": 100,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "nslices": [Interval(int, 2, None), None],
+        "d": [Interval(int, 1, None)],
+        "eigen": [Options(TRACKERS)],
+        "sparse": ["boolean"],
+        "learning_rate": [Options(("auto",)), Interval(float, 0, None, closed="neither")],
+        "decay_after": [Options(("auto",)), Interval(float, 1, None), None],
+        "gravity": [Interval(float, 0, None)],
+        "threshold": [Interval(float, 0, None), None],
+        "truncate_every": [Interval(int, 1, None)],
+        "cut_points": ["increasing", None],
+        "init_size": [Interval(int, 2, None)],
+        "block_size": [Interval(int, 1, None)],
+        "trace_size": [Interval(int, 1, None)],
     }
     results_class = OnlineSIRResults
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        d: int = 1,
+        eigen: str = "ccipca",
+        sparse: bool = True,
+        learning_rate: str | float = "auto",
+        decay_after: str | float | None = "auto",
+        gravity: float = 0.05,
+        threshold: float | None = None,
+        truncate_every: int = 10,
+        cut_points: Any = None,
+        init_size: int = 500,
+        block_size: int = 1000,
+        trace_size: int = 100,
+    ) -> None:
+        self._set_options(locals())
         self._reader = ChunkReader(self.method)
         self._state: dict[str, Any] | None = None
         self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
@@ -171,31 +187,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
     # -- options -------------------------------------------------------------------------
     def _check_options(self) -> None:
         o, name = self.options, self.method
-        check_int(o["nslices"], "nslices", name, low=2, allow_none=True)
-        check_int(o["d"], "d", name, low=1)
-        check_bool(o["sparse"], "sparse", name)
-        allowed = TRACKERS if o["sparse"] else ("perturbation", "sgd")
-        if not o["sparse"] and o["eigen"] in TRACKERS and o["eigen"] not in allowed:
+        if not o["sparse"] and o["eigen"] not in ("perturbation", "sgd"):
             raise ValueError(
                 f"The 'eigen' option of {name} with sparse=False (O-SIR) must be "
                 f"'perturbation' or 'sgd'; got {o['eigen']!r}."
             )
-        check_choice(o["eigen"], "eigen", name, allowed)
-        if o["learning_rate"] != "auto":
-            check_float(o["learning_rate"], "learning_rate", name, low=0.0, strict_low=True)
-        if o["decay_after"] not in ("auto", None):
-            check_float(o["decay_after"], "decay_after", name, low=1.0)
-        check_float(o["gravity"], "gravity", name, low=0.0)
-        check_float(o["threshold"], "threshold", name, low=0.0, allow_none=True)
-        for key in ("truncate_every", "init_size", "block_size", "trace_size"):
-            check_int(o[key], key, name, low=1 if key != "init_size" else 2)
         if o["cut_points"] is not None:
             cuts = np.asarray(o["cut_points"], dtype=float).reshape(-1)
-            if cuts.size == 0 or not np.all(np.isfinite(cuts)) or np.any(np.diff(cuts) <= 0):
-                raise ValueError(
-                    f"The 'cut_points' option of {name} must be a non-empty, "
-                    f"strictly increasing list of finite numbers; got {o['cut_points']!r}."
-                )
             if o["nslices"] is not None and o["nslices"] != cuts.size + 1:
                 raise ValueError(
                     f"The 'nslices' option of {name} must be len(cut_points) + 1 = "
@@ -450,7 +448,6 @@ class OnlineSIR(StreamStateMixin, Estimator):
     eigenvalues = property(
         lambda self: self.results().eigenvalues, doc="Tracked eigenvalues of D̂ (O-SIR: of Σ̂^{-1}D̂)."
     )
-    d = property(lambda self: self.options["d"])
     n = property(lambda self: self.n_seen)
     p = property(lambda self: self._reader.spec.p if self._reader.spec is not None else None)
 

@@ -17,27 +17,11 @@ import numpy as np
 
 from ..core.budget import check_memory
 from ..core.estimator import Estimator, EstimatorOutput
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ..design.formula import ModelSpec
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
-
-_SOLVER_PARAMS: dict[str, Any] = {
-    "k": None,
-    "alpha": 1.0,
-    "beta": 1.0,
-    "delta": 1.0,
-    "n_neighbors": 15,
-    "lam": 10.0,
-    "tol": 1e-3,
-    "max_iter": 100,
-    "eigensolver": "auto",
-}
-
-
-def _pick(*names: str) -> dict[str, Any]:
-    return {name: _SOLVER_PARAMS[name] for name in names}
 
 
 def zscore(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -53,28 +37,21 @@ class ProjectionFamily(Estimator):
 
     response: ClassVar[str] = "categorical"
     results_class = SDSPCAANResults
-    params: ClassVar[dict[str, Any]] = {"k": None}
+    #: Constraints of every option of the family (a member checks those it has).
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "k": [Interval(int, 1, None)],
+        "alpha": [Interval(float, 0, None)],
+        "beta": [Interval(float, 0, None)],
+        "delta": [Interval(float, 0, None)],
+        "n_neighbors": [Interval(int, 1, None)],
+        "lam": [Interval(float, 0, None, closed="neither")],
+        "tol": [Interval(float, 0, None, closed="neither")],
+        "max_iter": [Interval(int, 1, None)],
+        "eigensolver": [Options(("auto", "eigh", "arpack", "lobpcg"))],
+    }
 
-    def _check_options(self) -> None:
-        o, name = self.options, self.method
-        if o["k"] is None:
-            raise TypeError(f"{name} needs the reduced dimension: pass k, e.g. k=10.")
-        check_int(o["k"], "k", name, low=1)
-        for weight in ("alpha", "beta", "delta"):
-            if weight in o:
-                check_float(o[weight], weight, name, low=0.0)
-        if "n_neighbors" in o:
-            check_int(o["n_neighbors"], "n_neighbors", name, low=1)
-        if "lam" in o:
-            check_float(o["lam"], "lam", name, low=0.0, strict_low=True)
-        if "tol" in o:
-            check_float(o["tol"], "tol", name, low=0.0, strict_low=True)
-        if "max_iter" in o:
-            check_int(o["max_iter"], "max_iter", name, low=1)
-        if "eigensolver" in o:
-            check_choice(
-                o["eigensolver"], "eigensolver", name, ["auto", "eigh", "arpack", "lobpcg"]
-            )
+    def __init__(self, *, k: int) -> None:
+        self._set_options(locals())
 
     def _check_response(self, spec: ModelSpec) -> None:
         if self.response == "categorical" and not spec.categorical:
@@ -246,8 +223,22 @@ class SDSPCAAN(_Alternating):
     ((6, 2), True)
     """
     method = "sdspcaan"
-    params: ClassVar[dict[str, Any]] = dict(_SOLVER_PARAMS)
     switches: ClassVar[dict[str, Any]] = {"graph": "adaptive"}
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        delta: float = 1.0,
+        n_neighbors: int = 15,
+        lam: float = 10.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        eigensolver: str = "auto",
+    ) -> None:
+        self._set_options(locals())
 
 
 class SDSPCA(_Alternating):
@@ -267,8 +258,19 @@ class SDSPCA(_Alternating):
     True
     """
     method = "sdspca"
-    params: ClassVar[dict[str, Any]] = _pick("k", "alpha", "beta", "tol", "max_iter", "eigensolver")
     switches: ClassVar[dict[str, Any]] = {"graph": "none", "delta": 0.0}
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        eigensolver: str = "auto",
+    ) -> None:
+        self._set_options(locals())
 
 
 class SDSPCALPP(_Alternating):
@@ -293,8 +295,22 @@ class SDSPCALPP(_Alternating):
     (202, 202)
     """
     method = "sdspca_lpp"
-    params: ClassVar[dict[str, Any]] = dict(_SOLVER_PARAMS)
     switches: ClassVar[dict[str, Any]] = {"graph": "fixed"}
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        alpha: float = 1.0,
+        beta: float = 1.0,
+        delta: float = 1.0,
+        n_neighbors: int = 15,
+        lam: float = 10.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        eigensolver: str = "auto",
+    ) -> None:
+        self._set_options(locals())
 
 
 class SPCAN(_Alternating):
@@ -319,10 +335,19 @@ class SPCAN(_Alternating):
     (68, 2)
     """
     method = "spcan"
-    params: ClassVar[dict[str, Any]] = _pick(
-        "k", "n_neighbors", "lam", "tol", "max_iter", "eigensolver"
-    )
     switches: ClassVar[dict[str, Any]] = {"global_terms": False, "graph": "adaptive"}
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        n_neighbors: int = 15,
+        lam: float = 10.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        eigensolver: str = "auto",
+    ) -> None:
+        self._set_options(locals())
 
 
 class PCAN(_Alternating):
@@ -346,14 +371,23 @@ class PCAN(_Alternating):
     (4, 2)
     """
     method = "pcan"
-    params: ClassVar[dict[str, Any]] = _pick(
-        "k", "n_neighbors", "lam", "tol", "max_iter", "eigensolver"
-    )
     switches: ClassVar[dict[str, Any]] = {
         "global_terms": False,
         "graph": "adaptive",
         "supervised_graph": False,
     }
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        n_neighbors: int = 15,
+        lam: float = 10.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        eigensolver: str = "auto",
+    ) -> None:
+        self._set_options(locals())
 
 
 class PCA(ProjectionFamily):

@@ -17,8 +17,7 @@ sdspcaan = formula_function(
     Returns the projection as ``directions`` (p x k), the learned graph ``similarity``
     (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
     """,
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
@@ -35,8 +34,7 @@ sdspca = formula_function(
     SDSPCA,
     "sdspca",
     summary="SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
@@ -49,8 +47,7 @@ sdspca_lpp = formula_function(
     SDSPCALPP,
     "sdspca_lpp",
     summary="SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
@@ -63,8 +60,7 @@ spcan = formula_function(
     SPCAN,
     "spcan",
     summary="Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
@@ -77,8 +73,7 @@ pcan = formula_function(
     PCAN,
     "pcan",
     summary="Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
@@ -91,8 +86,7 @@ pca = formula_function(
     PCA,
     "pca",
     summary="PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)
@@ -105,8 +99,7 @@ vpca = formula_function(
     VPCA,
     "vpca",
     summary="vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.",
-    positional=("k",),
-    required=("k",),
+    positional="k",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.summary import Block
-from ..core.validation import check_bool, check_float, check_int
+from ..core.validation import Interval
 from ..stats.linalg import canonical_basis
 from ._results import ProjectionResults, weighted_center
 from .kernels import response_factor
@@ -141,23 +141,27 @@ class BPCA(Estimator):
     """
 
     method = "bpca"
-    params: ClassVar[dict[str, Any]] = {
-        "d": None,
-        "threshold": None,
-        "n_folds": 5,
-        "n_thresholds": 20,
-        "standardize": False,
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "d": [Interval(int, 1, None), None],
+        "threshold": [Interval(float, 0, None), None],
+        "n_folds": [Interval(int, 2, None)],
+        "n_thresholds": [Interval(int, 1, None)],
+        "standardize": ["boolean"],
+        "random_state": ["random_state"],
     }
     results_class = BPCAResults
 
-    def _check_options(self) -> None:
-        o = self.options
-        check_int(o["d"], "d", self.method, low=1, allow_none=True)
-        check_float(o["threshold"], "threshold", self.method, low=0.0, allow_none=True)
-        check_int(o["n_folds"], "n_folds", self.method, low=2)
-        check_int(o["n_thresholds"], "n_thresholds", self.method, low=1)
-        check_bool(o["standardize"], "standardize", self.method)
+    def __init__(
+        self,
+        *,
+        d: int | None = None,
+        threshold: float | None = None,
+        n_folds: int = 5,
+        n_thresholds: int = 20,
+        standardize: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         o = self.options

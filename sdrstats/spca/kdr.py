@@ -24,7 +24,7 @@ from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.parallel import spawn_generators
 from ..core.summary import Block
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ..core.warnings import ConvergenceWarning
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
 from ..stats.linalg import canonical_basis, whiten
@@ -125,33 +125,37 @@ class KDR(Estimator):
 
     method = "kdr"
     capabilities = Capabilities(eigenvalues=False)
-    params: ClassVar[dict[str, Any]] = {
-        "d": 2,
-        "sigma": None,
-        "sigma_start": None,
-        "n_anneal": 5,
-        "eps": 1e-3,
-        "gamma_y": None,
-        "max_iter": 30,
-        "n_restarts": 1,
-        "approximation": "auto",
-        "n_features": 300,
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "d": [Interval(int, 1, None)],
+        "sigma": [Interval(float, 0, None, closed="neither"), None],
+        "sigma_start": [Interval(float, 0, None, closed="neither"), None],
+        "n_anneal": [Interval(int, 1, None)],
+        "eps": [Interval(float, 0, None, closed="neither")],
+        "gamma_y": [Interval(float, 0, None, closed="neither"), None],
+        "max_iter": [Interval(int, 1, None)],
+        "n_restarts": [Interval(int, 1, None)],
+        "approximation": [Options(("auto", "exact", "fourier"))],
+        "n_features": [Interval(int, 2, None)],
+        "random_state": ["random_state"],
     }
     results_class = KDRResults
 
-    def _check_options(self) -> None:
-        o, m = self.options, self.method
-        check_int(o["d"], "d", m, low=1)
-        check_float(o["sigma"], "sigma", m, low=0.0, strict_low=True, allow_none=True)
-        check_float(o["sigma_start"], "sigma_start", m, low=0.0, strict_low=True, allow_none=True)
-        check_int(o["n_anneal"], "n_anneal", m, low=1)
-        check_float(o["eps"], "eps", m, low=0.0, strict_low=True)
-        check_float(o["gamma_y"], "gamma_y", m, low=0.0, strict_low=True, allow_none=True)
-        check_int(o["max_iter"], "max_iter", m, low=1)
-        check_int(o["n_restarts"], "n_restarts", m, low=1)
-        check_choice(o["approximation"], "approximation", m, ["auto", "exact", "fourier"])
-        check_int(o["n_features"], "n_features", m, low=2)
+    def __init__(
+        self,
+        *,
+        d: int = 2,
+        sigma: float | None = None,
+        sigma_start: float | None = None,
+        n_anneal: int = 5,
+        eps: float = 1e-3,
+        gamma_y: float | None = None,
+        max_iter: int = 30,
+        n_restarts: int = 1,
+        approximation: str = "auto",
+        n_features: int = 300,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         if self.options["d"] > X.shape[1]:

@@ -7,13 +7,9 @@ Every response kernel ``L`` is used through a factor ``Δ`` (``L = Δ Δᵀ``, `
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import scipy.sparse
 from scipy.spatial.distance import cdist
-
-from ..core.validation import check_choice, check_float, check_int
 
 RESPONSE_KERNELS = ("linear", "delta", "rbf", "identity")
 PREDICTOR_KERNELS = ("rbf", "poly", "linear")
@@ -50,14 +46,6 @@ def predictor_kernel(
     if kernel == "poly":
         return (gamma * (A @ B.T) + coef0) ** degree
     return A @ B.T
-
-
-def check_kernel_options(method: str, kernel: str, gamma: Any, degree: Any, coef0: Any) -> None:
-    """Validate predictor-kernel options (``gamma > 0``, ``degree >= 1``, ``coef0 >= 0``)."""
-    check_choice(kernel, "kernel", method, PREDICTOR_KERNELS)
-    check_float(gamma, "gamma", method, low=0.0, strict_low=True, allow_none=True)
-    check_int(degree, "degree", method, low=1)
-    check_float(coef0, "coef0", method, low=0.0)
 
 
 def one_hot(codes: np.ndarray) -> np.ndarray:
@@ -174,7 +162,6 @@ __all__ = [
     "PREDICTOR_KERNELS",
     "median_gamma",
     "predictor_kernel",
-    "check_kernel_options",
     "one_hot",
     "response_factor",
     "incomplete_cholesky",

@@ -18,11 +18,11 @@ from threadpoolctl import threadpool_limits
 from ..core.budget import check_memory
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.summary import Block
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ._results import ProjectionResults
 from .kernels import (
+    PREDICTOR_KERNELS,
     RESPONSE_KERNELS,
-    check_kernel_options,
     median_gamma,
     predictor_kernel,
     response_factor,
@@ -131,36 +131,41 @@ class KSPCA(Estimator):
 
     method = "kspca"
     capabilities = Capabilities(linear_directions=False)
-    params: ClassVar[dict[str, Any]] = {
-        "d": None,
-        "kernel": "rbf",
-        "gamma": None,
-        "degree": 2,
-        "coef0": 1.0,
-        "ridge": 1e-6,
-        "kernel_y": None,
-        "gamma_y": None,
-        "add_identity": 0.0,
-        "standardize": True,
-        "approximation": "auto",
-        "n_components": 300,
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "d": [Interval(int, 1, None), None],
+        "kernel": [Options(PREDICTOR_KERNELS)],
+        "gamma": [Interval(float, 0, None, closed="neither"), None],
+        "degree": [Interval(int, 1, None)],
+        "coef0": [Interval(float, 0, None)],
+        "ridge": [Interval(float, 0, None, closed="neither")],
+        "kernel_y": [Options(RESPONSE_KERNELS), None],
+        "gamma_y": [Interval(float, 0, None, closed="neither"), None],
+        "add_identity": [Interval(float, 0, None)],
+        "standardize": ["boolean"],
+        "approximation": [Options(("auto", "exact", "nystroem"))],
+        "n_components": [Interval(int, 2, None)],
+        "random_state": ["random_state"],
     }
     results_class = KSPCAResults
 
-    def _check_options(self) -> None:
-        o = self.options
-        check_int(o["d"], "d", self.method, low=1, allow_none=True)
-        check_kernel_options(self.method, o["kernel"], o["gamma"], o["degree"], o["coef0"])
-        check_float(o["ridge"], "ridge", self.method, low=0.0, strict_low=True)
-        if o["kernel_y"] is not None:
-            check_choice(o["kernel_y"], "kernel_y", self.method, RESPONSE_KERNELS)
-        check_float(o["gamma_y"], "gamma_y", self.method, low=0.0, strict_low=True, allow_none=True)
-        check_float(o["add_identity"], "add_identity", self.method, low=0.0)
-        check_choice(
-            o["approximation"], "approximation", self.method, ["auto", "exact", "nystroem"]
-        )
-        check_int(o["n_components"], "n_components", self.method, low=2)
+    def __init__(
+        self,
+        *,
+        d: int | None = None,
+        kernel: str = "rbf",
+        gamma: float | None = None,
+        degree: int = 2,
+        coef0: float = 1.0,
+        ridge: float = 1e-6,
+        kernel_y: str | None = None,
+        gamma_y: float | None = None,
+        add_identity: float = 0.0,
+        standardize: bool = True,
+        approximation: str = "auto",
+        n_components: int = 300,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         if X.shape[0] < 3:

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.validation import check_choice, check_float, check_int
+from ..core.validation import Interval, Options
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
 from ._eigen import RANK_TOL, check_rank, top_eigen
@@ -147,26 +147,29 @@ class SPCA(Estimator):
     """
 
     method = "spca"
-    params: ClassVar[dict[str, Any]] = {
-        "d": None,
-        "kernel_y": None,
-        "gamma_y": None,
-        "add_identity": 0.0,
-        "solver": "auto",
-        "random_state": None,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "d": [Interval(int, 1, None), None],
+        "kernel_y": [Options(RESPONSE_KERNELS), None],
+        "gamma_y": [Interval(float, 0, None, closed="neither"), None],
+        "add_identity": [Interval(float, 0, None)],
+        "solver": [Options(("auto", "primal", "dual"))],
+        "random_state": ["random_state"],
     }
     capabilities = Capabilities(from_statistics=True)
     results_class = SPCAResults
     chunked_results_class = ChunkedSPCAResults
 
-    def _check_options(self) -> None:
-        o = self.options
-        check_int(o["d"], "d", self.method, low=1, allow_none=True)
-        if o["kernel_y"] is not None:
-            check_choice(o["kernel_y"], "kernel_y", self.method, RESPONSE_KERNELS)
-        check_float(o["gamma_y"], "gamma_y", self.method, low=0.0, strict_low=True, allow_none=True)
-        check_float(o["add_identity"], "add_identity", self.method, low=0.0)
-        check_choice(o["solver"], "solver", self.method, ["auto", "primal", "dual"])
+    def __init__(
+        self,
+        *,
+        d: int | None = None,
+        kernel_y: str | None = None,
+        gamma_y: float | None = None,
+        add_identity: float = 0.0,
+        solver: str = "auto",
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         d = self.options["d"]

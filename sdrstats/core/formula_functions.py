@@ -102,6 +102,13 @@ def _entry(name: str, kind: str, description: str) -> str:
     return f"{name} : {kind}" + (f"\n{body}" if body else "") if kind else f"{name}\n{body}"
 
 
+def _written_entry(doc: str) -> str:
+    """A numpydoc entry written in a string: the header line, its description indented."""
+    head, *rest = inspect.cleandoc(doc).split("\n")
+    body = textwrap.dedent("\n".join(rest))
+    return head + ("\n" + textwrap.indent(body, "    ") if body.strip() else "")
+
+
 def takes_case_weights(cls: type) -> bool:
     """Whether the estimator applies R ``dr``'s case weights (the moment methods)."""
     return hasattr(cls, "_case_weights")
@@ -118,6 +125,7 @@ def formula_function(
     data_name: str = "data",
     data_doc: str | None = None,
     extra: Sequence[tuple[inspect.Parameter, str]] = (),
+    subset_doc: str | None = None,
     positional: str | None = None,
     fit: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
@@ -142,7 +150,8 @@ def formula_function(
     description : str, optional
         Paragraphs after the summary.
     returns : str, optional
-        Returned type; default the class's ``results_class`` name.
+        The Returns section: the type on the first line, then its description; default the
+        name of the class's ``results_class``.
     data_name : str, default "data"
         Name of the second argument (``source`` for a stream).
     data_doc : str, optional
@@ -150,6 +159,8 @@ def formula_function(
     extra : sequence of (inspect.Parameter, str), optional
         Keyword-only arguments that are not options (``chunksize`` of a stream), each with
         its numpydoc entry; placed after the options.
+    subset_doc : str, optional
+        The numpydoc entry of ``subset`` when it differs from the usual one.
     positional : str, optional
         An option that earlier versions took by position after ``data`` (``d``): a third
         positional argument is still taken as it, with a ``FutureWarning``.
@@ -180,23 +191,24 @@ def formula_function(
     ]
     entries = [FORMULA_DOC if data_doc is None else FORMULA_DOC.split("\ndata :")[0]]
     if data_doc is not None:
-        entries.append(inspect.cleandoc(data_doc))
+        entries.append(_written_entry(data_doc))
     options = inspect.signature(cls).parameters.values()
     for option in options:
         params.append(option.replace(kind=P.KEYWORD_ONLY))
         entries.append(_entry(option.name, *docs[option.name]))
     for parameter, doc in extra:
         params.append(parameter.replace(kind=P.KEYWORD_ONLY))
-        entries.append(inspect.cleandoc(doc))
+        entries.append(_written_entry(doc))
     weighted = takes_case_weights(cls)
     if weighted:
         params.append(P("weights", P.KEYWORD_ONLY, default=None, annotation="Any"))
         entries.append(WEIGHTS_DOC)
     params.append(P("missing", P.KEYWORD_ONLY, default="drop", annotation="str"))
     params.append(P("subset", P.KEYWORD_ONLY, default=None, annotation="Any"))
-    entries += [MISSING_DOC, SUBSET_DOC]
-    result = returns or cls.results_class.__name__
-    signature = inspect.Signature(params, return_annotation=result)
+    entries += [MISSING_DOC, SUBSET_DOC if subset_doc is None else _written_entry(subset_doc)]
+    result_type, *result_text = inspect.cleandoc(returns or cls.results_class.__name__).split("\n")
+    result = result_type + "".join("\n    " + line if line else "\n" for line in result_text)
+    signature = inspect.Signature(params, return_annotation=result_type)
     names = [p.name for p in params[2:-2] if p.name != "weights"]
     fitter = fit if fit is not None else cls.from_formula
     warn_positional = _positional_warning  # the function runs in the caller's globals
@@ -225,7 +237,7 @@ def formula_function(
     fn.__signature__ = signature  # type: ignore[attr-defined]
     fn.__qualname__ = name
     fn.__module__ = caller["__name__"]
-    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": result}
+    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": result_type}
     parts = [summary.strip()]
     if description:
         parts.append(inspect.cleandoc(description))

@@ -151,7 +151,7 @@ def lscde(
 
     Every mixture component has the same width (σ times the response's sd), so a noise level
     that changes with ``x`` is smoothed over: intervals come out too wide where the noise is
-    small and too narrow where it is large (see :func:`sdrstats.lsce`, Notes).
+    small and too narrow where it is large (see :class:`sdrstats.LSCE`, Notes).
 
     Examples
     --------

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.estimator import Capabilities, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
 from ..core.validation import Interval, check_int
@@ -68,24 +69,28 @@ class IRE(MomentEstimator):
     ----------
     nslices : int, optional
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
-    slice_function : {"dr", "arc"}
+    slice_function : {"dr", "arc"}, default "dr"
         Slicing rule.
-    numdir : int
-        Largest dimension fitted and tested (default 4, capped at ``p − 1`` as R). Dimensions
+    numdir : int, default 4
+        Largest dimension fitted and tested (capped at ``p − 1`` as R). Dimensions
         ``d >= h − 1`` fit the slice means exactly; R reports them anyway (df <= 0).
     d : int, optional
         Dimension whose solution is reported by ``directions``; default ``numdir``.
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
-    steps : int
-        Re-estimations of ``Γ_ζ`` at the fitted span (default 1, as R).
-    tol : float
-        Relative change of the discrepancy that stops the iterations (default 1e-6).
-    max_iter : int
-        Sweeps of alternating least squares before a ConvergenceWarning (default 200).
+    steps : int, default 1
+        Re-estimations of ``Γ_ζ`` at the fitted span (as R).
+    tol : float, default 1e-6
+        Relative change of the discrepancy that stops the iterations.
+    max_iter : int, default 200
+        Sweeps of alternating least squares before a ConvergenceWarning.
     group : str, optional
-        Name of a grouping column: partial IRE (Wen & Cook 2007), R's ``group = ~G``. Set by
-        :func:`ire` (``group="G"``), which attaches the rows' levels; see :mod:`.pire`.
+        A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
+        ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
+        group; each level is sliced on its own (default ``nslices`` is then p, as R), and
+        every level needs at least p rows. Only the formula function :func:`ire` fits it (it
+        attaches the rows' levels, see :mod:`.pire`); case weights and refits on resampled
+        rows (bootstrap, permutation) are not available with it.
 
     Notes
     -----
@@ -146,6 +151,49 @@ class IRE(MomentEstimator):
         group: str | None = None,
     ) -> None:
         self._set_options(locals())
+
+    @classmethod
+    def from_formula(
+        cls,
+        formula: str,
+        data: Any,
+        *,
+        missing: str = "drop",
+        subset: Any = None,
+        weights: Any = None,
+        **options: Any,
+    ) -> Results:
+        """Fit ``formula`` on ``data``; with ``group=`` the partial IRE of Wen & Cook (2007).
+
+        Parameters
+        ----------
+        formula, data, missing, subset, weights, **options
+            As :meth:`sdrstats.core.estimator.Estimator.from_formula`; ``group`` names a
+            column of ``data`` (see :func:`.pire.fit_grouped`).
+
+        Returns
+        -------
+        IREResults
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.IRE.from_formula("lbm ~ log(wt) + log(ht) + log(hg)", ais, group="sex")
+        >>> fit.extras["group_levels"]
+        ['f', 'm']
+        """
+        group = options.pop("group", None)
+        if group is None:
+            return super().from_formula(
+                formula, data, missing=missing, subset=subset, weights=weights, **options
+            )
+        if weights is not None:
+            raise ValueError(
+                "Partial IRE (group=) with case weights is not available; R dr itself fails "
+                "on it when a weight is zero. Drop weights= or group=."
+            )
+        return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
@@ -321,102 +369,20 @@ class IRE(MomentEstimator):
         }
 
 
-def ire(
-    formula: str,
-    data: Any,
-    *,
-    nslices: int | None = None,
-    slice_function: str = "dr",
-    numdir: int = 4,
-    d: int | None = None,
-    cut_points: Any = None,
-    steps: int = 1,
-    tol: float = 1e-6,
-    max_iter: int = 200,
-    missing: str = "drop",
-    subset: Any = None,
-    weights: Any = None,
-    group: str | None = None,
-) -> MomentResults:
-    """Inverse regression estimation from a formula; see :class:`IRE` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + log(x2)"``.
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    nslices, slice_function, numdir, d, cut_points, steps, tol, max_iter
-        Options of :class:`IRE`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-    weights : str or array-like, optional
-        Case weights, a column of ``data`` or one number per row, with R ``dr``'s rule:
-        negative, NaN or infinite weights are errors; rows with ``w <= 1e-30`` are
-        dropped and the rest rescaled to sum to the rows kept. The summary says "using
-        weights". These are R's case weights, not frequency weights.
-    group : str, optional
-        A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
-        ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
-        group; each level is sliced on its own (default ``nslices`` is then p, as R), and
-        every level needs at least p rows. Refits on resampled rows (bootstrap,
-        permutation) are not available for it.
-
-    Returns
-    -------
-    MomentResults
-        With R ``dr``'s IRE summary (the solution of every dimension).
-
-    Examples
-    --------
+ire = formula_function(
+    IRE,
+    "ire",
+    summary="Inverse regression estimation from a formula; see :class:`IRE` for the options.",
+    returns="""MomentResults
+    With R ``dr``'s IRE summary (the solution of every dimension).""",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
     >>> fit.directions.shape
     (4, 2)
-    """
-    if group is not None:
-        if weights is not None:
-            raise ValueError(
-                "Partial IRE (group=) with case weights is not available; R dr itself fails "
-                "on it when a weight is zero. Drop weights= or group=."
-            )
-        return fit_grouped(
-            IRE,
-            formula,
-            data,
-            group,
-            missing=missing,
-            subset=subset,
-            nslices=nslices,
-            slice_function=slice_function,
-            numdir=numdir,
-            d=d,
-            steps=steps,
-            tol=tol,
-            max_iter=max_iter,
-        )
-    return IRE.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        weights=weights,
-        nslices=nslices,
-        slice_function=slice_function,
-        numdir=numdir,
-        d=d,
-        cut_points=cut_points,
-        steps=steps,
-        tol=tol,
-        max_iter=max_iter,
-    )
+    """,
+)
 
 
 __all__ = ["IRE", "IREResults", "ire"]

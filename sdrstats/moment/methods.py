@@ -31,10 +31,10 @@ class SIR(MomentEstimator):
     ----------
     nslices : int, optional
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
-    slice_function : {"dr", "arc"}
+    slice_function : {"dr", "arc"}, default "dr"
         Slicing rule (R ``dr.slices`` or Arc's equal-count variant).
-    numdir : int
-        Directions shown and tested (default 4).
+    numdir : int, default 4
+        Directions shown and tested.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
     cut_points : sequence of float, optional

@@ -17,6 +17,7 @@ from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
 from ..core.estimator import Estimator, EstimatorOutput, predictor_names
+from ..core.formula_functions import formula_function
 from ..core.parallel import as_seed_sequence
 from ..core.results import Results
 from ..core.summary import Block
@@ -458,67 +459,21 @@ class LassoSIR(Estimator):
             return fixed_lasso(Z, target, mu, o["max_iter"]), float(mu)
 
 
-def lasso_sir(
-    formula: str,
-    data: Any,
-    *,
-    nslices: int = 10,
-    d: int | None = None,
-    d_rule: str = "kmeans",
-    penalty: str | float = "cv",
-    n_folds: int = 10,
-    max_iter: int = 5000,
-    random_state: Any = None,
-    missing: str = "drop",
-    subset: Any = None,
-) -> LassoSIRResults:
-    """Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + x2 + ..."``; ``p`` may exceed ``n``.
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    nslices, d, d_rule, penalty, n_folds, max_iter
-        Options of :class:`LassoSIR`, with the defaults shown in the signature.
-    random_state : int, Generator or None, default None
-        Shuffles the cross-validation folds (checked as :func:`sdrstats.bootstrap` checks
-        it).
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    LassoSIRResults
-
-    Examples
-    --------
+lasso_sir = formula_function(
+    LassoSIR,
+    "lasso_sir",
+    summary="Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.",
+    description="""
+    The formula's predictors may outnumber the rows (``p > n``).
+    """,
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lasso_sir("lbm ~ ht + wt + ssf + rcc + wcc + hg", ais, d=1, random_state=0)
     >>> "wt" in fit.selected()["Dir1"]
     True
-    """
-    return LassoSIR.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        nslices=nslices,
-        d=d,
-        d_rule=d_rule,
-        penalty=penalty,
-        n_folds=n_folds,
-        max_iter=max_iter,
-        random_state=random_state,
-    )
+    """,
+)
 
 
 __all__ = [

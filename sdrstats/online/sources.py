@@ -6,12 +6,14 @@ chunks of ``source`` to ``partial_fit`` in order, so memory holds one chunk at a
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
 
+from ..core.formula_functions import formula_function
 from ..core.validation import check_int
 from ..design.formula import describe_subset, select_rows
 from .online_sir import OnlineSIR
@@ -63,80 +65,17 @@ def iter_chunks(
         yield chunk
 
 
-def online_sir(
+def _stream(
     formula: str,
     source: Any,
     *,
     chunksize: int = 1000,
-    nslices: int | None = None,
-    d: int = 1,
-    eigen: str = "ccipca",
-    sparse: bool = True,
-    learning_rate: str | float = "auto",
-    decay_after: Any = "auto",
-    gravity: float = 0.05,
-    threshold: float | None = None,
-    truncate_every: int = 10,
-    cut_points: Any = None,
-    init_size: int = 500,
-    block_size: int = 1000,
-    trace_size: int = 100,
     missing: str = "drop",
     subset: Any = None,
+    **options: Any,
 ) -> OnlineSIR:
-    """Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        Patsy formula with one response, e.g. ``"y ~ ."``; evaluated on the first chunk and
-        applied with the same transforms and factor levels to every later chunk.
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    source : DataFrame, iterable of DataFrames, or CSV path
-        See :func:`iter_chunks`.
-    chunksize : int
-        Rows per chunk read from a DataFrame or CSV source (default 1000).
-    nslices, d, eigen, sparse, learning_rate, decay_after, gravity, threshold
-        Options of :class:`OnlineSIR`, with the defaults shown in the signature.
-    truncate_every, cut_points, init_size, block_size, trace_size
-        Options of :class:`OnlineSIR`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, as R's ``subset``: a pandas query string (applied to every chunk as it
-        arrives), or a boolean mask (a DataFrame source only: a stream has no row positions).
-
-    Returns
-    -------
-    OnlineSIR
-        The fitted stream; call ``partial_fit`` to continue it.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, chunksize=50, init_size=100,
-    ...                      d=1, nslices=5)
-    >>> fit.n_seen
-    202
-    """
-    model = OnlineSIR(
-        nslices=nslices,
-        d=d,
-        eigen=eigen,
-        sparse=sparse,
-        learning_rate=learning_rate,
-        decay_after=decay_after,
-        gravity=gravity,
-        threshold=threshold,
-        truncate_every=truncate_every,
-        cut_points=cut_points,
-        init_size=init_size,
-        block_size=block_size,
-        trace_size=trace_size,
-    )
+    """Feed the chunks of ``source`` to a new :class:`OnlineSIR` (the body of :func:`online_sir`)."""
+    model = OnlineSIR(**options)
     shown = {k: v for k, v in model.options.items() if repr(v) != repr(OnlineSIR.params[k])}
     args = "".join(f", {k}={v!r}" for k, v in shown.items())
     if subset is not None:
@@ -157,10 +96,44 @@ def online_sir(
         model.partial_fit(chunk, formula=formula, missing=missing)
     if not model.initialized:
         raise ValueError(
-            f"The source had {model.n_seen} usable row(s), fewer than init_size = {init_size}; "
+            f"The source had {model.n_seen} usable row(s), fewer than init_size = {model.init_size}; "
             "lower init_size or supply more rows."
         )
     return model
+
+
+online_sir = formula_function(
+    OnlineSIR,
+    "online_sir",
+    summary="Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.",
+    data_name="source",
+    data_doc="""source : DataFrame, iterable of DataFrames, or CSV path
+    See :func:`iter_chunks`. The formula is evaluated on the first chunk and applied with
+    the same transforms and factor levels to every later chunk.""",
+    extra=[
+        (
+            inspect.Parameter(
+                "chunksize", inspect.Parameter.KEYWORD_ONLY, default=1000, annotation="int"
+            ),
+            """chunksize : int, default 1000
+            Rows per chunk read from a DataFrame or CSV source.""",
+        )
+    ],
+    subset_doc="""subset : str or array-like of bool, optional
+    Rows to use, as R's ``subset``: a pandas query string (applied to every chunk as it
+    arrives), or a boolean mask (a DataFrame source only: a stream has no row positions).""",
+    returns="""OnlineSIR
+    The fitted stream; call ``partial_fit`` to continue it.""",
+    fit=_stream,
+    examples="""
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, chunksize=50, init_size=100,
+    ...                      d=1, nslices=5)
+    >>> fit.n_seen
+    202
+    """,
+)
 
 
 __all__ = ["iter_chunks", "online_sir"]

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.estimator import Estimator, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.summary import Block
 from ..core.validation import Interval
 from ..stats.linalg import canonical_basis
@@ -257,62 +258,19 @@ class BPCA(Estimator):
         )
 
 
-def bpca(
-    formula: str,
-    data: Any,
-    d: int | None = None,
-    *,
-    threshold: float | None = None,
-    n_folds: int = 5,
-    n_thresholds: int = 20,
-    standardize: bool = False,
-    random_state: Any = None,
-    missing: str = "drop",
-    subset: Any = None,
-) -> BPCAResults:
-    """Bair's supervised PCA from a formula; see :class:`BPCA` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    d, threshold, n_folds, n_thresholds, standardize, random_state
-        Options of :class:`BPCA`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    BPCAResults
-
-    Examples
-    --------
+bpca = formula_function(
+    BPCA,
+    "bpca",
+    summary="Bair's supervised PCA from a formula; see :class:`BPCA` for the options.",
+    positional="d",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.bpca("lbm ~ ht + wt + rcc + wcc + hc + ferr", ais, d=1, threshold=5.0)
     >>> fit.directions.index[fit.directions["Dir1"] != 0].tolist()
     ['ht', 'wt', 'rcc', 'hc']
-    """
-    return BPCA.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        d=d,
-        threshold=threshold,
-        n_folds=n_folds,
-        n_thresholds=n_thresholds,
-        standardize=standardize,
-        random_state=random_state,
-    )
+    """,
+)
 
 
 __all__ = ["BPCA", "BPCAResults", "bpca", "univariate_scores"]

@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.parallel import spawn_generators
 from ..core.summary import Block
 from ..core.validation import Interval, Options
@@ -295,74 +296,19 @@ class KDR(Estimator):
         }
 
 
-def kdr(
-    formula: str,
-    data: Any,
-    d: int = 2,
-    *,
-    sigma: float | None = None,
-    sigma_start: float | None = None,
-    n_anneal: int = 5,
-    eps: float = 1e-3,
-    gamma_y: float | None = None,
-    max_iter: int = 30,
-    n_restarts: int = 1,
-    approximation: str = "auto",
-    n_features: int = 300,
-    random_state: Any = None,
-    missing: str = "drop",
-    subset: Any = None,
-) -> KDRResults:
-    """Kernel dimension reduction from a formula; see :class:`KDR` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    d, sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts
-        Options of :class:`KDR`, with the defaults shown in the signature.
-    approximation, n_features, random_state
-        Options of :class:`KDR` (exact or random-Fourier Gram matrix; seed).
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    KDRResults
-
-    Examples
-    --------
+kdr = formula_function(
+    KDR,
+    "kdr",
+    summary="Kernel dimension reduction from a formula; see :class:`KDR` for the options.",
+    positional="d",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.kdr("sex ~ ht + wt + lbm + ssf", ais, d=1, n_anneal=2, max_iter=5)
     >>> fit.directions.shape
     (4, 1)
-    """
-    return KDR.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        d=d,
-        sigma=sigma,
-        sigma_start=sigma_start,
-        n_anneal=n_anneal,
-        eps=eps,
-        gamma_y=gamma_y,
-        max_iter=max_iter,
-        n_restarts=n_restarts,
-        approximation=approximation,
-        n_features=n_features,
-        random_state=random_state,
-    )
+    """,
+)
 
 
 __all__ = ["KDR", "KDRResults", "kdr", "whiten"]

@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.budget import check_memory
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.summary import Block
 from ..core.validation import Interval, Options
 from ._results import ProjectionResults
@@ -99,7 +100,13 @@ class KSPCA(Estimator):
     ridge : float, default 1e-6
         Ridge ``ρ = ridge · mean(diag K)`` added to ``K`` on the right-hand side, so the
         generalised eigenproblem is definite (must be > 0).
-    kernel_y, gamma_y, add_identity : as :class:`SPCA`
+    kernel_y : {"linear", "delta", "rbf", "identity"}, optional
+        Response kernel ``L``, as :class:`SPCA`: default ``"delta"`` for a categorical
+        response, ``"linear"`` otherwise.
+    gamma_y : float, optional
+        Width of the rbf response kernel; default the median heuristic (as :class:`SPCA`).
+    add_identity : float, default 0
+        Use ``L + add_identity · I`` (as :class:`SPCA`).
     standardize : bool, default True
         Z-score each predictor (training mean and sd) before the kernel.
     approximation : {"auto", "exact", "nystroem"}, default "auto"
@@ -350,53 +357,12 @@ class KSPCA(Estimator):
         return features @ ex["coef"][:, :d] - ex["offset"][:d]
 
 
-def kspca(
-    formula: str,
-    data: Any,
-    d: int | None = None,
-    *,
-    kernel: str = "rbf",
-    gamma: float | None = None,
-    degree: int = 2,
-    coef0: float = 1.0,
-    ridge: float = 1e-6,
-    kernel_y: str | None = None,
-    gamma_y: float | None = None,
-    add_identity: float = 0.0,
-    standardize: bool = True,
-    approximation: str = "auto",
-    n_components: int = 300,
-    random_state: Any = None,
-    missing: str = "drop",
-    subset: Any = None,
-) -> KSPCAResults:
-    """Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    d, kernel, gamma, degree, coef0, ridge, kernel_y, gamma_y, add_identity, standardize
-        Options of :class:`KSPCA`, with the defaults shown in the signature.
-    approximation, n_components, random_state
-        Options of :class:`KSPCA`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    KSPCAResults
-
-    Examples
-    --------
+kspca = formula_function(
+    KSPCA,
+    "kspca",
+    summary="Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.",
+    positional="d",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.kspca("sex ~ ht + wt + lbm + bmi", ais, d=1)
@@ -406,26 +372,8 @@ def kspca(
     Traceback (most recent call last):
     ...
     ValueError: kernel SPCA has no linear directions; use transform() ...
-    """
-    return KSPCA.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        d=d,
-        kernel=kernel,
-        gamma=gamma,
-        degree=degree,
-        coef0=coef0,
-        ridge=ridge,
-        kernel_y=kernel_y,
-        gamma_y=gamma_y,
-        add_identity=add_identity,
-        standardize=standardize,
-        approximation=approximation,
-        n_components=n_components,
-        random_state=random_state,
-    )
+    """,
+)
 
 
 __all__ = ["KSPCA", "KSPCAResults", "kspca"]

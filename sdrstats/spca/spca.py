@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
+from ..core.formula_functions import formula_function
 from ..core.validation import Interval, Options
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
@@ -274,44 +275,12 @@ class SPCA(Estimator):
         )
 
 
-def spca(
-    formula: str,
-    data: Any,
-    d: int | None = None,
-    *,
-    kernel_y: str | None = None,
-    gamma_y: float | None = None,
-    add_identity: float = 0.0,
-    solver: str = "auto",
-    random_state: Any = None,
-    missing: str = "drop",
-    subset: Any = None,
-) -> SPCAResults:
-    """Supervised PCA from a formula; see :class:`SPCA` for the options.
-
-    Parameters
-    ----------
-    formula : str
-        A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
-        Formula text is evaluated as Python (as in R and statsmodels): never pass one
-        from an untrusted source. Column names are looked up as names, never run.
-    data : pandas.DataFrame
-        The columns the formula names.
-    d, kernel_y, gamma_y, add_identity, solver, random_state
-        Options of :class:`SPCA`, with the defaults shown in the signature.
-    missing : {"drop", "raise"}, default "drop"
-        Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
-        or raise.
-    subset : str or array-like of bool, optional
-        Rows to use, selected before anything else (R's ``subset``): a pandas query
-        string such as ``"sex == 'f'"`` or a boolean mask, one entry per row of ``data``.
-
-    Returns
-    -------
-    SPCAResults
-
-    Examples
-    --------
+spca = formula_function(
+    SPCA,
+    "spca",
+    summary="Supervised PCA from a formula; see :class:`SPCA` for the options.",
+    positional="d",
+    examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, d=1)
@@ -322,19 +291,8 @@ def spca(
     spca('sex ~ ht + wt + lbm + bmi', data, d=1)
     ...
     Eigenvalues are HSIC contributions...
-    """
-    return SPCA.from_formula(
-        formula,
-        data,
-        missing=missing,
-        subset=subset,
-        d=d,
-        kernel_y=kernel_y,
-        gamma_y=gamma_y,
-        add_identity=add_identity,
-        solver=solver,
-        random_state=random_state,
-    )
+    """,
+)
 
 
 __all__ = [

@@ -111,7 +111,7 @@ def local_linear_choice(fit, X, y, method):
         T = ((y - y.mean()) / y.std())[:, None]
     m = T.shape[1]
     losses = {0: np.sum((T - (T.sum(0) - T) / (n - 1)) ** 2, axis=1) / m}
-    for k in range(1, fit.max_dim + 1):
+    for k in range(1, fit.d_max + 1):
         V = whitened(X @ fit.directions_for(k).to_numpy())
         best = None
         for c in (0.75, 1.0, 1.5, 2.0):

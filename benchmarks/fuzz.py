@@ -29,10 +29,10 @@ METHODS = {
     "ire": lambda f, d, o: sdr.ire(f, d, nslices=o.get("nslices")),
     "dr": lambda f, d, o: sdr.dr(f, d, nslices=o.get("nslices")),
     "cume": lambda f, d, o: sdr.cume(f, d),
-    "spca": lambda f, d, o: sdr.spca(f, d, o.get("d", 1)),
-    "kspca": lambda f, d, o: sdr.kspca(f, d, o.get("d", 1), gamma=o.get("gamma")),
-    "bpca": lambda f, d, o: sdr.bpca(f, d, o.get("d", 1), n_folds=3, random_state=0),
-    "mave": lambda f, d, o: sdr.mave(f, d, d=o.get("d", 1), max_dim=2, max_iter=3),
+    "spca": lambda f, d, o: sdr.spca(f, d, d=o.get("d", 1)),
+    "kspca": lambda f, d, o: sdr.kspca(f, d, d=o.get("d", 1), gamma=o.get("gamma")),
+    "bpca": lambda f, d, o: sdr.bpca(f, d, d=o.get("d", 1), n_folds=3, random_state=0),
+    "mave": lambda f, d, o: sdr.mave(f, d, d=o.get("d", 1), d_max=2, max_iter=3),
     "lsce": lambda f, d, o: sdr.lsce(
         f,
         d,
@@ -44,7 +44,7 @@ METHODS = {
         progress=False,
         random_state=0,
     ),
-    "sdspcaan": lambda f, d, o: sdr.sdspcaan(f, d, o.get("d", 1), max_iter=3),
+    "sdspcaan": lambda f, d, o: sdr.sdspcaan(f, d, d=o.get("d", 1), max_iter=3),
     "lasso_sir": lambda f, d, o: sdr.lasso_sir(f, d, d=o.get("d"), n_folds=3, random_state=0),
 }
 

@@ -158,7 +158,9 @@ def _score(task: tuple) -> tuple[float, float, int, bool]:
             project = lambda rows: ((X[rows] - center) / scale)[:, :k]  # noqa: E731
             n_iter, converged = 0, True
         else:
-            estimator = _estimator_class(method)(**options)
+            # the protocol's k is the estimator's d
+            given = {("d" if key == "k" else key): value for key, value in options.items()}
+            estimator = _estimator_class(method)(**given)
             output = estimator._fit(Xtr, y[train])
             project = lambda rows: estimator.transform_arrays(output, X[rows], output.d)  # noqa: E731
             n_iter = int(output.extras.get("n_iter", 0))
@@ -177,7 +179,7 @@ def _inputs(
     if hasattr(method, "spec") and hasattr(method, "estimator"):  # a fitted result
         fit = method
         names = [fit.method]
-        tuned = ("k", *TUNED_WEIGHTS.get(fit.method, ()))
+        tuned = ("d", *TUNED_WEIGHTS.get(fit.method, ()))
         fixed = {key: value for key, value in fit.options.items() if key not in tuned}
         if data is None:
             return names, fixed, fit.spec.X, np.asarray(fit.spec.Y)

@@ -54,7 +54,7 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
         :func:`estimator_classes`).
     d : int, default 2
         Number of reduced predictors returned by ``transform`` (passed to the method as its
-        ``d``, or as ``k`` for the methods whose dimension option is ``k``).
+        ``d``).
     **options
         The method's own options (``nslices=8``, ``random_state=0``...); unknown ones raise
         ``TypeError`` at ``fit`` naming the valid ones.
@@ -119,9 +119,8 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
                 f"({n_features}); got {d}."
             )
         options = {name: getattr(self, name) for name in self._option_names}
-        key = "d" if "d" in cls.params else ("k" if "k" in cls.params else None)
-        if key is not None:
-            options[key] = int(d)
+        if "d" in cls.params:
+            options["d"] = int(d)
         return cls(**options)
 
     def fit(self, X: Any, y: Any) -> SDRTransformer:

@@ -113,14 +113,14 @@ CASES = [
     ),
     (
         "continuous-for-categorical",
-        lambda: sdr.sdspcaan("y ~ x1 + x2 + x3", FRAME, k=1),
+        lambda: sdr.sdspcaan("y ~ x1 + x2 + x3", FRAME, d=1),
         ValueError,
         "needs class labels",
         "use spca",
     ),
     (
         "one-sample-class",
-        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", with_(g=["a"] + ["b"] * (N - 1)), k=1),
+        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", with_(g=["a"] + ["b"] * (N - 1)), d=1),
         ValueError,
         r"\['a'\] of 'g' have a single sample",
         "Drop or merge",
@@ -168,11 +168,11 @@ CASES = [
         "at most p = 2",
     ),
     (
-        "k-too-large",
-        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", FRAME, k=10),
+        "d-too-large",
+        lambda: sdr.sdspcaan("g ~ x1 + x2 + x3", FRAME, d=10),
         ValueError,
-        "'k' option of sdspcaan",
-        "Choose a smaller k",
+        "'d' option of sdspcaan",
+        "Choose a smaller d",
     ),
     (
         "negative-kernel-width",
@@ -448,7 +448,7 @@ CASES += [
     ),
     (
         "pca-on-one-row",
-        lambda: sdr.pca("y ~ x1 + x2", FRAME.iloc[:1], k=1),
+        lambda: sdr.pca("y ~ x1 + x2", FRAME.iloc[:1], d=1),
         ValueError,
         r"pca needs at least 2 observations",
         r"got n = 1",
@@ -711,7 +711,7 @@ def test_a_response_of_digit_strings_is_a_class_label(method):
     # "0", "1", "2" were refused as numbers stored as text, even by classification methods
     codes = np.where(FRAME.x1 > 0.5, "2", np.where(FRAME.x1 > -0.5, "1", "0"))
     data = FRAME[["x1", "x2", "x3"]].assign(g=codes)
-    options = {"k": 2} if method == "sdspcaan" else {}
+    options = {"d": 2} if method == "sdspcaan" else {}
     fit = getattr(sdr, method)("g ~ x1 + x2 + x3", data, **options)
     assert fit.spec.categorical and fit.spec.y_levels == ["0", "1", "2"]
 

@@ -22,8 +22,8 @@ DATA["y"] = DATA.x1 + 0.3 * rng.standard_normal(N)
 DATA["g"] = np.where(DATA.x1 > 0.4, "a", np.where(DATA.x1 > -0.4, "b", "c"))
 
 N_BY_N = [
-    ("sdspcaan", lambda: sdr.sdspcaan("g ~ x1 + x2 + x3 + x4", DATA, k=2), "n x n distance"),
-    ("pcan", lambda: sdr.pcan("g ~ x1 + x2 + x3 + x4", DATA, k=2), "n x n distance"),
+    ("sdspcaan", lambda: sdr.sdspcaan("g ~ x1 + x2 + x3 + x4", DATA, d=2), "n x n distance"),
+    ("pcan", lambda: sdr.pcan("g ~ x1 + x2 + x3 + x4", DATA, d=2), "n x n distance"),
     (
         "kspca",
         lambda: sdr.kspca("g ~ x1 + x2 + x3 + x4", DATA, d=2, approximation="exact"),

@@ -324,7 +324,7 @@ def test_parameter_parser_finds_grouped_and_missing_names():
 
     # ``x`` under Returns must not count as documented; ``c`` is missing.
     assert _required_names(fit) - _documented_names(doc) == {"c"}
-    assert _required_names(sdr.SIR) >= {"nslices", "slice_function", "numdir", "d"}
+    assert _required_names(sdr.SIR) >= {"nslices", "slice_function", "d_max", "d"}
 
 
 def test_section_detector_rejects_a_missing_section():

@@ -125,7 +125,7 @@ def test_results_do_not_depend_on_n_jobs():
 
 def test_coordinate_search_is_smaller_than_grid_and_fit_input_works(capsys):
     frame = classes_frame(seed=3)
-    fit = sdr.sdspcaan(FORMULA, frame, k=3, max_iter=20)
+    fit = sdr.sdspcaan(FORMULA, frame, d=3, max_iter=20)
     res = classification(
         fit,
         k_grid=[3, 4],

@@ -106,12 +106,12 @@ def test_generated_docs_carry_the_class_text(name):
 
 def test_generated_function_binds_like_its_signature():
     ais = sdr.datasets.load("ais")
-    with pytest.warns(FutureWarning, match="'k' is keyword-only in sdspcaan; use k=..."):
-        fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # k by position
+    with pytest.warns(FutureWarning, match="'d' is keyword-only in sdspcaan; use d=..."):
+        fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d by position
     assert fit.d == 2 and fit.options["max_iter"] == 5
     with pytest.raises(TypeError, match="unexpected keyword argument 'nslice'"):
         sdr.sir("lbm ~ ht + wt", ais, nslice=4)
-    with pytest.raises(TypeError, match="missing a required argument: 'k'"):
+    with pytest.raises(TypeError, match="missing a required argument: 'd'"):
         sdr.pca("sex ~ ht + wt", ais)
     with pytest.raises(TypeError, match="positional"):
         sdr.sir("lbm ~ ht + wt", ais, 4)  # options after data are keyword-only
@@ -121,7 +121,7 @@ def test_an_undocumented_option_cannot_make_a_function():
     class Bare(sdr.CUME):
         """A CUME without option docs."""
 
-        def __init__(self, *, numdir: int = 4, d: int | None = None, secret: int = 1) -> None:
+        def __init__(self, *, d_max: int = 4, d: int | None = None, secret: int = 1) -> None:
             self._set_options(locals())
 
     with pytest.raises(TypeError, match=r"does not document its option\(s\) \['secret'\]"):

@@ -253,7 +253,7 @@ def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
     fixed = sdr.sir(AIS_EIGHT, ais, nslices=8, d=3).bootstrap(B=10, random_state=0, progress=False)
     assert fixed.d == 3 and fixed.d_rule == "the fit's d (given when fitting)"
     X, y, _ = single_index(n=150, p=3, seed=12)
-    mave = sdr.MAVE(variant="meanopg", max_dim=2).fit(X, y)
+    mave = sdr.MAVE(variant="meanopg", d_max=2).fit(X, y)
     boot = mave.bootstrap(B=4, random_state=0, progress=False)
     assert boot.d == mave.d
     assert boot.d_rule == "the fit's d (chosen by cross-validation when fitting)"

@@ -7,7 +7,7 @@ import scipy.stats
 import sdrstats as sdr
 from sdrstats.core.estimator import Estimator, EstimatorOutput
 from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
-from sdrstats.inference import default_k_max, generic_rules
+from sdrstats.inference import default_d_max, generic_rules
 
 
 def index_model(n, p, d, seed, noise=0.3):
@@ -105,7 +105,7 @@ def test_ladle_and_bootstrap_rule_find_the_dimension(d):
         fit = sdr.SIR().fit(X, y)
         ladle = fit.test_dimension("ladle", B=60, random_state=seed, progress=False)
         assert ladle.d == d
-        assert list(ladle.table.index) == list(range(default_k_max(6) + 1))
+        assert list(ladle.table.index) == list(range(default_d_max(6) + 1))
         assert ladle.table["f"].iloc[0] == 0.0
         np.testing.assert_allclose(ladle.table["g"], ladle.table["f"] + ladle.table["phi"])
     boot = fit.test_dimension("bootstrap", B=60, random_state=0, progress=False)
@@ -114,8 +114,8 @@ def test_ladle_and_bootstrap_rule_find_the_dimension(d):
     assert boot.table["mean_distance"].iloc[d] > boot.table["mean_distance"].iloc[d - 1]
 
 
-def test_default_k_max_follows_luo_and_li():
-    assert [default_k_max(p) for p in (3, 10, 11, 20, 100)] == [1, 8, 4, 6, 21]
+def test_default_d_max_follows_luo_and_li():
+    assert [default_d_max(p) for p in (3, 10, 11, 20, 100)] == [1, 8, 4, 6, 21]
 
 
 def test_method_without_eigenvalues():
@@ -126,7 +126,7 @@ def test_method_without_eigenvalues():
             ValueError, match=f"'{rule}' dimension test is not available for fixedd"
         ):
             fit.test_dimension(rule)
-    boot = fit.test_dimension("bootstrap", B=20, k_max=2, random_state=0, progress=False)
+    boot = fit.test_dimension("bootstrap", B=20, d_max=2, random_state=0, progress=False)
     assert list(boot.table.index) == [1, 2]
     assert boot.d == 1  # the E[xy] direction is stable; the 2D span adds a noisy one
     assert fit.bootstrap(B=10, random_state=0, progress=False).engine == "refit on resampled rows"
@@ -162,10 +162,10 @@ def test_rule_options_are_checked():
         fit.test_dimension("permutation", n_perm=10)
     with pytest.raises(ValueError, match="'n_permutations' option of the permutation test"):
         fit.test_dimension("permutation", n_permutations=0)
-    with pytest.raises(ValueError, match="'numdir' option of the permutation test must be"):
+    with pytest.raises(ValueError, match="'d_max' option of the permutation test must be"):
         fit.test_dimension("permutation", numdir=9)
-    with pytest.raises(ValueError, match="'k_max' option of the ladle rule must be"):
-        fit.test_dimension("ladle", k_max=7)
+    with pytest.raises(ValueError, match="'d_max' option of the ladle rule must be"):
+        fit.test_dimension("ladle", d_max=7)
     with pytest.raises(ValueError, match="'distance' option of the bootstrap rule"):
         fit.test_dimension("bootstrap", distance="angles")
     with pytest.raises(ValueError, match="'level' option of the permutation test must be"):

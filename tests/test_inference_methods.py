@@ -28,13 +28,13 @@ QUICK = {
     "cv_every": 100,
     "progress": False,
     "n_thresholds": 3,
-    "n_components": 30,
+    "n_landmarks": 30,
     "n_anneal": 1,
     "n_neighbors": 5,
     "init_size": 40,
     "block_size": 40,
     "y_points": 4,
-    "max_dim": 2,
+    "d_max": 2,
     "penalty": 0.05,
 }
 
@@ -78,7 +78,7 @@ def quick_fit(estimator):
 RULE_OPTIONS = {
     "permutation": {"n_permutations": 3},
     "ladle": {"B": 3},
-    "bootstrap": {"B": 3, "k_max": 2},
+    "bootstrap": {"B": 3, "d_max": 2},
 }
 
 

@@ -539,7 +539,7 @@ def test_non_convergence_warns():
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"numdir": 0}, ValueError, "'numdir' parameter of IRE must be an int >= 1"),
+        ({"numdir": 0}, ValueError, "'d_max' parameter of IRE must be an int >= 1"),
         ({"steps": -1}, ValueError, "'steps' parameter of IRE must be an int >= 0"),
         ({"tol": 0.0}, ValueError, "'tol' parameter of IRE must be a float > 0"),
         ({"max_iter": 0}, ValueError, "'max_iter' parameter of IRE must be an int >= 1"),

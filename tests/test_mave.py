@@ -1,7 +1,7 @@
 """The MAVE family through its public front: recovery, CV, contract, errors.
 
 Recovery tolerances come from seeded simulations with known truth; each says where its bound
-comes from. Small ``n`` and ``max_dim`` keep the file fast.
+comes from. Small ``n`` and ``d_max`` keep the file fast.
 """
 
 import pickle
@@ -34,7 +34,7 @@ def single_index():
 @pytest.mark.parametrize("method", ["csmave", "csopg", "meanmave", "meanopg", "ksir"])
 def test_every_method_recovers_a_single_index(single_index, method):
     df, beta = single_index
-    fit = sdr.mave("y ~ a + b + c + e", df, variant=method, d=1, max_dim=1)
+    fit = sdr.mave("y ~ a + b + c + e", df, variant=method, d=1, d_max=1)
     # monotone-ish single index, noise sd 0.1, n = 200: seeds 0..9 give distances below 0.1
     # for every method (KSIR the largest); 0.2 leaves a factor two for platform noise
     assert sdr.projection_distance(fit.directions, beta) < 0.2
@@ -43,7 +43,7 @@ def test_every_method_recovers_a_single_index(single_index, method):
 @pytest.mark.parametrize("method,true_d", [("csmave", 2), ("csopg", 2), ("meanopg", 1)])
 def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
     df, basis = classic
-    fit = sdr.mave("y ~ .", df, variant=method, max_dim=2)
+    fit = sdr.mave("y ~ .", df, variant=method, d_max=2)
     error = sdr.projection_distance(fit.directions_for(true_d), basis[:, :true_d])
     # benchmarks/papers/mave_accuracy.md (n = 400, 20 seeds): mean distances 0.12-0.15,
     # largest 0.30 for these methods; this seed gives 0.19-0.28
@@ -59,7 +59,7 @@ def test_classic_example_subspace_and_cv_choice(classic, method, true_d):
 
 def test_solutions_for_each_dimension_are_kept_and_not_nested(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, variant="csopg", max_dim=3, d=2)
+    fit = sdr.mave("y ~ .", df, variant="csopg", d_max=3, d=2)
     assert isinstance(fit, MaveResults)
     one, two = fit.directions_for(1), fit.directions_for(2)
     assert one.shape == (5, 1) and two.shape == (5, 2) and fit.all_directions.shape == (5, 3)
@@ -78,16 +78,16 @@ def test_solutions_for_each_dimension_are_kept_and_not_nested(classic):
         rtol=1e-12,
         atol=1e-12,
     )
-    with pytest.raises(ValueError, match="between 1 and max_dim = 3"):
+    with pytest.raises(ValueError, match="between 1 and d_max = 3"):
         fit.directions_for(4)
-    with pytest.raises(ValueError, match="max_dim"):
+    with pytest.raises(ValueError, match="d_max"):
         fit.transform(d=4)
 
 
 def test_formula_and_array_fronts_give_identical_numbers(single_index):
     df, _ = single_index
-    by_formula = sdr.mave("y ~ a + b + c + e", df, variant="meanmave", max_dim=2)
-    by_arrays = sdr.MAVE(variant="meanmave", max_dim=2).fit(df[["a", "b", "c", "e"]], df["y"])
+    by_formula = sdr.mave("y ~ a + b + c + e", df, variant="meanmave", d_max=2)
+    by_arrays = sdr.MAVE(variant="meanmave", d_max=2).fit(df[["a", "b", "c", "e"]], df["y"])
     for k in (1, 2):
         np.testing.assert_array_equal(by_formula.directions_for(k), by_arrays.directions_for(k))
     pd.testing.assert_frame_equal(by_formula.cv_table, by_arrays.cv_table)
@@ -95,13 +95,13 @@ def test_formula_and_array_fronts_give_identical_numbers(single_index):
 
 def test_method_names_are_case_insensitive_like_r(single_index):
     df, _ = single_index
-    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanOPG", d=1, max_dim=1)
+    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanOPG", d=1, d_max=1)
     assert fit.variant == "meanopg"
 
 
 def test_summary_shows_method_bandwidths_iterations_cv_and_directions(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df.iloc[:150], variant="csmave", max_dim=2)
+    fit = sdr.mave("y ~ .", df.iloc[:150], variant="csmave", d_max=2)
     text = str(fit.summary())
     for piece in (
         "csMAVE",
@@ -119,7 +119,7 @@ def test_summary_shows_method_bandwidths_iterations_cv_and_directions(classic):
 
 def test_pickle_round_trip(single_index):
     df, _ = single_index
-    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", max_dim=2)
+    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d_max=2)
     again = pickle.loads(pickle.dumps(fit))
     pd.testing.assert_frame_equal(again.transform(df), fit.transform(df))
     assert str(again.summary()) == str(fit.summary())
@@ -128,17 +128,17 @@ def test_pickle_round_trip(single_index):
 @pytest.mark.parametrize(
     "options",
     [
-        {"method": "meanopg"},
-        {"method": "meanmave"},
-        {"method": "csopg"},
-        {"method": "csmave", "y_transform": "kernel", "y_bandwidth": 0.4},
+        {"variant": "meanopg"},
+        {"variant": "meanmave"},
+        {"variant": "csopg"},
+        {"variant": "csmave", "y_transform": "kernel", "y_bandwidth": 0.4},
     ],
 )
 def test_weights_equal_to_duplicated_rows(single_index, options):
     df, _ = single_index
     X = df[["a", "b", "c", "e"]].to_numpy()[:90]
     y = df["y"].to_numpy()[:90]
-    est = sdr.MAVE(d=1, max_dim=2, **options)
+    est = sdr.MAVE(d=1, d_max=2, **options)
     weights = np.ones(len(y))
     weights[:5] = 3.0
     weighted = est._fit(X, y[:, None], weights=weights)
@@ -159,7 +159,7 @@ def test_categorical_response_uses_class_indicators():
     X = rng.standard_normal((240, 3))
     label = np.where(X[:, 0] - X[:, 2] > 0.3, "high", "low")
     df = pd.DataFrame(X, columns=["u", "v", "w"]).assign(label=label)
-    fit = sdr.mave("label ~ u + v + w", df, variant="csopg", d=1, max_dim=1)
+    fit = sdr.mave("label ~ u + v + w", df, variant="csopg", d=1, d_max=1)
     truth = np.array([[1.0], [0.0], [-1.0]])
     # a sharp class boundary on x1 - x3 (n = 240): this seed gives about 0.1; bound 0.3
     assert sdr.projection_distance(fit.directions, truth) < 0.3
@@ -171,7 +171,7 @@ def test_screening_keeps_the_active_predictors_and_zeroes_the_rest():
     n, p = 120, 40
     X = rng.standard_normal((n, p))
     y = X[:, 0] + X[:, 1] + 0.2 * rng.standard_normal(n)
-    fit = sdr.MAVE(variant="meanopg", d=1, max_dim=1).fit(X, y)
+    fit = sdr.MAVE(variant="meanopg", d=1, d_max=1).fit(X, y)
     kept = fit.extras["kept"]
     assert len(kept) == int(np.ceil(n / np.log(n)))  # R's default ceiling(n / log(n)) = 26
     assert {0, 1} <= set(kept.tolist())
@@ -191,7 +191,7 @@ def test_cv_preferring_no_dependence_warns_and_keeps_d_one():
     X = rng.standard_normal((150, 3))
     y = rng.standard_normal(150)
     with pytest.warns(sdr.SDRWarning, match="prefers d = 0"):
-        fit = sdr.MAVE(variant="meanopg", max_dim=2).fit(X, y)
+        fit = sdr.MAVE(variant="meanopg", d_max=2).fit(X, y)
     assert fit.d == 1 and fit.test_dimension("cv").d == 0
 
 
@@ -199,7 +199,7 @@ def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
     df, _ = single_index
     with pytest.warns(sdr.ConvergenceWarning, match="did not reach 'tol' within max_iter = 1"):
         fit = sdr.mave(
-            "y ~ a + b + c + e", df, variant="meanmave", d=1, max_dim=1, max_iter=1, tol=1e-12
+            "y ~ a + b + c + e", df, variant="meanmave", d=1, d_max=1, max_iter=1, tol=1e-12
         )
     assert fit.extras["converged"] == {1: False}
     assert fit.extras["iterations"] == {1: 1}
@@ -207,7 +207,7 @@ def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
 
 def test_r_runs_a_fixed_number_of_iterations_without_tol(single_index):
     df, _ = single_index
-    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d=1, max_dim=4)
+    fit = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d=1, d_max=4)
     # R MAVE: 5 iterations at every dimension up to 10, no convergence check
     assert fit.extras["iterations"] == {4: 5, 3: 5, 2: 5, 1: 5}
     assert set(fit.extras["converged"].values()) == {None}
@@ -221,7 +221,7 @@ def test_r_runs_a_fixed_number_of_iterations_without_tol(single_index):
     [
         ({"variant": "sir"}, ValueError, "'variant' parameter of MAVE must be one of 'csmave'"),
         ({"d": 0}, ValueError, "'d' parameter of MAVE must be an int >= 1"),
-        ({"max_dim": 1.5}, TypeError, "'max_dim' parameter of MAVE must be an int"),
+        ({"d_max": 1.5}, TypeError, "'d_max' parameter of MAVE must be an int"),
         ({"bandwidth": -1.0}, ValueError, "'bandwidth' parameter of MAVE must be a float > 0"),
         ({"y_points": 1}, ValueError, "'y_points' parameter of MAVE must be an int >= 2"),
         ({"tol": 0.0}, ValueError, "'tol' parameter of MAVE must be a float > 0"),
@@ -241,7 +241,7 @@ def test_bad_data_raise_clear_errors(single_index):
         sdr.mave("y ~ a + b + c + e", df, d=5)
     collinear = df.assign(f=df["a"] + df["b"])
     with pytest.raises(ValueError, match="collinear"):
-        sdr.mave("y ~ a + b + f", collinear, variant="meanopg", d=1, max_dim=1)
+        sdr.mave("y ~ a + b + f", collinear, variant="meanopg", d=1, d_max=1)
     with pytest.raises(ValueError, match="'y_bandwidth' option of mave is for"):
         sdr.mave("y ~ a + b + c", df, variant="csopg", y_bandwidth=0.3)
     with pytest.raises(ValueError, match="'y_transform' option of mave is for the central"):
@@ -255,7 +255,7 @@ def test_bad_data_raise_clear_errors(single_index):
 def test_multivariate_response_for_mean_methods(single_index):
     df, beta = single_index
     two = df.assign(z=np.cos(df["a"] - df["b"]))
-    fit = sdr.mave("y + z ~ a + b + c + e", two, variant="meanopg", d=2, max_dim=2)
+    fit = sdr.mave("y + z ~ a + b + c + e", two, variant="meanopg", d=2, d_max=2)
     # both responses depend on a - b; y also on 0.5 e: the 2-D mean subspace contains beta
     recovered = sdr.projection_distance(
         fit.directions_for(2), np.column_stack([beta[:, 0], [0.0, 0.0, 0.0, 1.0]])
@@ -265,34 +265,34 @@ def test_multivariate_response_for_mean_methods(single_index):
 
 def test_cv_rule_min_is_the_minimiser_of_the_table(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, variant="meanopg", max_dim=3, cv_rule="min")
+    fit = sdr.mave("y ~ .", df, variant="meanopg", d_max=3, cv_rule="min")
     table = fit.cv_table
     assert fit.test_dimension("cv").d == table["cv"].idxmin()
     assert fit.test_dimension().rule == "cv"  # the default rule of a MAVE fit
-    assert fit.test_dimension("cv", rule="min").extras["cv_rule"] == "min"
-    with pytest.raises(ValueError, match="'rule' option of the cv dimension test"):
-        fit.test_dimension("cv", rule="aic")
+    assert fit.test_dimension("cv", cv_rule="min").extras["cv_rule"] == "min"
+    with pytest.raises(ValueError, match="'cv_rule' option of the cv dimension test"):
+        fit.test_dimension("cv", cv_rule="aic")
 
 
 def test_cv_table_with_d_given_is_computed_when_asked_for(classic):
     df, _ = classic
-    given = sdr.mave("y ~ .", df.iloc[:150], variant="meanopg", max_dim=2, d=1)
+    given = sdr.mave("y ~ .", df.iloc[:150], variant="meanopg", d_max=2, d=1)
     assert given.output.extras["cv"] is None  # no CV work during the fit
-    chosen = sdr.mave("y ~ .", df.iloc[:150], variant="meanopg", max_dim=2)
+    chosen = sdr.mave("y ~ .", df.iloc[:150], variant="meanopg", d_max=2)
     pd.testing.assert_frame_equal(given.cv_table, chosen.cv_table)
     assert given.test_dimension("cv").d == chosen.test_dimension("cv").d
 
 
 def test_bandwidth_of_each_dimension_is_r_s_rule(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, variant="csopg", max_dim=5)
+    fit = sdr.mave("y ~ .", df, variant="csopg", d_max=5)
     n = 400
     for k in range(1, 6):
         # R MAVE: h = 1.2 mean sd(ZB) n^{-1/(k+4)}; the whitened ZB has unit variance with
         # divisor n, so sd (divisor n - 1) is sqrt(n / (n - 1)) up to the I/n^5 of whitening
         expected = 1.2 * np.sqrt(n / (n - 1)) * n ** (-1 / (k + 4))
         assert fit.extras["bandwidths"][k] == pytest.approx(expected, rel=1e-10)
-    fixed = sdr.mave("y ~ .", df, variant="csopg", max_dim=2, bandwidth=0.5)
+    fixed = sdr.mave("y ~ .", df, variant="csopg", d_max=2, bandwidth=0.5)
     assert set(fixed.extras["bandwidths"].values()) == {0.5}
 
 
@@ -314,7 +314,7 @@ def test_kernel_sir_matches_its_nadaraya_watson_definition():
 
 def test_bootstrap_refits_at_the_fitted_dimension(classic):
     df, basis = classic
-    fit = sdr.mave("y ~ .", df, variant="csopg", max_dim=2, d=2)
+    fit = sdr.mave("y ~ .", df, variant="csopg", d_max=2, d=2)
     boot = fit.bootstrap(B=4, random_state=0, progress=False)
     assert boot.distances.shape == (4,) and np.all(np.isfinite(boot.distances))
     # the fit is 0.28 from the truth; replicates of this seed (B = 8 probe) lie at 0.16-0.37
@@ -325,7 +325,7 @@ def test_bootstrap_refits_at_the_fitted_dimension(classic):
     np.testing.assert_array_equal(boot.distances, again.distances)
     small = df.iloc[:200]
     # a CV-chosen d is kept by the refits (MaveResults.refit fixes it)
-    auto = sdr.mave("y ~ .", small, variant="csopg", max_dim=2)
+    auto = sdr.mave("y ~ .", small, variant="csopg", d_max=2)
     out = auto.refit(auto.spec.X, auto.spec.Y)
     assert out.d == auto.d and out.basis.shape[1] == auto.d
 
@@ -333,7 +333,7 @@ def test_bootstrap_refits_at_the_fitted_dimension(classic):
 def test_conditional_density_on_the_mave_predictors(classic):
     df, _ = classic
     small = df.iloc[:200]
-    fit = sdr.mave("y ~ .", small, variant="csopg", d=2, max_dim=2)
+    fit = sdr.mave("y ~ .", small, variant="csopg", d=2, d_max=2)
     dens = fit.conditional_density(random_state=0)
     grid = np.linspace(-8, 8, 401)
     pdf = dens.pdf(y=grid, newdata=small.iloc[:3])
@@ -350,7 +350,7 @@ def test_affine_equivariance_and_row_order_invariance(method, n):
     X = rng.standard_normal((n, 3))
     y = np.sin(X[:, 0] + X[:, 1]) + 0.5 * X[:, 2] ** 2 + 0.1 * rng.standard_normal(n)
     A = np.array([[2.0, 0.5, 0.0], [0.0, 1.0, -1.0], [0.3, 0.0, 1.5]])
-    est = sdr.MAVE(variant=method, d=2, max_dim=2)
+    est = sdr.MAVE(variant=method, d=2, d_max=2)
     base = est.fit(X, y).directions.to_numpy()
     # whitening turns x -> A'x + c into an orthogonal rotation of the whitened predictors, to
     # which the kernels, the choice of centres and every least-squares step are invariant:
@@ -371,7 +371,7 @@ def test_convergence_warning_names_every_stalled_dimension():
     ais = sdr.datasets.load("ais")
     formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc)"
     with pytest.warns(sdr.ConvergenceWarning) as caught:
-        fit = sdr.mave(formula, ais, max_dim=5, tol=1e-3)
+        fit = sdr.mave(formula, ais, d_max=5, tol=1e-3)
     stalled = sorted(k for k, ok in fit.extras["converged"].items() if not ok)
     assert stalled == [3, 4] and fit.d == 1
     message = str(caught[0].message)
@@ -385,8 +385,8 @@ def test_method_is_renamed_variant_and_still_works(single_index):
     # R's MAVE calls the variant `method`; here `method` names the estimator only
     df, _ = single_index
     with pytest.warns(FutureWarning, match="'method' is renamed 'variant' in MAVE; use variant="):
-        old = sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, max_dim=1)
-    new = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d=1, max_dim=1)
+        old = sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, d_max=1)
+    new = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d=1, d_max=1)
     np.testing.assert_array_equal(old.directions.to_numpy(), new.directions.to_numpy())
     with pytest.warns(FutureWarning, match="'method' is renamed 'variant' in MAVE"):
         assert sdr.MAVE(method="csopg").variant == "csopg"

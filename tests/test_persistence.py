@@ -315,7 +315,7 @@ def test_a_results_file_is_not_a_stream_and_back(saved, frame, tmp_path):
     with pytest.raises(ValueError, match="holds 'online_sir' .* not 'results'"):
         sdr.Results.load(stream.save(tmp_path / "stream"))
     with pytest.raises(ValueError, match="holds a MomentResults, not a SPCAResults"):
-        sdr.spca("y ~ x1 + x2", frame, 1).load(path)
+        sdr.spca("y ~ x1 + x2", frame, d=1).load(path)
 
 
 # -- stream state dicts ----------------------------------------------------------------------

@@ -29,17 +29,17 @@ DETERMINISTIC = {
     "dr": lambda d: sdr.dr(F, d, nslices=4),
     "cume": lambda d: sdr.cume(F, d),
     "ire": lambda d: sdr.ire(F, d, nslices=4),
-    "spca": lambda d: sdr.spca(F, d, 1),
-    "sdspca": lambda d: sdr.sdspca("g ~ x1 + x2 + x3", d, 2, max_iter=5),
-    "meanopg": lambda d: sdr.mave(F, d, d=1, variant="meanopg", max_dim=1),
+    "spca": lambda d: sdr.spca(F, d, d=1),
+    "sdspca": lambda d: sdr.sdspca("g ~ x1 + x2 + x3", d, d=2, max_iter=5),
+    "meanopg": lambda d: sdr.mave(F, d, d=1, variant="meanopg", d_max=1),
 }
 
 RANDOM = {
     "lsce": lambda d, s: sdr.lsce(
         F, d, d=1, n_restarts=1, max_iter=2, n_basis=10, progress=False, random_state=s
     ),
-    "kdr": lambda d, s: sdr.kdr(F, d, 1, max_iter=2, n_anneal=1, random_state=s),
-    "bpca": lambda d, s: sdr.bpca(F, d, 1, n_folds=3, n_thresholds=4, random_state=s),
+    "kdr": lambda d, s: sdr.kdr(F, d, d=1, max_iter=2, n_anneal=1, random_state=s),
+    "bpca": lambda d, s: sdr.bpca(F, d, d=1, n_folds=3, n_thresholds=4, random_state=s),
     "lasso_sir": lambda d, s: sdr.lasso_sir(F, d, d=1, nslices=4, n_folds=3, random_state=s),
 }
 

@@ -308,7 +308,7 @@ def test_case_weight_errors(ais):
     with pytest.raises(ValueError, match="'weights' column 'nope'"):
         sdr.sir(f"lbm ~ {PRED}", ais, weights="nope")
     with pytest.raises(TypeError, match="does not take case weights"):
-        sdr.PCA(k=2).fit(ais[["ht", "wt"]], ais["sex"], sample_weight=np.ones(202))
+        sdr.PCA(d=2).fit(ais[["ht", "wt"]], ais["sex"], sample_weight=np.ones(202))
 
 
 def test_case_weights_follow_resampled_rows(ais):

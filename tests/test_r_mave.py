@@ -48,7 +48,7 @@ def _r_directions(fit_ref, p, k):
 @cache
 def _fit(name, method):
     x, y = _data(CASES[name])
-    est = sdr.MAVE(variant=method, max_dim=CASES[name]["fits"][method]["max_dim"])
+    est = sdr.MAVE(variant=method, d_max=CASES[name]["fits"][method]["max_dim"])
     with np.errstate(all="ignore"), pytest.warns(sdr.SDRWarning) if name == "noise" else _null():
         return est.fit(x, y)
 
@@ -70,7 +70,7 @@ def test_the_reference_is_r_mave_1_3_11():
 def test_directions_of_every_dimension_equal_r(name, method):
     case, ref = CASES[name], CASES[name]["fits"][method]
     fit = _fit(name, method)
-    assert fit.max_dim == ref["max_dim"]
+    assert fit.d_max == ref["max_dim"]
     for k in range(1, ref["max_dim"] + 1):
         distance = sdr.projection_distance(fit.directions_for(k), _r_directions(ref, case["p"], k))
         assert distance < DIRECTION_TOL, (k, distance)

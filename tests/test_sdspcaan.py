@@ -160,8 +160,8 @@ def test_objective_trace_is_non_increasing(options):
 def test_delta_zero_sdspcaan_equals_sdspca():
     frame, _, _ = simulate(seed=7)
     formula = "label ~ " + " + ".join(f"x{j + 1}" for j in range(20))
-    a = sdr.sdspcaan(formula, frame, k=4, delta=0.0)
-    b = sdr.sdspca(formula, frame, k=4)
+    a = sdr.sdspcaan(formula, frame, d=4, delta=0.0)
+    b = sdr.sdspca(formula, frame, d=4)
     # same Z at every step (the graph term has weight 0): same directions to rounding
     np.testing.assert_allclose(a.directions.to_numpy(), b.directions.to_numpy(), atol=1e-8)
 
@@ -171,12 +171,12 @@ def test_pca_members_match_svd_and_sklearn():
 
     frame, X, y = simulate(seed=8)
     Xs, center, scale = zscore(X)
-    fit = sdr.PCA(k=3).fit(X, y.astype(str))
+    fit = sdr.PCA(d=3).fit(X, y.astype(str))
     components = SkPCA(n_components=3).fit(Xs).components_.T
     # same unit vectors up to sign; back in the z-scored scale (directions are unscaled)
     z_dirs = fit.extras["projection"]
     np.testing.assert_allclose(np.abs(np.sum(z_dirs * components, axis=0)), 1.0, atol=1e-10)
-    vfit = sdr.VPCA(k=3).fit(X, y.astype(str))
+    vfit = sdr.VPCA(d=3).fit(X, y.astype(str))
     U, sv, _ = np.linalg.svd(Xs, full_matrices=False)
     # vPCA: W = X^T Q with Q the top-k left singular vectors, = R Σ
     W = Xs.T @ U[:, :3]
@@ -187,8 +187,8 @@ def test_pca_members_match_svd_and_sklearn():
 def test_sdspcaan_finds_the_class_subspace_that_pca_misses():
     frame, X, y = simulate(n_per_class=40, p=30, seed=9)
     truth = np.eye(30)[:, :2]
-    fit = sdr.SDSPCAAN(k=2, alpha=1.0, delta=1.0).fit(X, y.astype(str))
-    pca = sdr.PCA(k=2).fit(X, y.astype(str))
+    fit = sdr.SDSPCAAN(d=2, alpha=1.0, delta=1.0).fit(X, y.astype(str))
+    pca = sdr.PCA(d=2).fit(X, y.astype(str))
     captured = projection_onto(fit.directions.to_numpy(), truth).mean()
     captured_pca = projection_onto(pca.directions.to_numpy(), truth).mean()
     # seeded simulation: the supervised fit captures most of the 2-D class-mean plane (0.98
@@ -199,7 +199,7 @@ def test_sdspcaan_finds_the_class_subspace_that_pca_misses():
 
 def test_learned_graph_has_one_component_per_class():
     _, X, y = simulate(n_per_class=30, seed=10)
-    fit = sdr.SDSPCAAN(k=3).fit(X, y.astype(str))
+    fit = sdr.SDSPCAAN(d=3).fit(X, y.astype(str))
     S = fit.similarity
     assert sp.issparse(S) and S.shape == (90, 90)
     n_components, labels = connected_components(S, directed=False)
@@ -211,13 +211,13 @@ def test_learned_graph_has_one_component_per_class():
 def test_transform_uses_training_centring_and_scaling():
     frame, X, y = simulate(seed=11)
     formula = "label ~ " + " + ".join(f"x{j + 1}" for j in range(20))
-    fit = sdr.sdspcaan(formula, frame, k=3)
+    fit = sdr.sdspcaan(formula, frame, d=3)
     new = frame.iloc[:7].copy()
     Xs_new = (X[:7] - X.mean(axis=0)) / X.std(axis=0, ddof=1)
     expected = Xs_new @ fit.projection.to_numpy()
     np.testing.assert_allclose(fit.transform(new).to_numpy(), expected, atol=1e-10)
     # the array path gives identical numbers
-    array_fit = sdr.SDSPCAAN(k=3).fit(frame.drop(columns="label"), frame["label"])
+    array_fit = sdr.SDSPCAAN(d=3).fit(frame.drop(columns="label"), frame["label"])
     np.testing.assert_allclose(
         array_fit.transform().to_numpy(), fit.transform().to_numpy(), atol=1e-10
     )
@@ -227,7 +227,7 @@ def test_transform_uses_training_centring_and_scaling():
 
 def test_summary_pickle_and_plot():
     frame, X, y = simulate(seed=12)
-    fit = sdr.SDSPCAAN(k=2).fit(X, y.astype(str))
+    fit = sdr.SDSPCAAN(d=2).fit(X, y.astype(str))
     text = str(fit.summary())
     assert "Alternating solver" in text and "converged: True" in text
     clone = pickle.loads(pickle.dumps(fit))
@@ -243,8 +243,8 @@ def test_summary_pickle_and_plot():
 @pytest.mark.parametrize("eigensolver", ["arpack", "lobpcg"])
 def test_iterative_eigensolvers_give_the_same_fit(eigensolver):
     _, X, y = simulate(n_per_class=40, seed=13)
-    a = sdr.SDSPCAAN(k=3, eigensolver="eigh").fit(X, y.astype(str))
-    b = sdr.SDSPCAAN(k=3, eigensolver=eigensolver).fit(X, y.astype(str))
+    a = sdr.SDSPCAAN(d=3, eigensolver="eigh").fit(X, y.astype(str))
+    b = sdr.SDSPCAAN(d=3, eigensolver=eigensolver).fit(X, y.astype(str))
     # each Q-step is solved to a small residual (ARPACK 1e-10, LOBPCG ~1e-7 relative); the
     # fits agree to 1e-4 in direction
     overlap = projection_onto(b.directions.to_numpy(), a.directions.to_numpy())
@@ -254,7 +254,7 @@ def test_iterative_eigensolvers_give_the_same_fit(eigensolver):
 def test_max_iter_reached_warns():
     _, X, y = simulate(seed=14)
     with pytest.warns(sdr.ConvergenceWarning, match="did not converge in max_iter = 1"):
-        fit = sdr.SDSPCAAN(k=3, tol=1e-12, max_iter=1).fit(X, y.astype(str))
+        fit = sdr.SDSPCAAN(d=3, tol=1e-12, max_iter=1).fit(X, y.astype(str))
     assert not fit.converged
 
 
@@ -262,7 +262,7 @@ def test_max_iter_reached_warns():
 def test_continuous_response_suggests_spca():
     ais = sdr.datasets.load("ais")
     with pytest.raises(ValueError, match="needs class labels.*use spca"):
-        sdr.sdspcaan("lbm ~ ht + wt", ais, k=1)
+        sdr.sdspcaan("lbm ~ ht + wt", ais, d=1)
 
 
 def test_single_sample_class_is_refused():
@@ -270,38 +270,38 @@ def test_single_sample_class_is_refused():
     frame["label"] = frame["label"].cat.add_categories("lonely")
     frame.loc[0, "label"] = "lonely"
     with pytest.raises(ValueError, match=r"\['lonely'\].*single sample"):
-        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=2)
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, d=2)
     X = frame[["x1", "x2", "x3"]].to_numpy()
     y = np.where(np.arange(len(X)) == 0, 9, frame["label"].cat.codes.to_numpy() % 3)
     with pytest.raises(ValueError, match="single sample"):
-        sdr.SDSPCA(k=2).fit(X, y.astype(str))
+        sdr.SDSPCA(d=2).fit(X, y.astype(str))
 
 
-def test_k_larger_than_n_or_p_is_refused():
+def test_d_larger_than_n_or_p_is_refused():
     frame, _, _ = simulate(seed=16)
-    with pytest.raises(ValueError, match=r"'k' option of sdspcaan must be at most min\(n, p\) = 3"):
-        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=4)
+    with pytest.raises(ValueError, match=r"'d' option of sdspcaan must be at most min\(n, p\) = 3"):
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, d=4)
     with pytest.raises(
-        TypeError, match=r"SDSPCAAN needs the option\(s\) \['k'\], which have no default"
+        TypeError, match=r"SDSPCAAN needs the option\(s\) \['d'\], which have no default"
     ):
         sdr.SDSPCAAN()
     with pytest.raises(ValueError, match="'alpha' parameter of SDSPCAAN must be a float >= 0"):
-        sdr.SDSPCAAN(k=2, alpha=-1)
+        sdr.SDSPCAAN(d=2, alpha=-1)
     with pytest.raises(TypeError, match="unknown option"):
-        sdr.SDSPCA(k=2, delta=1.0)
+        sdr.SDSPCA(d=2, delta=1.0)
 
 
 def test_non_finite_values_are_refused():
     frame, X, y = simulate(seed=17)
     frame.loc[3, "x2"] = np.inf
     with pytest.raises(ValueError, match="'x2' has 1 infinite or undefined"):
-        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, k=2)
+        sdr.sdspcaan("label ~ x1 + x2 + x3", frame, d=2)
     X = X.copy()
     X[5, 0] = np.inf
     with pytest.raises(ValueError, match="infinite or undefined"):
-        sdr.SDSPCAAN(k=2).fit(X, y.astype(str))
+        sdr.SDSPCAAN(d=2).fit(X, y.astype(str))
     with pytest.raises(ValueError, match="predictor column 0 has infinite or missing"):
-        sdr.SDSPCAAN(k=2)._check_data(X, y, True)
+        sdr.SDSPCAAN(d=2)._check_data(X, y, True)
 
 
 def test_lambda_is_capped_when_c_components_cannot_form():

@@ -90,7 +90,7 @@ def test_nystroem_with_all_rows_matches_the_exact_solution():
     y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.standard_normal(150)
     exact = sdr.KSPCA(d=2, kernel_y="rbf", approximation="exact").fit(X, y)
     nys = sdr.KSPCA(
-        d=2, kernel_y="rbf", approximation="nystroem", n_components=150, random_state=0
+        d=2, kernel_y="rbf", approximation="nystroem", n_landmarks=150, random_state=0
     ).fit(X, y)
     assert "Nystroem" in nys.extras["route"]
     for j in range(2):
@@ -160,7 +160,7 @@ def test_pickle_round_trip_keeps_the_kernel_map(ais, approximation):
         ais,
         d=1,
         approximation=approximation,
-        n_components=50,
+        n_landmarks=50,
         random_state=0,
     )
     again = pickle.loads(pickle.dumps(fit))

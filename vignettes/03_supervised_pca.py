@@ -87,7 +87,7 @@ flowers = iris.data.rename(columns=lambda c: c.replace(" (cm)", "").replace(" ",
 flowers["y"] = pd.Categorical(iris.target_names[iris.target])
 iris_train, iris_test = split(flowers)
 formula = "y ~ sepal_length + sepal_width + petal_length + petal_width"
-fit_pca = sdr.pca(formula, iris_train, k=2)
+fit_pca = sdr.pca(formula, iris_train, d=2)
 fit_spca = sdr.spca(formula, iris_train, d=2, add_identity=0.0)
 print(fit_spca.summary())
 

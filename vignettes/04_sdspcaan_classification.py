@@ -127,7 +127,7 @@ show_figure(fig)
 # %%
 sdsp = results[results.method == "sdspcaan"]
 chosen = dict(
-    k=int(sdsp["k"].median()),
+    d=int(sdsp["k"].median()),  # the protocol's k is the method's d
     alpha=float(sdsp["alpha"].median()),
     beta=float(sdsp["beta"].median()),
     delta=float(sdsp["delta"].median()),
@@ -135,7 +135,7 @@ chosen = dict(
 train_rows = data.groupby("digit", observed=True).sample(frac=0.2, random_state=7).index
 train, test = data.loc[train_rows], data.drop(index=train_rows)
 fit = sdr.sdspcaan(formula, train, max_iter=30 if QUICK else 100, **chosen)
-fit_pca = sdr.pca(formula, train, k=chosen["k"])
+fit_pca = sdr.pca(formula, train, d=chosen["d"])
 print(
     f"settings {chosen}: {fit.n_iter} iterations, converged: {fit.converged}, "
     f"final lambda = {fit.lam:.4g}"

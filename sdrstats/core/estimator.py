@@ -263,7 +263,7 @@ class Estimator(FamilyHooks, Registered):
         --------
         >>> import sdrstats as sdr
         >>> sdr.SIR(nslices=8).set_params(d=2)
-        SIR(nslices=8, slice_function='dr', numdir=4, d=2, cut_points=None)
+        SIR(nslices=8, slice_function='dr', d_max=4, d=2, cut_points=None)
         """
         options = self._translate(options)
         before = self.options
@@ -293,7 +293,7 @@ class Estimator(FamilyHooks, Registered):
         --------
         >>> import sdrstats as sdr
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
-        SIR(nslices=5, slice_function='dr', numdir=4, d=2, cut_points=None)
+        SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None)
         """
         changes = self._translate(changes)
         new = type(self)(**{**self.options, **changes})

@@ -178,7 +178,7 @@ def formula_function(
     >>> import sdrstats as sdr
     >>> fn = formula_function(sdr.CUME, "cume", summary="CUME.", examples=">>> 1")
     >>> list(inspect.signature(fn).parameters)
-    ['formula', 'data', 'numdir', 'd', 'weights', 'missing', 'subset']
+    ['formula', 'data', 'd_max', 'd', 'weights', 'missing', 'subset']
     """
     docs = class_parameters(cls)
     undocumented = [k for k in cls.params if k not in docs]

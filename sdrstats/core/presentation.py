@@ -44,12 +44,16 @@ class SummaryMixin:
     output: Any
 
     def _numdir(self) -> int:
-        numdir = int(self.options.get("numdir", self.d) or self.d)
+        """How many directions the summary shows: ``d`` (the moment methods show ``d_max``)."""
+        numdir = self._shown_directions()
         ev = self.output.eigenvalues
         if ev is not None:
             numdir = min(numdir, int(np.sum(np.abs(ev) > 1e-15)))
         basis = self.output.basis
         return max(1, min(numdir, basis.shape[1] if basis is not None else numdir))
+
+    def _shown_directions(self) -> int:
+        return int(self.d)
 
     def _method_line(self) -> str:
         sizes = self.slice_sizes

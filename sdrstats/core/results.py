@@ -18,6 +18,7 @@ from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothe
 from .presentation import SummaryMixin, ols_r2
 from .results_io import ResultsSaveLoad
 from .summary import dir_labels
+from .validation import translate_options
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
@@ -282,18 +283,20 @@ class Results(SummaryMixin, ResultsSaveLoad):
             rules.setdefault(name, fn)
         return rules
 
-    def test_dimension(self, method: str | None = None, **options: Any) -> DimensionTest:
+    def test_dimension(self, rule: str | None = None, **options: Any) -> DimensionTest:
         """Choose the dimension by a rule.
 
         Parameters
         ----------
-        method : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
+        rule : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
             Default "asymptotic" where the method has one, else "cv", else "permutation" for
             methods with eigenvalues and linear directions, "ladle" (of the embedding of the
             training rows) for eigen methods without linear directions (kernel SPCA), and
-            "bootstrap" (Ye & Weiss) for the others.
+            "bootstrap" (Ye & Weiss) for the others. (Earlier ``method=``, which still works
+            with a ``FutureWarning``.)
         **options
-            Options of the rule (``level``, ``n_permutations``, ``B``, ``random_state``...).
+            Options of the rule (``level``, ``n_permutations``, ``B``, ``d_max`` -- R's
+            ``numdir`` is an alias --, ``random_state``...).
 
         Returns
         -------
@@ -314,6 +317,15 @@ class Results(SummaryMixin, ResultsSaveLoad):
         3D vs >= 4D   0.7754  4 9.417e-01
         Chosen d = 2: smallest m whose test is not rejected at level 0.05.
         """
+        given = translate_options(
+            {**options, **({} if rule is None else {"rule": rule})},
+            "test_dimension",
+            renamed={"method": "rule", "k_max": "d_max"},
+            aliases={"numdir": "d_max"},
+            stacklevel=4,
+        )
+        method = given.pop("rule", None)
+        options = given
         rules = self._dimension_rules()
         if method is None:
             # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss

@@ -23,12 +23,15 @@ and the method), what was given, and what to do.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -528,6 +531,40 @@ def _bounds(low: int | None, high: int | None) -> str:
     return f"<= {high}"
 
 
+def accepts_old_names(
+    *, renamed: Mapping[str, str] = {}, aliases: Mapping[str, str] = {}
+) -> Callable[[F], F]:
+    """Decorate a function so that its old keyword names (warned) and aliases still work.
+
+    The function keeps its signature (``inspect.signature`` shows the current names only).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> @accepts_old_names(renamed={"k_max": "d_max"})
+    ... def rule(*, d_max=None):
+    ...     return d_max
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rule(k_max=3)
+    3
+    >>> print(caught[0].message)
+    'k_max' is renamed 'd_max' in rule; use d_max=... (the old name will be removed)
+    """
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            kwargs = translate_options(
+                kwargs, fn.__name__, renamed=renamed, aliases=aliases, stacklevel=4
+            )
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
 def refuse_constant_response(spec: Any, method: str) -> None:
     """Every in-memory fit passes here: a numeric response without variation has no
     directions to find (pHd and MAVE would otherwise return arbitrary ones)."""
@@ -560,6 +597,7 @@ def own_copy(spec: Any, X: Any, y: Any) -> Any:
 
 
 __all__ = [
+    "accepts_old_names",
     "Constraint",
     "Interval",
     "InvalidParameterError",

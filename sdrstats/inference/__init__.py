@@ -7,13 +7,14 @@ so a new method gets all of it without writing code. Random streams come from on
 
 from .bootstrap import BootstrapResult, bootstrap
 from .dimension import generic_rules
-from .ladle import bootstrap_dimension, default_k_max, ladle
+from .ladle import bootstrap_dimension, default_d_max, default_k_max, ladle
 from .permutation import permutation_test
 
 __all__ = [
     "BootstrapResult",
     "bootstrap",
     "bootstrap_dimension",
+    "default_d_max",
     "default_k_max",
     "generic_rules",
     "ladle",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.parallel import resolve_random_state
-from ..core.validation import check_choice, check_int
+from ..core.validation import accepts_old_names, check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
 from .dimension_test import DimensionTest
@@ -17,39 +17,44 @@ from .embedding import _column_space, embedding_bootstrap
 from .permutation import require_eigenvalues
 
 
-def default_k_max(p: int) -> int:
+def default_d_max(p: int) -> int:
     """Luo & Li's largest candidate: ``p - 2`` if ``p <= 10``, else ``floor(p / log p)``.
 
     Examples
     --------
-    >>> default_k_max(6), default_k_max(20)
+    >>> default_d_max(6), default_d_max(20)
     (4, 6)
     """
     return p - 2 if p <= 10 else int(math.floor(p / math.log(p)))
 
 
-def _k_max(results: Any, k_max: int | None, columns: int, rule: str) -> int:
+#: The earlier name of :func:`default_d_max`.
+default_k_max = default_d_max
+
+
+def _d_max(results: Any, d_max: int | None, columns: int, rule: str) -> int:
     limit = min(results.p - 1, columns)
     if limit < 1:
         raise ValueError(
             f"The {rule!r} dimension test is not available for {results.method}: it compares "
             "candidate dimensions k >= 1 with the next eigenvalue or direction, and this fit "
             f"has only {columns + 1} of them (p = {results.p}). Refit with a larger d "
-            "(or numdir)."
+            "(or d_max)."
         )
-    if k_max is None:
-        k_max = min(default_k_max(results.p), limit)
-    k_max = check_int(k_max, "k_max", f"the {rule} rule", low=1, high=max(1, limit))
-    if k_max < 1:
+    if d_max is None:
+        d_max = min(default_d_max(results.p), limit)
+    d_max = check_int(d_max, "d_max", f"the {rule} rule", low=1, high=max(1, limit))
+    if d_max < 1:
         raise ValueError(f"The {rule} rule needs at least 3 predictors; got p = {results.p}.")
-    return k_max
+    return d_max
 
 
+@accepts_old_names(renamed={"k_max": "d_max"}, aliases={"numdir": "d_max"})
 def ladle(
     results: Any,
     *,
     B: int = 200,
-    k_max: int | None = None,
+    d_max: int | None = None,
     random_state: Any = None,
     n_jobs: int | None = 1,
     progress: bool = True,
@@ -62,8 +67,9 @@ def ladle(
         A fit with eigenvalues.
     B : int, default 200
         Bootstrap replicates.
-    k_max : int, optional
-        Largest candidate dimension; default ``p - 2`` if ``p <= 10`` else
+    d_max : int, optional
+        Largest candidate dimension (earlier ``k_max``, which still works with a
+        ``FutureWarning``); default ``p - 2`` if ``p <= 10`` else
         ``floor(p / log p)`` (capped at ``p - 1`` and at the directions available).
     random_state, n_jobs, progress
         As :func:`sdrstats.inference.bootstrap.bootstrap`.
@@ -71,7 +77,7 @@ def ladle(
     Returns
     -------
     DimensionTest
-        ``table`` indexed by ``k = 0..k_max`` with columns ``f`` (scaled bootstrap
+        ``table`` indexed by ``k = 0..d_max`` with columns ``f`` (scaled bootstrap
         eigenvector variability), ``phi`` (scaled eigenvalue) and ``g = f + phi``; ``d`` is
         the minimiser of ``g``.
 
@@ -80,7 +86,7 @@ def ladle(
     With ``B̂_k`` the first ``k`` estimated directions and ``B*_{k,b}`` those of replicate
     ``b``, ``f0(k) = mean_b (1 - |det(Q̂_kᵀ Q*_{k,b})|)`` (``Q`` orthonormal bases, original
     predictor scale; ``f0(0) = 0``), ``f(k) = f0(k) / (1 + Σ_i f0(i))`` and
-    ``phi(k) = λ_{k+1} / (1 + Σ_i λ_{i+1})`` over ``i = 0..k_max``, with ``λ`` the
+    ``phi(k) = λ_{k+1} / (1 + Σ_i λ_{i+1})`` over ``i = 0..d_max``, with ``λ`` the
     ``|eigenvalues|`` in decreasing order. Eigenvectors vary little below the true dimension
     and a lot beyond it, while eigenvalues are large below it and small beyond: ``g`` has
     its minimum (the ladle's bowl) at the dimension.
@@ -100,14 +106,14 @@ def ladle(
     name = results.method
     random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     if results.output.basis is None and results.output.eigenvalues is not None:
-        return _embedding_ladle(results, B, k_max, random_state, n_jobs, progress)
+        return _embedding_ladle(results, B, d_max, random_state, n_jobs, progress)
     eig = np.sort(
         require_eigenvalues(
             results, "ladle", "the ladle combines eigenvalues with eigenvector variability, and"
         )
     )[::-1]
     B = check_int(B, "B", "the ladle rule", low=2)
-    k_max = _k_max(results, k_max, min(len(eig) - 1, results.output.basis.shape[1]), "ladle")
+    d_max = _d_max(results, d_max, min(len(eig) - 1, results.output.basis.shape[1]), "ladle")
     reps = bootstrap_replicates(
         results,
         B,
@@ -117,18 +123,18 @@ def ladle(
         desc=f"ladle {name}",
     )
     full = np.asarray(results.output.basis, dtype=float)
-    f0 = np.zeros(k_max + 1)
+    f0 = np.zeros(d_max + 1)
     good = [b for b in reps.bases if b is not None]
     if not good:
         raise ValueError(f"Every bootstrap replicate of {name} failed: {reps.errors[0]}")
-    for k in range(1, k_max + 1):
+    for k in range(1, d_max + 1):
         q = orthonormal_basis(full[:, :k])
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ orthonormal_basis(b[:, :k]))) for b in good])
     f = f0 / (1 + f0.sum())
-    lam = eig[: k_max + 1]
+    lam = eig[: d_max + 1]
     phi = lam / (1 + lam.sum())
     g = f + phi
-    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(k_max + 1), name="k"))
+    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(d_max + 1), name="k"))
     return DimensionTest(
         table,
         int(np.argmin(g)),
@@ -144,7 +150,7 @@ def ladle(
 
 
 def _embedding_ladle(
-    results: Any, B: Any, k_max: int | None, random_state: Any, n_jobs: Any, progress: bool
+    results: Any, B: Any, d_max: int | None, random_state: Any, n_jobs: Any, progress: bool
 ) -> DimensionTest:
     """The ladle of a fit without linear directions (kernel SPCA), from its embeddings.
 
@@ -159,23 +165,23 @@ def _embedding_ladle(
     eig = np.sort(np.abs(np.asarray(results.output.eigenvalues, dtype=float)))[::-1]
     coef = results.output.extras.get("coef")
     width = np.asarray(coef).shape[1] if coef is not None else len(eig)
-    k_max = _k_max(results, k_max, min(len(eig) - 1, width - 1), "ladle")
+    d_max = _d_max(results, d_max, min(len(eig) - 1, width - 1), "ladle")
     boot = embedding_bootstrap(
-        results, B, k_max + 1, "det", random_state, n_jobs, progress, d_rule="the ladle's"
+        results, B, d_max + 1, "det", random_state, n_jobs, progress, d_rule="the ladle's"
     )
     reference = boot.reference.to_numpy()
     good = [e for e in boot.directions if np.isfinite(e).all()]
     if not good:
         raise ValueError(f"Every bootstrap replicate of {name} failed: {boot.errors[0]}")
-    f0 = np.zeros(k_max + 1)
-    for k in range(1, k_max + 1):
+    f0 = np.zeros(d_max + 1)
+    for k in range(1, d_max + 1):
         q = _column_space(reference[:, :k])
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
     f = f0 / (1 + f0.sum())
-    lam = eig[: k_max + 1]
+    lam = eig[: d_max + 1]
     phi = lam / (1 + lam.sum())
     g = f + phi
-    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(k_max + 1), name="k"))
+    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(d_max + 1), name="k"))
     failed = B - len(good)
     return DimensionTest(
         table,
@@ -192,11 +198,12 @@ def _embedding_ladle(
     )
 
 
+@accepts_old_names(renamed={"k_max": "d_max"}, aliases={"numdir": "d_max"})
 def bootstrap_dimension(
     results: Any,
     *,
     B: int = 200,
-    k_max: int | None = None,
+    d_max: int | None = None,
     distance: str = "trace_correlation",
     random_state: Any = None,
     n_jobs: int | None = 1,
@@ -209,11 +216,11 @@ def bootstrap_dimension(
     results : Results
         Any fit with linear directions. Eigen methods are resampled once and every
         candidate ``k`` uses the first ``k`` directions; methods fitted at a fixed ``d``
-        (LSCE, MAVE...) are refitted at each ``k`` (``k_max`` times the cost).
+        (LSCE, MAVE...) are refitted at each ``k`` (``d_max`` times the cost).
     B : int, default 200
         Bootstrap replicates (per candidate for fixed-``d`` methods; the same resamples are
         used for every ``k``).
-    k_max : int, optional
+    d_max : int, optional
         Largest candidate; default as :func:`ladle`.
     distance : {"trace_correlation", "projection", "det"}, default "trace_correlation"
         Distance of a replicate's ``k``-dimensional subspace to the full-sample one.
@@ -225,7 +232,7 @@ def bootstrap_dimension(
     Returns
     -------
     DimensionTest
-        ``table`` indexed by ``k = 1..k_max`` with the mean, sd and median distance; ``d``
+        ``table`` indexed by ``k = 1..d_max`` with the mean, sd and median distance; ``d``
         minimises the mean distance.
 
     Notes
@@ -260,7 +267,7 @@ def bootstrap_dimension(
         )
     eigen = results.output.eigenvalues is not None and basis.shape[1] >= min(results.p - 1, 2)
     if eigen:
-        k_max = _k_max(results, k_max, basis.shape[1], "bootstrap")
+        d_max = _d_max(results, d_max, basis.shape[1], "bootstrap")
         reps = bootstrap_replicates(
             results,
             B,
@@ -269,11 +276,11 @@ def bootstrap_dimension(
             progress=progress,
             desc=f"bootstrap rule {name}",
         )
-        per_k = [(np.asarray(basis[:, :k], dtype=float), reps) for k in range(1, k_max + 1)]
+        per_k = [(np.asarray(basis[:, :k], dtype=float), reps) for k in range(1, d_max + 1)]
         note = ""
     else:
-        k_max = _k_max(results, k_max, results.p - 1, "bootstrap")
-        per_k, note = _refitted_candidates(results, B, k_max, random_state, n_jobs, progress)
+        d_max = _d_max(results, d_max, results.p - 1, "bootstrap")
+        per_k, note = _refitted_candidates(results, B, d_max, random_state, n_jobs, progress)
     table = _distance_table(per_k, distance, name)
     return DimensionTest(
         table,
@@ -291,7 +298,7 @@ def bootstrap_dimension(
 
 
 def _refitted_candidates(
-    results: Any, B: int, k_max: int, random_state: Any, n_jobs: int | None, progress: bool
+    results: Any, B: int, d_max: int, random_state: Any, n_jobs: int | None, progress: bool
 ) -> tuple[list[tuple[np.ndarray, Any]], str]:
     """Reference basis and bootstrap replicates at each ``k`` of a method fitted at fixed d.
 
@@ -306,7 +313,7 @@ def _refitted_candidates(
             "it has neither eigenvalues nor a 'd' option to refit with."
         )
     per_k: list[tuple[np.ndarray, Any]] = []
-    for k in range(1, k_max + 1):
+    for k in range(1, d_max + 1):
         changes = {} if k == results.d else {"d": k}
         try:
             ref = (
@@ -354,4 +361,4 @@ def _distance_table(per_k: list[tuple[np.ndarray, Any]], distance: str, name: st
     return pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
 
 
-__all__ = ["ladle", "bootstrap_dimension", "default_k_max"]
+__all__ = ["ladle", "bootstrap_dimension", "default_d_max", "default_k_max"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
-from ..core.validation import check_float, check_int
+from ..core.validation import accepts_old_names, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
 
@@ -87,11 +87,12 @@ def _chunk(tasks: list[tuple[int, Any]], **kw: Any) -> list[float]:
     return [_permuted_statistic(t, **kw) for t in tasks]
 
 
+@accepts_old_names(aliases={"numdir": "d_max"})
 def permutation_test(
     results: Any,
     *,
     n_permutations: int = 199,
-    numdir: int | None = None,
+    d_max: int | None = None,
     level: float = 0.05,
     random_state: Any = None,
     n_jobs: int | None = 1,
@@ -105,9 +106,10 @@ def permutation_test(
         A fit with eigenvalues (moment methods, supervised PCA...).
     n_permutations : int, default 199
         Permutations per hypothesis.
-    numdir : int, optional
-        Number of hypotheses (m = 0 .. numdir-1); default the fit's ``numdir`` option (4)
-        capped at the number of eigenvalues.
+    d_max : int, optional
+        Largest dimension tested: hypotheses ``m = 0 .. d_max - 1``; default the fit's
+        ``d_max`` option for the moment methods, else 4, capped at the number of
+        eigenvalues. R's name ``numdir`` is accepted as an alias.
     level : float, default 0.05
         Hypothesis ``m`` is rejected when its p-value is at most ``level`` (a test of exact
         size ``level`` under exchangeability when ``level * (n_permutations + 1)`` is an
@@ -145,7 +147,7 @@ def permutation_test(
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
-    >>> test = fit.test_dimension("permutation", n_permutations=99, numdir=3,
+    >>> test = fit.test_dimension("permutation", n_permutations=99, d_max=3,
     ...                           random_state=0, progress=False)
     >>> test.table["p_value"].tolist()
     [0.01, 0.01, 0.09]
@@ -160,9 +162,11 @@ def permutation_test(
     n_permutations = check_int(n_permutations, "n_permutations", "the permutation test", low=1)
     level = check_float(level, "level", "the permutation test", low=0, high=1, strict_low=True)
     available = min(len(eig), results.output.basis.shape[1], results.p)
-    if numdir is None:
-        numdir = min(int(results.options.get("numdir") or 4), available)
-    numdir = check_int(numdir, "numdir", "the permutation test", low=1, high=available)
+    if d_max is None:
+        # the fit's R-style numdir (moment methods), else four hypotheses as R's tables
+        own = results.estimator._option_aliases.get("numdir") == "d_max"
+        d_max = min(int(results.options["d_max"] if own else 4), available)
+    numdir = check_int(d_max, "d_max", "the permutation test", low=1, high=available)
     observed = np.sort(eig)[::-1]
     stats = np.array([observed[m:].sum() for m in range(numdir)])
     whitening = _Whitening(results.spec.X)

@@ -1,6 +1,6 @@
 """Cross-validated choice of the dimension: R ``MAVE``'s ``mave.dim``.
 
-For each ``k = 1..max_dim`` the reduced predictors ``u_i = B_kᵀ x_i`` (the fitted
+For each ``k = 1..d_max`` the reduced predictors ``u_i = B_kᵀ x_i`` (the fitted
 ``k``-dimensional directions on the original predictors, as R's ``mave.data``) are replaced by
 their ranks, ``r_i = (rank(u_i) − 1)/(n + 1)`` column by column (ties get the mean rank), and
 each row of the transformed response ``K`` (R's ``ky``: the response for the mean-subspace
@@ -119,7 +119,7 @@ def null_losses(K: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
 def cv_values(
     reduced: dict[int, np.ndarray], K: np.ndarray, obs_weights: np.ndarray | None
 ) -> pd.DataFrame:
-    """CV table: rows ``d = 0..max_dim``; columns ``cv`` and ``bandwidth`` (``h`` of each d)."""
+    """CV table: rows ``d = 0..d_max``; columns ``cv`` and ``bandwidth`` (``h`` of each d)."""
     n = K.shape[0]
     wt = _unit(n, obs_weights)
     total = wt.sum()

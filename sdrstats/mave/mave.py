@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.formula_functions import formula_function
 from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options, check_choice
+from ..core.validation import Interval, Options, accepts_old_names, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, kernel_sir
@@ -67,12 +67,13 @@ class MAVE(Estimator):
         R's own default is ``"csopg"``, which is faster.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; ``None`` (default) chooses it
-        by R ``mave.dim``'s cross-validation (:mod:`sdrstats.mave.cv`) among ``1..max_dim``
+        by R ``mave.dim``'s cross-validation (:mod:`sdrstats.mave.cv`) among ``1..d_max``
         (a CV minimum at ``d = 0`` is reported by ``test_dimension("cv")`` and the fit keeps
         ``d = 1``). With ``d`` given the CV table is computed only when asked for.
-    max_dim : int
-        Solutions are kept for every dimension ``1..max_dim`` (default 10, capped at the number
-        of predictors kept by screening), available through ``directions_for(k)``.
+    d_max : int, default 10
+        Solutions are kept for every dimension ``1..d_max`` (capped at the number of
+        predictors kept by screening), available through ``directions_for(k)``. (Earlier
+        ``max_dim``, which still works with a ``FutureWarning``.)
     screen : int, optional
         When there are more predictors than ``screen`` (default ``⌈n / log n⌉`` as in R), only
         the ``screen`` predictors with the largest distance correlation with the response
@@ -157,7 +158,7 @@ class MAVE(Estimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "variant": [Options(VARIANTS, ignore_case=True)],
         "d": [Interval(int, 1, None), None],
-        "max_dim": [Interval(int, 1, None)],
+        "d_max": [Interval(int, 1, None)],
         "screen": [Interval(int, 1, None), None],
         "bandwidth": [Interval(float, 0, None, closed="neither"), None],
         "y_transform": [Options(Y_TRANSFORMS)],
@@ -168,7 +169,7 @@ class MAVE(Estimator):
         "cv_rule": [Options(CV_RULES)],
     }
     #: R's ``MAVE`` calls the variant ``method``; here ``method`` names the estimator only.
-    _renamed_options: ClassVar[dict[str, str]] = {"method": "variant"}
+    _renamed_options: ClassVar[dict[str, str]] = {"method": "variant", "max_dim": "d_max"}
     results_class = MaveResults
 
     def __init__(
@@ -176,7 +177,7 @@ class MAVE(Estimator):
         *,
         variant: str = "csmave",
         d: int | None = None,
-        max_dim: int = 10,
+        d_max: int = 10,
         screen: int | None = None,
         bandwidth: float | None = None,
         y_transform: str = "indicator",
@@ -256,7 +257,7 @@ class MAVE(Estimator):
         white = whiten(X[:, kept], w, "mave")
         Z = white.Z
         pk = Z.shape[1]
-        max_dim = max(min(o["max_dim"], pk), o["d"] or 1)
+        d_max = max(min(o["d_max"], pk), o["d"] or 1)
         targets = make_targets(
             Y,
             variant,
@@ -270,14 +271,14 @@ class MAVE(Estimator):
         if variant == "ksir":
             kernel_y = None if categorical else targets.y_std
             values, vectors = kernel_sir(Z, targets.T, kernel_y, targets.y_bandwidth, w)
-            z_bases = {k: vectors[:, :k] for k in range(1, max_dim + 1)}
+            z_bases = {k: vectors[:, :k] for k in range(1, d_max + 1)}
             eigen = {k: values[:k] for k in z_bases}
         else:
             solutions = backward_path(
                 Z,
                 targets.T,
                 variant,
-                max_dim,
+                d_max,
                 bandwidth=o["bandwidth"],
                 max_iter=o["max_iter"],
                 tol=o["tol"],
@@ -323,7 +324,7 @@ class MAVE(Estimator):
             "variant": variant,
             "bases": bases,
             "eigenvalues_by_dim": eigen,
-            "max_dim": max_dim,
+            "d_max": d_max,
             "kept": kept,
             "bandwidths": {k: s.bandwidth for k, s in solutions.items()},
             "iterations": {k: s.iterations for k, s in solutions.items()},
@@ -345,7 +346,7 @@ class MAVE(Estimator):
     def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray:
         bases = output.extras["bases"]
         if d not in bases:
-            raise ValueError(f"d must be between 1 and {max(bases)} (max_dim); got {d}.")
+            raise ValueError(f"d must be between 1 and {max(bases)} (d_max); got {d}.")
         return (X - output.center) @ bases[d]
 
     @staticmethod
@@ -358,14 +359,15 @@ class MAVE(Estimator):
                 extras["cv"] = cv_values(inputs["reduced"], inputs["targets"], inputs["weights"])
         return extras["cv"]
 
-    def cv_test(self, results: Results, rule: str | None = None) -> DimensionTest:
-        """R ``mave.dim``: the CV table for ``d = 0..max_dim`` and the chosen ``d``.
+    @accepts_old_names(renamed={"rule": "cv_rule"})
+    def cv_test(self, results: Results, cv_rule: str | None = None) -> DimensionTest:
+        """R ``mave.dim``: the CV table for ``d = 0..d_max`` and the chosen ``d``.
 
-        ``rule`` re-reads the same table with another choice rule; default the fit's
-        ``cv_rule``.
+        ``cv_rule`` re-reads the same table with another choice rule; default the fit's
+        ``cv_rule`` (``test_dimension("cv", cv_rule="min")``).
         """
-        rule = self.options["cv_rule"] if rule is None else rule
-        check_choice(rule, "rule", "the cv dimension test", CV_RULES)
+        rule = self.options["cv_rule"] if cv_rule is None else cv_rule
+        check_choice(rule, "cv_rule", "the cv dimension test", CV_RULES)
         table = self.cv_table_of(results.output)
         kind = {
             "response": "response",
@@ -397,7 +399,7 @@ mave = formula_function(
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", max_dim=2)
+    >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", d_max=2)
     >>> fit.d, fit.directions_for(2).shape
     (1, (3, 2))
     """,

@@ -23,7 +23,7 @@ class MaveResults(Results):
     """A fitted MAVE/OPG/KSIR model.
 
     The ``k``-dimensional solutions of these methods are iterated separately and are not
-    nested, so every basis for ``k = 1..max_dim`` is kept: ``directions_for(k)`` returns the
+    nested, so every basis for ``k = 1..d_max`` is kept: ``directions_for(k)`` returns the
     ``k``-dimensional solution (not the first ``k`` columns of another one), and
     ``transform(d=k)`` uses it.
 
@@ -37,7 +37,7 @@ class MaveResults(Results):
     >>> import sdrstats as sdr
     >>> from sdrstats.simulate import mave_classic
     >>> df, truth = mave_classic(150, random_state=0)
-    >>> fit = sdr.mave("y ~ .", df, variant="meanopg", max_dim=2)
+    >>> fit = sdr.mave("y ~ .", df, variant="meanopg", d_max=2)
     >>> fit.directions_for(1).shape, fit.directions_for(2).shape, fit.cv_table.index.tolist()
     ((5, 1), (5, 2), [0, 1, 2])
     """
@@ -48,8 +48,14 @@ class MaveResults(Results):
         return self.output.extras["variant"]
 
     @property
+    def d_max(self) -> int:
+        """Largest dimension fitted (``directions_for(k)`` for ``k = 1..d_max``)."""
+        return int(self.output.extras["d_max"])
+
+    @property
     def max_dim(self) -> int:
-        return int(self.output.extras["max_dim"])
+        """The earlier name of :attr:`d_max`."""
+        return self.d_max
 
     def directions_for(self, k: int) -> pd.DataFrame:
         """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk).
@@ -60,7 +66,7 @@ class MaveResults(Results):
         Parameters
         ----------
         k : int
-            Dimension, from 1 to ``max_dim``.
+            Dimension, from 1 to ``d_max``.
 
         Returns
         -------
@@ -70,7 +76,7 @@ class MaveResults(Results):
         --------
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", max_dim=2)
+        >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", d_max=2)
         >>> fit.directions_for(2).round(2)
                   Dir1  Dir2
         log(ssf) -0.13  0.77
@@ -80,19 +86,19 @@ class MaveResults(Results):
         bases = self.output.extras["bases"]
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k not in bases:
             raise ValueError(
-                f"k must be an integer between 1 and max_dim = {self.max_dim}; got {k!r}. "
-                "Refit with a larger 'max_dim' for more dimensions."
+                f"k must be an integer between 1 and d_max = {self.d_max}; got {k!r}. "
+                "Refit with a larger 'd_max' for more dimensions."
             )
         return pd.DataFrame(bases[k], index=self.x_names, columns=dir_labels(int(k)))
 
     @property
     def all_directions(self) -> pd.DataFrame:
-        """The ``max_dim``-dimensional solution."""
-        return self.directions_for(self.max_dim)
+        """The ``d_max``-dimensional solution."""
+        return self.directions_for(self.d_max)
 
     @property
     def cv_table(self) -> pd.DataFrame:
-        """CV value for ``d = 0..max_dim`` (R ``mave.dim``'s ``cv0`` and ``cv``)."""
+        """CV value for ``d = 0..d_max`` (R ``mave.dim``'s ``cv0`` and ``cv``)."""
         return self.estimator.cv_table_of(self.output).copy()
 
     @property

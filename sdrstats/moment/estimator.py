@@ -31,10 +31,12 @@ class MomentEstimator(Estimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None), None],
         "slice_function": [Options(("dr", "arc"))],
-        "numdir": [Interval(int, 1, None)],
+        "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
         "cut_points": ["increasing", None],
     }
+    #: R ``dr``'s name for ``d_max``, accepted as an alias.
+    _option_aliases: ClassVar[dict[str, str]] = {"numdir": "d_max"}
     uses_slices: ClassVar[bool] = True
     second_moments: ClassVar[bool] = False
     by_abs: ClassVar[bool] = False
@@ -48,7 +50,7 @@ class MomentEstimator(Estimator):
         *,
         nslices: int | None = None,
         slice_function: str = "dr",
-        numdir: int = 4,
+        d_max: int = 4,
         d: int | None = None,
         cut_points: Any = None,
     ) -> None:
@@ -262,18 +264,18 @@ class MomentEstimator(Estimator):
             return None
         return WeightedReplicates(results)
 
-    def _test_rows(self, results: Results, numdir: int | None) -> int:
+    def _test_rows(self, results: Results, d_max: int | None) -> int:
         """Rows of the marginal dimension tests, as R ``summary.dr`` counts them.
 
-        By default ``min(numdir, #{|λ| > 1e-15})``: a hypothesis about a direction whose
+        By default ``min(d_max, #{|λ| > 1e-15})``: a hypothesis about a direction whose
         eigenvalue is zero to rounding is no test. Never more than ``p``.
         """
-        if numdir is None:
-            numdir = results.options["numdir"]
+        if d_max is None:
+            d_max = results.options["d_max"]
             ev = results.output.eigenvalues
             if ev is not None:
-                numdir = max(1, min(numdir, int(np.sum(np.abs(np.asarray(ev)) > 1e-15))))
-        return min(results.p, check_int(numdir, "numdir", self.method, low=1))
+                d_max = max(1, min(d_max, int(np.sum(np.abs(np.asarray(ev)) > 1e-15))))
+        return min(results.p, check_int(d_max, "d_max", self.method, low=1))
 
 
 def response_vector(Y: np.ndarray, method: str) -> np.ndarray:

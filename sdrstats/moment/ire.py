@@ -37,7 +37,7 @@ class IREResults(MomentResults):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d_max=2)
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
@@ -71,11 +71,12 @@ class IRE(MomentEstimator):
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule.
-    numdir : int, default 4
-        Largest dimension fitted and tested (capped at ``p − 1`` as R). Dimensions
+    d_max : int, default 4
+        Largest dimension fitted and tested (capped at ``p − 1`` as R; R ``dr``'s ``numdir``,
+        accepted as an alias). Dimensions
         ``d >= h − 1`` fit the slice means exactly; R reports them anyway (df <= 0).
     d : int, optional
-        Dimension whose solution is reported by ``directions``; default ``numdir``.
+        Dimension whose solution is reported by ``directions``; default ``d_max``.
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int, default 1
@@ -121,7 +122,7 @@ class IRE(MomentEstimator):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d_max=2)
     >>> fit.test_dimension().table.index.tolist()
     ['0D vs > 0D', '1D vs > 1D', '2D vs > 2D']
     """
@@ -142,7 +143,7 @@ class IRE(MomentEstimator):
         *,
         nslices: int | None = None,
         slice_function: str = "dr",
-        numdir: int = 4,
+        d_max: int = 4,
         d: int | None = None,
         cut_points: Any = None,
         steps: int = 1,
@@ -218,7 +219,7 @@ class IRE(MomentEstimator):
         f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
         p, h = xi.shape
         labels = moments.slices.labels
-        numdir = min(self.options["numdir"], p - 1)  # as R; d >= h - 1 gives exact fits
+        numdir = min(self.options["d_max"], p - 1)  # as R; d >= h - 1 gives exact fits
         d_report = self.options["d"]
         top = max(numdir, d_report or 0)
         tol, max_iter = self.options["tol"], self.options["max_iter"]
@@ -291,14 +292,14 @@ class IRE(MomentEstimator):
 
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
-        self, results: Results, numdir: int | None = None, level: float = 0.05
+        self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
-        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..numdir (R ``dr``'s table)."""
+        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table)."""
         ex = results.output.extras
         top = (
             ex["numdir"]
-            if numdir is None
-            else min(check_int(numdir, "numdir", self.method, low=0), ex["numdir"])
+            if d_max is None
+            else min(check_int(d_max, "d_max", self.method, low=0), ex["numdir"])
         )
         # "dD vs > dD" has df (p - d)(h - 1 - d): only d < h - 1 is a test (R also prints the
         # rows with df <= 0 when h is small; a 2-class response has one test, d = 0)
@@ -378,7 +379,7 @@ ire = formula_function(
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, numdir=2)
+    >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d_max=2)
     >>> fit.directions.shape
     (4, 2)
     """,

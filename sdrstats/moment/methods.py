@@ -33,10 +33,10 @@ class SIR(MomentEstimator):
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule (R ``dr.slices`` or Arc's equal-count variant).
-    numdir : int, default 4
-        Directions shown and tested.
+    d_max : int, default 4
+        Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
     cut_points : sequence of float, optional
         Given slice boundaries for a one-column response (see
         :func:`sdrstats.stats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
@@ -61,14 +61,14 @@ class SIR(MomentEstimator):
         return sir_kernel(moments.fractions, moments.means)
 
     def asymptotic_test(
-        self, results: Results, numdir: int | None = None, level: float = 0.05
+        self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
         """Li's (1991) χ² test: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``."""
         ev = np.sort(np.asarray(results.output.eigenvalues))
         p, n, h = results.p, results.n, len(results.slice_sizes)
         # df (p - m)(h - m - 1) is positive only for m < h - 1: with h slices SIR estimates at
         # most h - 1 directions, so larger hypotheses are not tests (a 2-class response: one row)
-        rows = max(1, min(self._test_rows(results, numdir), h - 1))
+        rows = max(1, min(self._test_rows(results, d_max), h - 1))
         stat = np.array([n * ev[: p - m].sum() for m in range(rows)])
         df = np.array([(p - m) * (h - m - 1) for m in range(rows)])
         pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
@@ -95,10 +95,10 @@ class SAVE(MomentEstimator):
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule, as :class:`SIR`.
-    numdir : int, default 4
-        Directions shown and tested.
+    d_max : int, default 4
+        Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
@@ -128,14 +128,14 @@ class SAVE(MomentEstimator):
         return save_kernel(moments.fractions, self._within(moments))
 
     def asymptotic_test(
-        self, results: Results, numdir: int | None = None, level: float = 0.05
+        self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
         """Shao, Cook & Weisberg (2007): normal-theory χ² and general (Bentler–Xie) p-values."""
         std, moments = results._prepared()
         theta_all = results.output.extras["raw_vectors"]
         A = np.eye(results.p)[None] - self._within(moments)
         f, n, p, h = moments.fractions, results.n, results.p, moments.slices.nslices
-        rows = self._test_rows(results, numdir)
+        rows = self._test_rows(results, d_max)
         pair_moments = results.output.extras.get("pair_moments")
         stat, df, pv_normal, pv_general = [], [], [], []
         for m in range(rows):
@@ -186,10 +186,10 @@ class DR(MomentEstimator):
         Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule, as :class:`SIR`.
-    numdir : int, default 4
-        Directions shown and tested.
+    d_max : int, default 4
+        Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
@@ -224,10 +224,10 @@ class CUME(MomentEstimator):
 
     Parameters
     ----------
-    numdir : int, default 4
-        Directions shown.
+    d_max : int, default 4
+        Directions shown (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
 
     Examples
     --------
@@ -240,7 +240,7 @@ class CUME(MomentEstimator):
 
     method = "cume"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "numdir": [Interval(int, 1, None)],
+        "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
     }
     uses_slices = False
@@ -274,7 +274,7 @@ class CUME(MomentEstimator):
         """
         return fit_cume(self, source)
 
-    def __init__(self, *, numdir: int = 4, d: int | None = None) -> None:
+    def __init__(self, *, d_max: int = 4, d: int | None = None) -> None:
         self._set_options(locals())
 
     def kernel(self, std, moments, Y):

@@ -28,11 +28,11 @@ class PHD(MomentEstimator):
         ``M`` is the Hessian of the full quadratic OLS fit of y on ``z`` (``M_jj`` the
         coefficient of ``z_j²``, ``M_jk`` half that of ``z_j z_k``), and the tests use the
         Pearson residuals of that fit.
-    numdir : int, default 4
-        Directions shown and tested. Eigenvalues keep their sign and are ordered by
-        decreasing ``|λ|``.
+    d_max : int, default 4
+        Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
+        Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``numdir`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
 
     Examples
     --------
@@ -46,7 +46,7 @@ class PHD(MomentEstimator):
     method = "phd"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "residuals": ["boolean", Options(("linear", "quadratic"))],
-        "numdir": [Interval(int, 1, None)],
+        "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
     }
     uses_slices = False
@@ -55,7 +55,7 @@ class PHD(MomentEstimator):
     capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
 
     def __init__(
-        self, *, residuals: bool | str = True, numdir: int = 4, d: int | None = None
+        self, *, residuals: bool | str = True, d_max: int = 4, d: int | None = None
     ) -> None:
         self._set_options(locals())
 
@@ -157,7 +157,7 @@ class PHD(MomentEstimator):
         return phd_kernel(Z, r if w is None else r * w, std.n)
 
     def asymptotic_test(
-        self, results: Results, numdir: int | None = None, level: float = 0.05
+        self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
         """Li's normal-theory test; for phdres also Cook's general and independence tests."""
         std, _ = results._prepared()
@@ -165,7 +165,7 @@ class PHD(MomentEstimator):
         ev = np.asarray(results.output.eigenvalues)
         p, n = results.p, results.n
         var_r = r.var(ddof=1)
-        rows = self._test_rows(results, numdir)
+        rows = self._test_rows(results, d_max)
         abs_sorted = np.sort(np.abs(ev))
         stat = np.array([n * np.sum(abs_sorted[: p - m] ** 2) / (2 * var_r) for m in range(rows)])
         df = np.array([(p - m) * (p - m + 1) // 2 for m in range(rows)])

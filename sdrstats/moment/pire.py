@@ -190,7 +190,7 @@ def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray) 
     parts = [_Group(Zp[groups == g], y[groups == g], h, fn, n) for g in levels]
     zetas = [g.zeta for g in parts]
     tol, max_iter = o["tol"], o["max_iter"]
-    numdir = min(o["numdir"], p - 1)
+    numdir = min(o["d_max"], p - 1)
     top = max(numdir, o["d"] or 0)
     # start: the pooled SIR eigenvectors, in the coordinates of the pooled z's own QR (as R)
     Zs = _householder_z(Zp)[0]

@@ -30,6 +30,9 @@ class MomentResults(Results):
     ('MomentResults', 4)
     """
 
+    def _shown_directions(self) -> int:
+        return int(self.options["d_max"] or self.d)  # R dr prints numdir directions
+
     def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
         """Standardised data and slice moments of the fit (recomputed, not stored)."""
         if not hasattr(self, "_prepared_cache"):

@@ -176,7 +176,7 @@ def output_from_kernel(
     # by default R summary.dr's count: numdir, but no direction whose eigenvalue is zero to
     # rounding (a 2-class SIR has one)
     nonzero = max(1, int(np.sum(np.abs(values) > 1e-15)))
-    d = estimator.options["d"] or min(estimator.options["numdir"], p, nonzero)
+    d = estimator.options["d"] or min(estimator.options["d_max"], p, nonzero)
     out: dict[str, Any] = {"M": M, "raw_vectors": vectors}
     if moments is not None:
         out["slice_sizes"] = moments.slices.sizes

@@ -18,7 +18,7 @@ from sklearn.model_selection import KFold
 
 from ..core.estimator import Estimator, EstimatorOutput, predictor_names
 from ..core.formula_functions import formula_function
-from ..core.parallel import as_seed_sequence
+from ..core.parallel import as_seed_sequence, parallel_map
 from ..core.results import Results
 from ..core.summary import Block
 from ..core.validation import Interval, Options
@@ -252,6 +252,11 @@ class LassoSIR(Estimator):
     random_state : int, Generator or None
         Shuffles the cross-validation folds. Checked as :func:`sdrstats.bootstrap` checks
         it.
+    n_jobs : int, default 1
+        Directions (each a cross-validated Lasso path) fitted on this many workers; results
+        do not depend on it.
+    progress : bool, default True
+        A progress bar over the directions (shown for long fits only).
 
     Notes
     -----
@@ -305,6 +310,8 @@ class LassoSIR(Estimator):
         "n_folds": [Interval(int, 2, None)],
         "max_iter": [Interval(int, 1, None)],
         "random_state": ["random_state"],
+        "n_jobs": ["n_jobs", None],
+        "progress": ["boolean"],
     }
     results_class = LassoSIRResults
 
@@ -318,6 +325,8 @@ class LassoSIR(Estimator):
         n_folds: int = 10,
         max_iter: int = 5000,
         random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -384,6 +393,15 @@ class LassoSIR(Estimator):
 
         d, d_rule, statistic = self._choose_d(values, rank, direction, categorical, p, H)
         pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
+        todo = [j for j in range(d) if j not in fits]  # those the rule for d did not fit
+        done = parallel_map(
+            lambda j: self._lasso(Z, means[slices.labels] @ eta[:, j] / values[j], values[j], seed),
+            todo,
+            n_jobs=o["n_jobs"],
+            progress=o["progress"],
+            desc="lasso_sir directions",
+        )
+        fits.update(zip(todo, done))
         basis_z = np.column_stack([direction(j)[0] for j in range(d)])
         penalties = np.array([direction(j)[1] for j in range(d)])
         empty = np.flatnonzero(~basis_z.any(axis=0))

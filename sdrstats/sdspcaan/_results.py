@@ -29,7 +29,7 @@ class SDSPCAANResults(Results):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.pca("sex ~ ht + wt + lbm", ais, k=1)
+    >>> fit = sdr.pca("sex ~ ht + wt + lbm", ais, d=1)
     >>> type(fit).__name__, fit.directions.shape
     ('SDSPCAANResults', (3, 1))
     """
@@ -76,7 +76,7 @@ class SDSPCAANResults(Results):
 
     def _method_line(self) -> str:
         classes = len(self.spec.y_levels) if self.spec.y_levels is not None else "-"
-        return f"{self.method}, n = {self.n}, p = {self.p}, k = {self.d}, classes = {classes}."
+        return f"{self.method}, n = {self.n}, p = {self.p}, d = {self.d}, classes = {classes}."
 
     def _summary_blocks(self) -> list[Block]:
         blocks = super()._summary_blocks()
@@ -120,7 +120,7 @@ class SDSPCAANResults(Results):
         >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, k=2)
+        >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, d=2)
         >>> ax = fit.plot("objective")
         """
         if kind == "projection":

@@ -4,7 +4,7 @@ Each estimator only says which terms of the objective are on (see
 :mod:`sdrstats.sdspcaan.solver`); PCA and vPCA are the trivial members (a singular value
 decomposition). All members z-score the predictors with the training mean and standard
 deviation (``ddof=1``, MATLAB's ``zscore``; a constant column is centred only), take a
-categorical response as a one-hot matrix, and report the projection ``W`` (p x k):
+categorical response as a one-hot matrix, and report the projection ``W`` (p x d; the method's paper calls the dimension k):
 ``directions`` are its columns in the original predictor scale (unit length, canonical sign)
 and ``transform(newdata)`` is ``z(newdata) W``, the coordinates the method itself uses.
 """
@@ -39,7 +39,7 @@ class ProjectionFamily(Estimator):
     results_class = SDSPCAANResults
     #: Constraints of every option of the family (a member checks those it has).
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "k": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None)],
         "alpha": [Interval(float, 0, None)],
         "beta": [Interval(float, 0, None)],
         "delta": [Interval(float, 0, None)],
@@ -50,7 +50,10 @@ class ProjectionFamily(Estimator):
         "eigensolver": [Options(("auto", "eigh", "arpack", "lobpcg"))],
     }
 
-    def __init__(self, *, k: int) -> None:
+    #: The seed paper (and earlier versions) call the dimension ``k``.
+    _renamed_options: ClassVar[dict[str, str]] = {"k": "d"}
+
+    def __init__(self, *, d: int) -> None:
         self._set_options(locals())
 
     def _check_response(self, spec: ModelSpec) -> None:
@@ -70,11 +73,11 @@ class ProjectionFamily(Estimator):
                 f"{name}: predictor column {col} has infinite or missing values; remove those "
                 "rows or transform the column before fitting."
             )
-        k = self.options["k"]
-        if k > min(n, p):
+        d = self.options["d"]
+        if d > min(n, p):
             raise ValueError(
-                f"The 'k' option of {name} must be at most min(n, p) = {min(n, p)} "
-                f"(n = {n} rows, p = {p} predictors); got {k}. Choose a smaller k."
+                f"The 'd' option of {name} must be at most min(n, p) = {min(n, p)} "
+                f"(n = {n} rows, p = {p} predictors); got {d}. Choose a smaller d."
             )
         if categorical and self.response == "categorical":
             counts = np.bincount(np.asarray(Y, dtype=np.int64).reshape(-1))
@@ -126,7 +129,7 @@ class ProjectionFamily(Estimator):
         extras.update(projection=W * signs, scale=scale)
         return EstimatorOutput(
             basis=basis,
-            d=int(self.options["k"]),
+            d=int(self.options["d"]),
             eigenvalues=extras.pop("eigenvalues", None),
             center=center,
             criterion=extras.get("objective"),
@@ -144,7 +147,9 @@ class _Alternating(ProjectionFamily):
     switches: ClassVar[dict[str, Any]] = {}
 
     def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-        config = SolverConfig(**{**self.options, **self.switches})
+        options = self.options
+        options["k"] = options.pop("d")  # the solver follows the seed paper's k
+        config = SolverConfig(**{**options, **self.switches})
         n = X.shape[0]
         if config.graph != "none":
             # the neighbour search's n x n distances and their sorted copy, the graph and the
@@ -173,8 +178,9 @@ class _Alternating(ProjectionFamily):
 
 
 _SHARED_DOC = """
-    k : int
-        Reduced dimension (required); at most ``min(n, p)``.
+    d : int
+        Reduced dimension (required, keyword-only); at most ``min(n, p)``. The method's
+        paper calls it ``k``; ``k=`` still works, with a ``FutureWarning``.
     tol : float, default 1e-3
         Stop when the objective falls by less than ``tol`` times its size; also the threshold
         on Laplacian eigenvalue sums that drives λ.
@@ -218,7 +224,7 @@ class SDSPCAAN(_Alternating):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.SDSPCAAN(k=2).fit(ais[["ht", "wt", "lbm", "rcc", "hg", "ssf"]], ais["sex"])
+    >>> fit = sdr.SDSPCAAN(d=2).fit(ais[["ht", "wt", "lbm", "rcc", "hg", "ssf"]], ais["sex"])
     >>> fit.directions.shape, bool(fit.converged)
     ((6, 2), True)
     """
@@ -228,7 +234,7 @@ class SDSPCAAN(_Alternating):
     def __init__(
         self,
         *,
-        k: int,
+        d: int,
         alpha: float = 1.0,
         beta: float = 1.0,
         delta: float = 1.0,
@@ -253,7 +259,7 @@ class SDSPCA(_Alternating):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.SDSPCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit = sdr.SDSPCA(d=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
     >>> fit.similarity is None
     True
     """
@@ -263,7 +269,7 @@ class SDSPCA(_Alternating):
     def __init__(
         self,
         *,
-        k: int,
+        d: int,
         alpha: float = 1.0,
         beta: float = 1.0,
         tol: float = 1e-3,
@@ -290,7 +296,7 @@ class SDSPCALPP(_Alternating):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.SDSPCALPP(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
+    >>> fit = sdr.SDSPCALPP(d=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["sex"])
     >>> fit.similarity.shape
     (202, 202)
     """
@@ -300,7 +306,7 @@ class SDSPCALPP(_Alternating):
     def __init__(
         self,
         *,
-        k: int,
+        d: int,
         alpha: float = 1.0,
         beta: float = 1.0,
         delta: float = 1.0,
@@ -330,7 +336,7 @@ class SPCAN(_Alternating):
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> small = ais.iloc[::3]  # 68 rows keep the example quick
-    >>> fit = sdr.SPCAN(k=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
+    >>> fit = sdr.SPCAN(d=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
     >>> fit.transform().shape
     (68, 2)
     """
@@ -340,7 +346,7 @@ class SPCAN(_Alternating):
     def __init__(
         self,
         *,
-        k: int,
+        d: int,
         n_neighbors: int = 15,
         lam: float = 10.0,
         tol: float = 1e-3,
@@ -366,7 +372,7 @@ class PCAN(_Alternating):
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> small = ais.iloc[::3]  # 68 rows keep the example quick
-    >>> fit = sdr.PCAN(k=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
+    >>> fit = sdr.PCAN(d=2).fit(small[["ht", "wt", "lbm", "rcc"]], small["sex"])
     >>> fit.directions.shape
     (4, 2)
     """
@@ -380,7 +386,7 @@ class PCAN(_Alternating):
     def __init__(
         self,
         *,
-        k: int,
+        d: int,
         n_neighbors: int = 15,
         lam: float = 10.0,
         tol: float = 1e-3,
@@ -397,14 +403,15 @@ class PCA(ProjectionFamily):
 
     Parameters
     ----------
-    k : int
-        Number of components; at most ``min(n, p)``.
+    d : int
+        Number of components (required, keyword-only); at most ``min(n, p)``; ``k=`` still
+        works, with a ``FutureWarning``.
 
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.PCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
+    >>> fit = sdr.PCA(d=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
     >>> fit.eigenvalues.round(2).tolist()
     [2.97, 0.73]
     """
@@ -414,7 +421,7 @@ class PCA(ProjectionFamily):
     scale_by_singular_values: ClassVar[bool] = False
 
     def _projection(self, X: np.ndarray, Y: Any) -> tuple[np.ndarray, dict[str, Any]]:
-        k = int(self.options["k"])
+        k = int(self.options["d"])
         _, sv, Rt = np.linalg.svd(X, full_matrices=False)
         W = Rt[:k].T
         if self.scale_by_singular_values:
@@ -431,14 +438,15 @@ class VPCA(PCA):
 
     Parameters
     ----------
-    k : int
-        Number of components; at most ``min(n, p)``.
+    d : int
+        Number of components (required, keyword-only); at most ``min(n, p)``; ``k=`` still
+        works, with a ``FutureWarning``.
 
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.VPCA(k=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
+    >>> fit = sdr.VPCA(d=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
     >>> fit.directions.shape
     (4, 2)
     """

@@ -1,4 +1,4 @@
-"""Formula functions of the SDSPCAAN family: ``sdr.sdspcaan(formula, data, k, ...)`` etc.
+"""Formula functions of the SDSPCAAN family: ``sdr.sdspcaan(formula, data, d=..., ...)`` etc.
 
 Each is made from its estimator class by :func:`sdrstats.core.formula_functions.formula_function`: the options,
 their defaults and their text live once, on the classes in :mod:`sdrstats.sdspcaan.family`.
@@ -14,14 +14,14 @@ sdspcaan = formula_function(
     "sdspcaan",
     summary="SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.",
     description="""
-    Returns the projection as ``directions`` (p x k), the learned graph ``similarity``
+    Returns the projection as ``directions`` (p x d), the learned graph ``similarity``
     (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
     """,
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, k=2)
+    >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, d=2)
     >>> fit.transform(ais.head(3)).shape
     (3, 2)
     >>> bool(all(fit.objective_trace[1:] <= fit.objective_trace[:-1] * (1 - 1e-12)
@@ -34,10 +34,10 @@ sdspca = formula_function(
     SDSPCA,
     "sdspca",
     summary="SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
     >>> fit.d
     2
     """,
@@ -47,10 +47,10 @@ sdspca_lpp = formula_function(
     SDSPCALPP,
     "sdspca_lpp",
     summary="SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=2)
+    >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
     >>> fit.similarity.nnz > 0
     True
     """,
@@ -60,10 +60,10 @@ spcan = formula_function(
     SPCAN,
     "spcan",
     summary="Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
+    >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
     >>> fit.directions.shape
     (3, 2)
     """,
@@ -73,10 +73,10 @@ pcan = formula_function(
     PCAN,
     "pcan",
     summary="Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], k=2)
+    >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
     >>> fit.directions.shape
     (3, 2)
     """,
@@ -86,10 +86,10 @@ pca = formula_function(
     PCA,
     "pca",
     summary="PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)
+    >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)
     >>> fit.directions.shape
     (3, 1)
     """,
@@ -99,10 +99,10 @@ vpca = formula_function(
     VPCA,
     "vpca",
     summary="vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.",
-    positional="k",
+    positional="d",
     examples="""
     >>> import sdrstats as sdr
-    >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), k=1)
+    >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)
     >>> fit.directions.shape
     (3, 1)
     """,

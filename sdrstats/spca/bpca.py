@@ -8,6 +8,7 @@ is chosen by K-fold cross-validation of a least-squares fit of the response on t
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,6 +16,7 @@ import pandas as pd
 
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.formula_functions import formula_function
+from ..core.parallel import parallel_map
 from ..core.summary import Block
 from ..core.validation import Interval
 from ..stats.linalg import canonical_basis
@@ -62,6 +64,28 @@ def _kept(scores: np.ndarray, threshold: float, d: int) -> np.ndarray:
         keep = np.zeros_like(keep)
         keep[np.argsort(-scores, kind="stable")[:d]] = True
     return keep
+
+
+def _fold_errors(
+    X: np.ndarray,
+    Rs: np.ndarray,
+    folds: np.ndarray,
+    thresholds: np.ndarray,
+    d: int,
+    k: int,
+) -> np.ndarray:
+    """Held-out squared error of fold ``k`` at every candidate threshold."""
+    train, test = folds != k, folds == k
+    scores = univariate_scores(X[train], Rs[train])
+    errors = np.zeros(len(thresholds))
+    for t, theta in enumerate(thresholds):
+        keep = _kept(scores, theta, d)
+        basis, _, center = _components(X[train], keep, d, None)
+        Z = np.column_stack([np.ones(train.sum()), (X[train] - center) @ basis])
+        coef, *_ = np.linalg.lstsq(Z, Rs[train], rcond=None)
+        Zt = np.column_stack([np.ones(test.sum()), (X[test] - center) @ basis])
+        errors[t] = np.sum((Rs[test] - Zt @ coef) ** 2)
+    return errors
 
 
 class BPCAResults(ProjectionResults):
@@ -125,6 +149,11 @@ class BPCA(Estimator):
         Scale the kept predictors to unit variance before the PCA (Bair et al. centre only).
     random_state : int or Generator, optional
         Fold assignment.
+    n_jobs : int, default 1
+        Folds of the cross-validation run on this many workers (results do not depend on
+        it).
+    progress : bool, default True
+        A progress bar over the folds (shown for long fits only).
 
     Notes
     -----
@@ -149,6 +178,8 @@ class BPCA(Estimator):
         "n_thresholds": [Interval(int, 1, None)],
         "standardize": ["boolean"],
         "random_state": ["random_state"],
+        "n_jobs": ["n_jobs", None],
+        "progress": ["boolean"],
     }
     results_class = BPCAResults
 
@@ -161,6 +192,8 @@ class BPCA(Estimator):
         n_thresholds: int = 20,
         standardize: bool = False,
         random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -178,19 +211,19 @@ class BPCA(Estimator):
 
     def _cv(self, X: np.ndarray, R: np.ndarray, thresholds: np.ndarray, d: int, rng) -> np.ndarray:
         n = len(X)
-        folds = rng.permutation(n) % self.options["n_folds"]
-        errors = np.zeros(len(thresholds))
+        o = self.options
+        folds = rng.permutation(n) % o["n_folds"]
         Rs = R / np.where(R.std(axis=0) > 0, R.std(axis=0), 1.0)
-        for k in range(self.options["n_folds"]):
-            train, test = folds != k, folds == k
-            scores = univariate_scores(X[train], Rs[train])
-            for t, theta in enumerate(thresholds):
-                keep = _kept(scores, theta, d)
-                basis, _, center = _components(X[train], keep, d, None)
-                Z = np.column_stack([np.ones(train.sum()), (X[train] - center) @ basis])
-                coef, *_ = np.linalg.lstsq(Z, Rs[train], rcond=None)
-                Zt = np.column_stack([np.ones(test.sum()), (X[test] - center) @ basis])
-                errors[t] += np.sum((Rs[test] - Zt @ coef) ** 2)
+        per_fold = parallel_map(
+            partial(_fold_errors, X, Rs, folds, thresholds, d),
+            range(o["n_folds"]),
+            n_jobs=o["n_jobs"],
+            progress=o["progress"],
+            desc="bpca cross-validation",
+        )
+        errors = np.zeros(len(thresholds))
+        for fold in per_fold:  # summed in fold order, whatever n_jobs is
+            errors += fold
         return errors / n
 
     def _fit(

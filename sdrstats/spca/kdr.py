@@ -14,16 +14,16 @@ over ``W`` with orthonormal rows, with Gaussian kernels and centred Gram matrice
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.formula_functions import formula_function
-from ..core.parallel import spawn_generators
+from ..core.parallel import parallel_map, spawn_generators
 from ..core.summary import Block
 from ..core.validation import Interval, Options
 from ..core.warnings import ConvergenceWarning
@@ -100,10 +100,15 @@ class KDR(Estimator):
         width.
     approximation : {"auto", "exact", "fourier"}, default "auto"
         ``"exact"`` forms the n×n Gram matrix of the projections; ``"fourier"`` uses
-        ``n_features`` random Fourier features (``G_S ≈ F Fᵀ``, Woodbury inverse); ``"auto"``
-        takes the Fourier route above 1000 rows.
-    n_features : int, default 300
-        Number of random Fourier features.
+        ``n_landmarks`` random Fourier features (``G_S ≈ F Fᵀ``, Woodbury inverse);
+        ``"auto"`` takes the Fourier route above 1000 rows.
+    n_landmarks : int, default 300
+        Number of random Fourier features (the low-rank size, named as in every kernel
+        method; earlier ``n_features``, which still works with a ``FutureWarning``).
+    n_jobs : int, default 1
+        Restarts run on this many workers (results do not depend on it).
+    progress : bool, default True
+        A progress bar over the restarts (shown for long fits only).
 
     Notes
     -----
@@ -136,9 +141,12 @@ class KDR(Estimator):
         "max_iter": [Interval(int, 1, None)],
         "n_restarts": [Interval(int, 1, None)],
         "approximation": [Options(("auto", "exact", "fourier"))],
-        "n_features": [Interval(int, 2, None)],
+        "n_landmarks": [Interval(int, 2, None)],
         "random_state": ["random_state"],
+        "n_jobs": ["n_jobs", None],
+        "progress": ["boolean"],
     }
+    _renamed_options: ClassVar[dict[str, str]] = {"n_features": "n_landmarks"}
     results_class = KDRResults
 
     def __init__(
@@ -153,8 +161,10 @@ class KDR(Estimator):
         max_iter: int = 30,
         n_restarts: int = 1,
         approximation: str = "auto",
-        n_features: int = 300,
+        n_landmarks: int = 300,
         random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -232,8 +242,8 @@ class KDR(Estimator):
         features = None
         if fourier:
             features = (
-                rng_features.standard_normal((o["n_features"], d)),
-                rng_features.uniform(0.0, 2 * np.pi, o["n_features"]),
+                rng_features.standard_normal((o["n_landmarks"], d)),
+                rng_features.uniform(0.0, 2 * np.pi, o["n_landmarks"]),
             )
         starts = []
         Rc = R - R.mean(axis=0)
@@ -241,14 +251,17 @@ class KDR(Estimator):
         starts.append(U[:, :d].T)
         for k in range(1, o["n_restarts"]):
             starts.append(random_orthonormal_rows(d, p, rngs[k]))
-        best = None
         # Hundreds of small (n×n) factorisations: multithreaded BLAS only adds synchronisation
         # cost there (15× slower on a busy 2-core machine), so run them on one thread.
-        with threadpool_limits(1 if len(Z) <= SINGLE_THREAD_ROWS else None):
-            for W0 in starts:
-                run = self._anneal(Z, R, W0, sigmas, features)
-                if best is None or run["value"] < best["value"]:
-                    best = run
+        runs = parallel_map(
+            partial(self._anneal, Z, R, sigmas=sigmas, features=features),
+            starts,
+            n_jobs=o["n_jobs"],
+            progress=o["progress"],
+            desc="kdr restarts",
+            blas_threads=1 if len(Z) <= SINGLE_THREAD_ROWS else None,
+        )
+        best = min(runs, key=lambda run: run["value"])  # the first of equal criteria
         if not best["converged"]:
             warnings.warn(
                 f"kdr stopped after max_iter = {o['max_iter']} iterations at the final kernel "
@@ -266,7 +279,7 @@ class KDR(Estimator):
             "n_restarts": o["n_restarts"],
             "whitened_W": best["W"],
             "method_details": f"Gaussian kernels, {o['n_anneal']} annealing stages"
-            + (f", {o['n_features']} random Fourier features" if fourier else ""),
+            + (f", {o['n_landmarks']} random Fourier features" if fourier else ""),
         }
         return EstimatorOutput(
             basis=basis, d=d, criterion=best["value"], center=mean, extras=extras

@@ -110,10 +110,12 @@ class KSPCA(Estimator):
     standardize : bool, default True
         Z-score each predictor (training mean and sd) before the kernel.
     approximation : {"auto", "exact", "nystroem"}, default "auto"
-        ``"nystroem"`` uses ``n_components`` Nyström features (cost ``O(n m²)``); ``"auto"``
+        ``"nystroem"`` uses ``n_landmarks`` Nyström features (cost ``O(n m²)``); ``"auto"``
         does so above 2000 rows.
-    n_components : int, default 300
-        Nyström rank.
+    n_landmarks : int, default 300
+        Nyström rank: the number of landmark rows (every kernel method calls its low-rank
+        size ``n_landmarks``; earlier ``n_components``, which still works with a
+        ``FutureWarning``).
     random_state : int or Generator, optional
         Nyström landmarks.
 
@@ -150,9 +152,10 @@ class KSPCA(Estimator):
         "add_identity": [Interval(float, 0, None)],
         "standardize": ["boolean"],
         "approximation": [Options(("auto", "exact", "nystroem"))],
-        "n_components": [Interval(int, 2, None)],
+        "n_landmarks": [Interval(int, 2, None)],
         "random_state": ["random_state"],
     }
+    _renamed_options: ClassVar[dict[str, str]] = {"n_components": "n_landmarks"}
     results_class = KSPCAResults
 
     def __init__(
@@ -169,7 +172,7 @@ class KSPCA(Estimator):
         add_identity: float = 0.0,
         standardize: bool = True,
         approximation: str = "auto",
-        n_components: int = 300,
+        n_landmarks: int = 300,
         random_state: Any = None,
     ) -> None:
         self._set_options(locals())
@@ -320,7 +323,7 @@ class KSPCA(Estimator):
         from sklearn.kernel_approximation import Nystroem
 
         o = self.options
-        m = min(o["n_components"], len(Xs))
+        m = min(o["n_landmarks"], len(Xs))
         mapper = Nystroem(
             kernel=extras["kernel"],
             gamma=extras["gamma"],

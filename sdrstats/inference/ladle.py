@@ -130,6 +130,16 @@ def ladle(
     for k in range(1, d_max + 1):
         q = orthonormal_basis(full[:, :k])
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ orthonormal_basis(b[:, :k]))) for b in good])
+    note = "d minimises g = f (eigenvector variability) + phi (eigenvalue); "
+    note += f"replicates: {reps.engine}" + (f", {reps.n_failed} failed." if reps.n_failed else ".")
+    return _ladle_result(f0, eig, name, B, random_state, note)
+
+
+def _ladle_result(
+    f0: np.ndarray, eig: np.ndarray, name: str, B: int, random_state: Any, note: str
+) -> DimensionTest:
+    """Luo & Li's ``g = f + phi`` from the raw variability ``f0(k)`` and the eigenvalues."""
+    d_max = len(f0) - 1
     f = f0 / (1 + f0.sum())
     lam = eig[: d_max + 1]
     phi = lam / (1 + lam.sum())
@@ -144,8 +154,7 @@ def ladle(
         n_replicates=B,
         random_state=random_state,
         title=f"Ladle estimate of the dimension for {name}",
-        note="d minimises g = f (eigenvector variability) + phi (eigenvalue); "
-        f"replicates: {reps.engine}" + (f", {reps.n_failed} failed." if reps.n_failed else "."),
+        note=note,
     )
 
 
@@ -177,25 +186,12 @@ def _embedding_ladle(
     for k in range(1, d_max + 1):
         q = _column_space(reference[:, :k])
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
-    f = f0 / (1 + f0.sum())
-    lam = eig[: d_max + 1]
-    phi = lam / (1 + lam.sum())
-    g = f + phi
-    table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(d_max + 1), name="k"))
     failed = B - len(good)
-    return DimensionTest(
-        table,
-        int(np.argmin(g)),
-        "ladle",
-        name,
-        level=None,
-        n_replicates=B,
-        random_state=random_state,
-        title=f"Ladle estimate of the dimension for {name}",
-        note="d minimises g = f (variability of the embedding of the training rows) + phi "
-        "(eigenvalue); replicates refit resampled rows"
-        + (f", {failed} failed." if failed else "."),
+    note = "d minimises g = f (variability of the embedding of the training rows) + phi "
+    note += "(eigenvalue); replicates refit resampled rows" + (
+        f", {failed} failed." if failed else "."
     )
+    return _ladle_result(f0, eig, name, B, random_state, note)
 
 
 @accepts_old_names(renamed={"k_max": "d_max"}, aliases={"numdir": "d_max"})

@@ -208,7 +208,7 @@ def sparse_single_index(
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """``x ~ N(0, I_p)``, ``β = (1,…,1,0,…,0)/√k`` (``k`` ones), ``y = xᵀβ + noise_sd·ε``.
 
-    The Lasso-SIR check of issue #6 (``k = 5``, ``p = 100``, ``n = 200``).
+    A sparse single-index check of Lasso-SIR (``k = 5``, ``p = 100``, ``n = 200``).
 
     Parameters
     ----------
@@ -244,7 +244,7 @@ def sparse_single_index(
 __all__ += ["ar1_normal", "ossir_model", "sparse_single_index"]
 
 
-# -- MAVE (issue #11) --------------------------------------------------------------------------
+# -- MAVE ---------------------------------------------------------------------------------------
 
 
 def mave_classic(n: int = 400, random_state: Any = None) -> tuple[pd.DataFrame, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Lasso-SIR and online (sparse) SIR for data streams (seed 003)."""
+"""Lasso-SIR and online (sparse) SIR for data streams (Cheng & Cui 2020; Lin, Zhao & Liu 2019)."""
 
 from .lasso_sir import LassoSIR, LassoSIRResults, lasso_sir
 from .online_sir import OnlineSIR, OnlineSIRResults

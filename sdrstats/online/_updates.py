@@ -1,7 +1,7 @@
 """One block of the online SIR recursion on arrays (no pandas, no options checking).
 
 :func:`init_state` builds the state from the initial batch and :func:`update_block` applies
-Algorithm 1 of seed 003 to a block of ``m`` rows: sufficient statistics (2.6), the
+Algorithm 1 of Cheng & Cui (2020) to a block of ``m`` rows: sufficient statistics (2.6), the
 eigen-tracker, the pseudo-response (2.13) and the truncated gradient (2.14). With ``m = 1``
 it is the seed's one-observation recursion.
 """

@@ -1,6 +1,6 @@
 """Online (sparse) SIR for data streams: :class:`OnlineSIR` with ``partial_fit``.
 
-Seed 003 (Cheng & Cui, "A simple approach to online sparse sliced inverse regression") and
+Cheng & Cui (2020, "A simple approach to online sparse sliced inverse regression") and
 its O-SIR baselines (Cai, Li & Zhu 2020). The recursion itself is in
 :mod:`sdrstats.online._updates` and the eigen-trackers in :mod:`sdrstats.online.trackers`;
 this module holds the streaming object: input checking, the formula applied chunk by chunk,
@@ -37,7 +37,7 @@ def _blas_controller() -> ThreadpoolController:
 
 
 class OnlineSIR(StreamStateMixin, Estimator):
-    """Online sparse sliced inverse regression (seed 003, Algorithm 1) and online SIR.
+    """Online sparse sliced inverse regression (Cheng & Cui 2020, Algorithm 1) and online SIR.
 
     Rows arrive in chunks through :meth:`partial_fit` (arrays, or DataFrames with a formula
     given once). The first ``init_size`` rows fix the cut points and start the eigenpairs;

@@ -1,6 +1,6 @@
 """Eigen-trackers for online SIR: the top ``d`` eigenpairs of a slowly changing kernel.
 
-The sparse online SIR (seed 003, §2.1) tracks the eigenpairs of
+The sparse online SIR (Cheng & Cui 2020, §2.1) tracks the eigenpairs of
 ``D̂_t = (1/H) d̂_t d̂_tᵀ`` where ``d̂_t`` (p x H) holds the centred slice sums divided by
 ``t``. ``D̂_t`` itself (p x p) is only formed by the perturbation tracker. Each tracker
 updates ``(λ, η)`` after a block of ``m`` new observations (``m = 1`` is the seed's

@@ -15,11 +15,11 @@ def data():
 
 
 def test_lscde_result_summary_names_tuning_table_n_and_predictors(data):
-    fit = sdr.lscde("y ~ x2 + x3", data, random_state=0)
+    fit = sdr.lscde("y ~ x2 + x3", data, model="single", random_state=0)
     assert isinstance(fit, sdr.DensityFit)
     text = str(fit.summary())
     for piece in (
-        "lscde('y ~ x2 + x3', data, random_state=0)",
+        "lscde('y ~ x2 + x3', data, model='single', random_state=0)",
         "LSCDE of y given x2, x3 (no reduction), n = 150.",
         f"sigma = {fit.tuning['sigma']:.4g}",
         f"lambda = {fit.tuning['lambda']:.4g}",

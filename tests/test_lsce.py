@@ -278,7 +278,7 @@ def test_own_density_uses_the_fitted_projection_of_whitened_predictors():
     ex = fit.extras
     X = data.drop(columns="y").to_numpy()
     z = (X - X.mean(axis=0)) @ ex["whitener"] @ ex["W"].T
-    dens = fit.conditional_density()
+    dens = fit.conditional_density("lsce")
     # Features map transform() back to z = W x̃ exactly (rounding only).
     np.testing.assert_allclose(dens.features(data)[0], z, atol=1e-10)
     # The centres are training rows, so z at those rows is the stored centre.

@@ -85,7 +85,7 @@ def test_conditional_density_curves_and_quantile_band():
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("Dir1", "y")
     assert [line.get_label() for line in ax.get_lines()] == ["conditional mean"]
     assert "10%-90% band" in [c.get_label() for c in ax.collections]
-    ax = fit.conditional_density().plot(frame.iloc[:3])
+    ax = fit.conditional_density("lsce").plot(frame.iloc[:3])
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("y", "p(y | x)")
     assert ax.get_title() == "Conditional density (LSCE)" and len(ax.get_lines()) == 3
 

@@ -13,11 +13,12 @@ mixture's moments (quantiles, samples, predictions, plots) are in :mod:`.queries
 
 from __future__ import annotations
 
-from typing import Any
+import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, logsumexp, ndtr
 
 from ..core.persistence import register
 from ..stats.gaussian import squared_distances
@@ -58,22 +59,95 @@ class Features:
         return (values - self.shift) / self.scale, index
 
 
+#: Elements of one block of a (rows x values x components) array.
+BLOCK_ELEMENTS = 2_000_000
+
+
+class Parts(NamedTuple):
+    """The mixture at some rows: weights ``w`` (r x K) and, for a location-scale density,
+    the per-row map ``y = loc + scale * e`` (``loc``, ``scale`` r x q; ``None`` when the
+    components are the same at every row)."""
+
+    w: np.ndarray
+    loc: np.ndarray | None
+    scale: np.ndarray | None
+    index: pd.Index
+
+
+class _SdAccessor(np.lib.mixins.NDArrayOperatorsMixin):
+    """``dens.sd``: called, the conditional standard deviation; used as an array, the
+    components' common sd, as before (deprecated: that is ``component_sd``)."""
+
+    def __init__(self, density: ConditionalDensity) -> None:
+        self._density = density
+
+    def __call__(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
+        return self._density.std(newdata)
+
+    def _legacy(self) -> np.ndarray:
+        warnings.warn(
+            "ConditionalDensity.sd is now a method, sd(newdata), the conditional standard "
+            "deviation (as mean() and var()); the components' common sd it used to hold is "
+            "component_sd. Using sd as an array will stop working in a future version.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return self._density.component_sd
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self._legacy(), dtype=dtype)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = tuple(x._legacy() if isinstance(x, _SdAccessor) else x for x in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._legacy()[key]
+
+    def __len__(self) -> int:
+        return len(self._density.component_sd)
+
+    def __iter__(self):
+        return iter(self._legacy())
+
+    def __repr__(self) -> str:
+        return f"<bound method ConditionalDensity.sd of {self._density!r}>"
+
+
 class ConditionalDensity(DensityQueries):
     """A conditional Gaussian mixture ``p(y | x)``; subclasses define the weights ``w_k(z)``.
+
+    .. math:: \\hat p(y \\mid z) = \\sum_k w_k(z)\\,
+              N\\big(y;\\; a(z) + b(z)\\, m_k,\\; \\mathrm{diag}(b(z)^2 s^2)\\big)
+
+    with ``a(z) = 0, b(z) = 1`` unless the density is a location-scale one (``a`` and ``b``
+    then follow the predictors). Everything below is exact for the mixture.
 
     Parameters
     ----------
     features : Features
         Maps new rows to ``z``.
     means : ndarray (K, q)
-        Component means on the original response scale.
+        Component means ``m_k`` (original response scale unless the density maps them).
     sd : ndarray (q,)
-        Component standard deviations on the original response scale.
+        The components' common standard deviations ``s`` (same scale as ``means``).
     y_names : list of str
     method : str
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
     tuning : dict
         Chosen tuning parameters (σ, λ or ε, bandwidth) and CV scores.
+
+    Attributes
+    ----------
+    means : ndarray (K, q)
+    component_sd : ndarray (q,)
+    model : str
+        ``"single"`` (one LSCDE width), ``"separate"`` (separate widths for ``z`` and
+        ``y``), ``"location_scale"``, ``"lsce"`` (LSCE's own) or ``"eps_kde"``.
+    model_choice : pandas.DataFrame or None
+        Held-out mean log density of every candidate model, when the model was chosen.
+    heldout_log_score : float or None
+        The held-out (cross-validated) mean log density of this model.
 
     Examples
     --------
@@ -96,16 +170,50 @@ class ConditionalDensity(DensityQueries):
     ) -> None:
         self.features = features
         self.means = np.asarray(means, dtype=float).reshape(len(means), -1)
-        self.sd = np.asarray(sd, dtype=float).reshape(-1)
+        self.component_sd = np.asarray(sd, dtype=float).reshape(-1)
         self.y_names = list(y_names)
         self.method = method
         self.tuning = dict(tuning)
         #: Held-out criterion over the tuning grid (set by the estimators that search one).
         self.cv_grid: pd.DataFrame | None = None
+        self.model = "single"
+        self.model_choice: pd.DataFrame | None = None
+        self.heldout_log_score: float | None = None
+        #: Folds of the cross-validation that tuned the model (None: not cross-validated).
+        self.n_folds: int | None = None
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Files written before the component sd was renamed hold it as "sd".
+        if "sd" in state and "component_sd" not in state:
+            state["component_sd"] = state.pop("sd")
+        state.setdefault("model", "single")
+        state.setdefault("model_choice", None)
+        state.setdefault("heldout_log_score", None)
+        state.setdefault("n_folds", None)
+        self.__dict__.update(state)
+
+    @property
+    def sd(self) -> _SdAccessor:
+        """``sd(newdata)``: the conditional standard deviation, as :meth:`std`.
+
+        Used as an array (``dens.sd[0]``), the components' common sd, with a
+        :class:`FutureWarning`: that is :attr:`component_sd` now.
+        """
+        return _SdAccessor(self)
 
     # -- the mixture ------------------------------------------------------------------------
     def _weights(self, Z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(loc, scale)`` (rows x q) of a location-scale density; ``None`` otherwise."""
+        return None
+
+    def _parts(self, newdata: Any = None) -> Parts:
+        Z, index = self.features(newdata)
+        affine = self._affine(Z)
+        loc, scale = (None, None) if affine is None else affine
+        return Parts(self._weights(Z), loc, scale, index)
 
     def weights(self, newdata: Any = None) -> pd.DataFrame:
         """Mixture weights ``w_k(z)`` of each row (rows sum to one).
@@ -132,6 +240,39 @@ class ConditionalDensity(DensityQueries):
         Z, index = self.features(newdata)
         return pd.DataFrame(self._weights(Z), index=index)
 
+    def components(self, newdata: Any = None) -> dict[str, np.ndarray]:
+        """The mixture at each row on the response scale: weights, means and sds.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        dict
+            ``"weights"`` (rows x K), ``"means"`` (rows x K x q) and ``"sd"`` (rows x q):
+            ``p(y | x_i) = Σ_k weights[i, k] N(y; means[i, k], diag(sd[i]²))``.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> parts = fit.conditional_density(random_state=0).components(ais.head(2))
+        >>> parts["means"].shape[0], parts["sd"].shape
+        (2, (2, 1))
+        """
+        w, loc, scale, _ = self._parts(newdata)
+        rows = len(w)
+        if loc is None:
+            means = np.broadcast_to(self.means, (rows, *self.means.shape)).copy()
+            sd = np.broadcast_to(self.component_sd, (rows, self.q)).copy()
+        else:
+            means = loc[:, None, :] + scale[:, None, :] * self.means[None, :, :]
+            sd = scale * self.component_sd
+        return {"weights": w, "means": means, "sd": sd}
+
     @property
     def q(self) -> int:
         return self.means.shape[1]
@@ -150,8 +291,51 @@ class ConditionalDensity(DensityQueries):
 
     def _component_pdf(self, y: np.ndarray) -> np.ndarray:
         """``N(y_j; m_k, diag(s²))`` as an array (len(y), K)."""
-        d2 = squared_distances(y / self.sd, self.means / self.sd)
-        return np.exp(-0.5 * d2 - np.log(np.sqrt(2 * np.pi) * self.sd).sum())
+        s = self.component_sd
+        d2 = squared_distances(y / s, self.means / s)
+        return np.exp(-0.5 * d2 - np.log(np.sqrt(2 * np.pi) * s).sum())
+
+    def _row_blocks(self, rows: int, per_row: int):
+        size = max(1, BLOCK_ELEMENTS // max(per_row * len(self.means), 1))
+        for start in range(0, rows, size):
+            yield slice(start, min(rows, start + size))
+
+    def _pdf_parts(self, parts: Parts, y: np.ndarray) -> np.ndarray:
+        w, loc, scale, _ = parts
+        if loc is None:
+            return w @ self._component_pdf(y).T
+        s = self.component_sd
+        out = np.empty((len(w), len(y)))
+        mu = self.means / s
+        for b in self._row_blocks(len(w), len(y)):
+            e = (y[None, :, :] - loc[b, None, :]) / (scale[b, None, :] * s)  # (r, m, q)
+            d2 = (
+                (e * e).sum(-1)[:, :, None]
+                + (mu * mu).sum(-1)[None, None, :]
+                - 2.0 * np.einsum("rmq,kq->rmk", e, mu)
+            )
+            dens = np.einsum("rk,rmk->rm", w[b], np.exp(-0.5 * np.maximum(d2, 0.0)))
+            norm = np.prod(np.sqrt(2 * np.pi) * s * scale[b], axis=1)
+            out[b] = dens / norm[:, None]
+        return out
+
+    def _standardised(self, parts: Parts, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's own value in component units ``(y - loc) / scale`` (rows x q) and the
+        log of the map's Jacobian (rows,)."""
+        if parts.loc is None:
+            return y, np.zeros(len(y))
+        return (y - parts.loc) / parts.scale, -np.log(parts.scale).sum(axis=1)
+
+    def _log_pdf_at_parts(self, parts: Parts, y: np.ndarray) -> np.ndarray:
+        if len(y) != len(parts.w):
+            raise ValueError(f"y has {len(y)} values but there are {len(parts.w)} rows.")
+        e, log_jac = self._standardised(parts, y)
+        s = self.component_sd
+        std = (e[:, None, :] - self.means[None, :, :]) / s
+        logc = -0.5 * (std**2).sum(-1) - np.log(np.sqrt(2 * np.pi) * s).sum()
+        with np.errstate(divide="ignore"):
+            logw = np.log(parts.w)
+        return logsumexp(logw + logc, axis=1) + log_jac
 
     def pdf(self, y: Any, newdata: Any = None) -> np.ndarray:
         """Density of each value of ``y`` for each row of ``newdata``: array rows x len(y).
@@ -179,8 +363,7 @@ class ConditionalDensity(DensityQueries):
         array([[0.   , 0.019],
                [0.037, 0.   ]])
         """
-        w = self._weights(self.features(newdata)[0])
-        return w @ self._component_pdf(self._y_points(y)).T
+        return self._pdf_parts(self._parts(newdata), self._y_points(y))
 
     def pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
         """Density of row ``i``'s own value ``y[i]``: an array of length rows.
@@ -205,13 +388,33 @@ class ConditionalDensity(DensityQueries):
         >>> dens.pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
         array([0.14, 0.16])
         """
-        w = self._weights(self.features(newdata)[0])
-        y = self._y_points(y)
-        if len(y) != len(w):
-            raise ValueError(f"y has {len(y)} values but there are {len(w)} rows.")
-        std = (y[:, None, :] - self.means[None, :, :]) / self.sd
-        comp = np.exp(-0.5 * (std**2).sum(-1)) / np.prod(np.sqrt(2 * np.pi) * self.sd)
-        return (w * comp).sum(axis=1)
+        return np.exp(self.log_pdf_at(y, newdata))
+
+    def log_pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
+        """Log density of row ``i``'s own value ``y[i]`` (the logarithmic score), in logs
+        throughout, so values far in a tail stay finite.
+
+        Parameters
+        ----------
+        y : array-like of shape (rows,) or (rows, q)
+            One response value per row of ``newdata``.
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Returns
+        -------
+        ndarray of shape (rows,)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.log_pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
+        array([-1.97, -1.83])
+        """
+        return self._log_pdf_at_parts(self._parts(newdata), self._y_points(y))
 
     def cdf(self, y: Any, newdata: Any = None) -> np.ndarray:
         """``P(Y <= y | x)`` (componentwise for several responses): array rows x len(y).
@@ -237,15 +440,39 @@ class ConditionalDensity(DensityQueries):
         array([[0.  , 0.99],
                [0.02, 1.  ]])
         """
-        w = self._weights(self.features(newdata)[0])
+        parts = self._parts(newdata)
         y = self._y_points(y)
-        logc = log_ndtr((y[:, None, :] - self.means[None, :, :]) / self.sd).sum(-1)
-        return w @ np.exp(logc).T
+        w, loc, scale, _ = parts
+        s = self.component_sd
+        if loc is None:
+            logc = log_ndtr((y[:, None, :] - self.means[None, :, :]) / s).sum(-1)
+            return w @ np.exp(logc).T
+        out = np.empty((len(w), len(y)))
+        for b in self._row_blocks(len(w), len(y)):
+            e = (y[None, :, :] - loc[b, None, :]) / scale[b, None, :]  # (r, m, q)
+            logc = log_ndtr((e[:, :, None, :] - self.means[None, None, :, :]) / s).sum(-1)
+            out[b] = np.einsum("rk,rmk->rm", w[b], np.exp(logc))
+        return out
+
+    def _marginal_cdf_at(self, parts: Parts, y: np.ndarray, j: int) -> np.ndarray:
+        """``P(Y_j <= y_i | x_i)`` of each row's own value (the PIT)."""
+        e, _ = self._standardised(parts, y)
+        z = (e[:, j, None] - self.means[None, :, j]) / self.component_sd[j]
+        return np.einsum("rk,rk->r", parts.w, ndtr(z))
 
     def _frame(self, values: np.ndarray, index: pd.Index) -> pd.Series | pd.DataFrame:
         if self.q == 1:
             return pd.Series(values[:, 0], index=index, name=self.y_names[0])
         return pd.DataFrame(values, index=index, columns=self.y_names)
+
+    def _moments(self, parts: Parts) -> tuple[np.ndarray, np.ndarray]:
+        """Conditional mean and variance (rows x q) from the mixture's moments."""
+        w, loc, scale, _ = parts
+        mean = w @ self.means
+        var = w @ (self.means**2) + self.component_sd**2 - mean**2
+        if loc is None:
+            return mean, var
+        return loc + scale * mean, scale**2 * var
 
     def mean(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
         """Conditional mean ``E(y | x)`` (a Series; a DataFrame for several responses).
@@ -264,8 +491,8 @@ class ConditionalDensity(DensityQueries):
         >>> dens.mean(ais.head(2)).round(1).tolist()
         [61.3, 57.7]
         """
-        Z, index = self.features(newdata)
-        return self._frame(self._weights(Z) @ self.means, index)
+        parts = self._parts(newdata)
+        return self._frame(self._moments(parts)[0], parts.index)
 
     def var(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
         """Conditional variance of each response (a Series; a DataFrame for several).
@@ -284,10 +511,31 @@ class ConditionalDensity(DensityQueries):
         >>> bool((dens.var(ais.head(2)) > 0).all())
         True
         """
-        Z, index = self.features(newdata)
-        w = self._weights(Z)
-        mean = w @ self.means
-        return self._frame(w @ (self.means**2) + self.sd**2 - mean**2, index)
+        parts = self._parts(newdata)
+        return self._frame(self._moments(parts)[1], parts.index)
+
+    def std(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
+        """Conditional standard deviation of each response, ``sqrt(var(newdata))``.
+
+        ``dens.sd(newdata)`` is the same.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> bool(np.allclose(dens.sd(ais.head(3)), np.sqrt(dens.var(ais.head(3)))))
+        True
+        """
+        parts = self._parts(newdata)
+        return self._frame(np.sqrt(self._moments(parts)[1]), parts.index)
 
     def __repr__(self) -> str:
         tune = ", ".join(
@@ -299,4 +547,4 @@ class ConditionalDensity(DensityQueries):
         )
 
 
-__all__ = ["ConditionalDensity", "Features"]
+__all__ = ["ConditionalDensity", "Features", "Parts"]

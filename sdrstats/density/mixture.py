@@ -31,11 +31,10 @@ from ..stats.gaussian import (
     standardise_response,
 )
 from .conditional import ConditionalDensity, Features
+from .models import LSCDE_LAMBDAS, LSCDE_SIGMAS, MODELS, fit_lscde_models
 
 ESTIMATORS = ("lscde", "eps_kde")
 
-LSCDE_SIGMAS = np.logspace(-1.5, 1.5, 9)
-LSCDE_LAMBDAS = np.logspace(-3, 1, 9)
 EPS_QUANTILES = np.array([0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.65, 1.0])
 BANDWIDTH_FACTORS = np.array([0.1, 0.2, 0.35, 0.6, 1.0])
 
@@ -188,20 +187,47 @@ def fit_density(
     Z, _ = features()
     common = {"y_names": y_names, "method": label}
     if estimator == "lscde":
-        allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds"}
+        allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds", "model"}
         _reject_unknown(options, allowed, "lscde")
-        fit = fit_lscde(Z, Ys, random_state=random_state, **options)
-        density = MixtureWeightsLSCDE(
-            features,
-            fit["centres_z"],
-            fit["alpha"],
-            fit["sigma"],
-            means=y_mean + fit["centres_y"] * y_scale,
-            sd=fit["sigma"] * y_scale,
-            tuning={"sigma": fit["sigma"], "lambda": fit["lambda"], "cv_score": fit["cv_score"]},
-            **common,
+        _check_common(Z, options.get("n_folds", 5), "lscde")
+        name, fit, table = fit_lscde_models(
+            Z, Ys, y_scale=y_scale, random_state=random_state, **options
         )
-        density.cv_grid = _cv_frame(fit, "sigma", "lambda")
+        problem = fit["problem"]
+        if name == "location_scale":
+            density = LocationScaleLSCDE(
+                features,
+                problem.Xc,
+                fit["alpha"],
+                fit["sigma_z"],
+                location=fit["location"],
+                log_scale=fit["log_scale"],
+                log_scale_range=fit["log_scale_range"],
+                e_shift=fit["e_shift"],
+                e_scale=fit["e_scale"],
+                y_mean=y_mean,
+                y_scale=y_scale,
+                means=problem.Yc,
+                sd=np.full(Ys.shape[1], fit["sigma_y"]),
+                tuning=fit["tuning"],
+                **common,
+            )
+        else:
+            density = MixtureWeightsLSCDE(
+                features,
+                problem.Xc,
+                fit["alpha"],
+                fit["sigma_z"],
+                means=y_mean + problem.Yc * y_scale,
+                sd=fit["sigma_y"] * y_scale,
+                tuning=fit["tuning"],
+                **common,
+            )
+        density.cv_grid = fit["cv_grid"]
+        density.model = name
+        density.heldout_log_score = fit["heldout_log_score"]
+        density.model_choice = table
+        density.n_folds = options.get("n_folds", 5)
         return density
     _reject_unknown(options, {"eps_grid", "bandwidth_grid"}, "eps_kde")
     # leave-one-out CV of (ε, h): as LSCDE's default 5-fold CV, at least 10 rows, so that
@@ -219,6 +245,7 @@ def fit_density(
         **common,
     )
     density.cv_grid = _cv_frame(fit, "eps", "bandwidth")
+    density.model = "eps_kde"
     return density
 
 
@@ -264,6 +291,47 @@ class MixtureWeightsLSCDE(ConditionalDensity):
         return w / w.sum(axis=1, keepdims=True)
 
 
+class LocationScaleLSCDE(MixtureWeightsLSCDE):
+    """``p(y | z) = Σ_k w_k(z) N(y; a(z) + b(z) m_k, b(z)² σ_y²)``: an LSCDE mixture of the
+    standardised residual mapped back through the fitted location and scale.
+
+    ``a(z) = ȳ + s_y (m(z) + s̃(z) μ_e)`` and ``b(z) = s_y s̃(z) σ_e``, where ``m`` and
+    ``log s̃`` are the local-linear fits (standardised response units), ``μ_e, σ_e`` the
+    mean and sd of the residuals ``e = r / s̃`` and ``ȳ, s_y`` the response's mean and sd.
+    """
+
+    def __init__(
+        self,
+        features: Features,
+        centres_z: np.ndarray,
+        alpha: np.ndarray,
+        sigma: float,
+        *,
+        location: Any,
+        log_scale: Any,
+        log_scale_range: np.ndarray,
+        e_shift: np.ndarray,
+        e_scale: np.ndarray,
+        y_mean: np.ndarray,
+        y_scale: np.ndarray,
+        **kw: Any,
+    ) -> None:
+        super().__init__(features, centres_z, alpha, sigma, **kw)
+        self.location, self.log_scale = location, log_scale
+        self.log_scale_range = np.asarray(log_scale_range, dtype=float)
+        self.e_shift, self.e_scale = np.asarray(e_shift, float), np.asarray(e_scale, float)
+        self.y_mean, self.y_scale = np.asarray(y_mean, float), np.asarray(y_scale, float)
+
+    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m = self.location.predict(Z)
+        g = np.clip(self.log_scale.predict(Z), self.log_scale_range[0], self.log_scale_range[1])
+        s = np.exp(g)
+        return self.y_mean + self.y_scale * (m + s * self.e_shift), self.y_scale * s * self.e_scale
+
+    def _affine_rows(self) -> bool:
+        return True
+
+
 class NeighbourWeights(ConditionalDensity):
     """ε-KDE weights: equal on training rows with ``||z - z_j|| <= ε`` (all rows if none)."""
 
@@ -288,8 +356,11 @@ def conditional_density_for(
         Any SDR fit with a continuous response.
     estimator : {"lscde", "eps_kde"}
     **options
-        ``d`` (default the fit's), ``random_state`` and the estimator's options
-        (:func:`fit_lscde`, :func:`fit_eps_kde`).
+        ``d`` (default the fit's), ``random_state`` (default the fit's) and the
+        estimator's options: for LSCDE ``model`` (``"auto"``, the default, chooses between
+        ``"location_scale"`` and ``"separate"`` by held-out log-likelihood; ``"single"`` is
+        LSCDE with one width as published), ``sigma_grid``, ``lambda_grid``, ``n_basis``,
+        ``n_folds`` (:mod:`sdrstats.density.models`); for ε-KDE :func:`fit_eps_kde`'s.
 
     Examples
     --------
@@ -308,6 +379,9 @@ def conditional_density_for(
             "categorical (class probabilities are not densities)."
         )
     d = int(options.pop("d", results.d))
+    # Unseeded, the density draws its centres and folds from the fit's own seed, so a
+    # seeded fit gives the same density every time it is asked.
+    options.setdefault("random_state", getattr(results, "random_state", None))
     reduced = results.transform(d=d).to_numpy()
     shift, scale = reduced.mean(axis=0), reduced.std(axis=0, ddof=1)
     if np.any(scale <= 0):
@@ -325,6 +399,8 @@ def conditional_density_for(
 
 __all__ = [
     "ESTIMATORS",
+    "MODELS",
+    "LocationScaleLSCDE",
     "MixtureWeightsLSCDE",
     "NeighbourWeights",
     "conditional_density_for",

@@ -2,7 +2,7 @@
 the integrated squared density and loss, a default grid, predictions and plots.
 
 :class:`DensityQueries` is a mixin of :class:`~sdrstats.density.ConditionalDensity`; it uses
-only the mixture's public pieces (``features``, ``_weights``, ``means``, ``sd``).
+only the mixture's pieces (``features``, ``_parts``, ``means``, ``component_sd``).
 """
 
 from __future__ import annotations
@@ -49,10 +49,11 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         probs = np.atleast_1d(np.asarray(q, dtype=float))
         if np.any((probs <= 0) | (probs >= 1)):
             raise ValueError(f"Quantile probabilities must lie strictly in (0, 1); got {q!r}.")
-        j = self.y_names.index(response) if isinstance(response, str) else int(response)
-        Z, index = self.features(newdata)
-        w = self._weights(Z)
-        m, s = self.means[:, j], self.sd[j]
+        j = self._response_index(response)
+        parts = self._parts(newdata)
+        w = parts.w
+        # In component units: a location-scale density's quantile is loc + scale x that.
+        m, s = self.means[:, j], self.component_sd[j]
         lo = np.full((len(w), len(probs)), m.min() - 40 * s)
         hi = np.full_like(lo, m.max() + 40 * s)
         for _ in range(200):
@@ -61,7 +62,20 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
             if np.all(hi - lo <= 4 * np.finfo(float).eps * np.maximum(np.abs(mid), s)):
                 break
-        return pd.DataFrame(0.5 * (lo + hi), index=index, columns=list(probs))
+        values = 0.5 * (lo + hi)
+        if parts.loc is not None:
+            values = parts.loc[:, j, None] + parts.scale[:, j, None] * values
+        return pd.DataFrame(values, index=parts.index, columns=list(probs))
+
+    def _response_index(self, response: int | str) -> int:
+        if isinstance(response, str):
+            if response not in self.y_names:
+                raise ValueError(f"response {response!r} is not one of {self.y_names}.")
+            return self.y_names.index(response)
+        j = int(response)
+        if not 0 <= j < self.q:
+            raise ValueError(f"response must be in 0..{self.q - 1}; got {response!r}.")
+        return j
 
     def sample(self, newdata: Any = None, size: int = 1, random_state: Any = None) -> np.ndarray:
         """Draws from ``p(y | x)``: array rows x size (x q for several responses).
@@ -85,11 +99,14 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         (2, 3)
         """
         rng = np.random.default_rng(random_state)
-        w = self._weights(self.features(newdata)[0])
+        parts = self._parts(newdata)
+        w = parts.w
         cum = np.cumsum(w, axis=1)
         u = rng.random((len(w), size)) * cum[:, -1:]
         comp = np.minimum((u[:, :, None] > cum[:, None, :]).sum(-1), w.shape[1] - 1)
-        draws = self.means[comp] + self.sd * rng.standard_normal((len(w), size, self.q))
+        draws = self.means[comp] + self.component_sd * rng.standard_normal((len(w), size, self.q))
+        if parts.loc is not None:
+            draws = parts.loc[:, None, :] + parts.scale[:, None, :] * draws
         return draws[..., 0] if self.q == 1 else draws
 
     def integral_of_square(self, newdata: Any = None) -> np.ndarray:
@@ -113,10 +130,13 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         >>> dens.integral_of_square(ais.head(2)).round(2)
         array([0.16, 0.2 ])
         """
-        w = self._weights(self.features(newdata)[0])
-        diff = (self.means[:, None, :] - self.means[None, :, :]) / (np.sqrt(2) * self.sd)
-        pair = np.exp(-0.5 * (diff**2).sum(-1)) / np.prod(2 * np.sqrt(np.pi) * self.sd)
-        return ((w @ pair) * w).sum(axis=1)
+        parts = self._parts(newdata)
+        w, s = parts.w, self.component_sd
+        diff = (self.means[:, None, :] - self.means[None, :, :]) / (np.sqrt(2) * s)
+        pair = np.exp(-0.5 * (diff**2).sum(-1)) / np.prod(2 * np.sqrt(np.pi) * s)
+        values = ((w @ pair) * w).sum(axis=1)
+        # ∫ p(y)² dy of y = loc + scale·e is ∫ p_e(e)² de / Π scale.
+        return values if parts.scale is None else values / np.prod(parts.scale, axis=1)
 
     def squared_loss(self, newdata: Any, y: Any = None) -> float:
         """The seed's Error_CDE: ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
@@ -151,8 +171,8 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             y = newdata[self.y_names].to_numpy(dtype=float)
         return float(0.5 * self.integral_of_square(newdata).mean() - self.pdf_at(y, newdata).mean())
 
-    def default_grid(self, num: int = 200, response: int = 0) -> np.ndarray:
-        """Evenly spaced response values covering every component (± 4 sd).
+    def default_grid(self, num: int = 200, response: int = 0, newdata: Any = None) -> np.ndarray:
+        """Evenly spaced response values covering every component (± 4 sd) at the rows.
 
         Parameters
         ----------
@@ -160,6 +180,9 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             Number of values.
         response : int, default 0
             Which response, for a multivariate one.
+        newdata : pandas.DataFrame or array-like, optional
+            Rows whose components the grid covers (default the training rows; only a
+            location-scale density's components move with the rows).
 
         Returns
         -------
@@ -174,8 +197,18 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         >>> dens.default_grid(num=5).round(1)
         array([ 34.4,  52.3,  70.2,  88. , 105.9])
         """
-        m, s = self.means[:, response], self.sd[response]
-        return np.linspace(m.min() - 4 * s, m.max() + 4 * s, num)
+        j = self._response_index(response)
+        m, s = self.means[:, j], self.component_sd[j]
+        lo, hi = m.min() - 4 * s, m.max() + 4 * s
+        parts = self._parts(newdata) if self._affine_rows() else None
+        if parts is not None and parts.loc is not None:
+            ends = parts.loc[:, j, None] + parts.scale[:, j, None] * np.array([lo, hi])
+            lo, hi = ends[:, 0].min(), ends[:, 1].max()
+        return np.linspace(lo, hi, num)
+
+    def _affine_rows(self) -> bool:
+        """Whether the components move with the rows (a location-scale density)."""
+        return False
 
     def predict(self, newdata: Any = None, y_grid: Any = None) -> pd.DataFrame:
         """Tidy DataFrame (row, response value(s), density) over ``y_grid``.
@@ -198,15 +231,96 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         0    0  55.0    0.000
         1    0  65.0    0.019
         """
-        y_grid = self.default_grid() if y_grid is None else y_grid
+        y_grid = self.default_grid(newdata=newdata) if y_grid is None else y_grid
         points = self._y_points(y_grid)
-        _, index = self.features(newdata)
-        dens = self.pdf(points, newdata)
+        parts = self._parts(newdata)
+        index = parts.index
+        dens = self._pdf_parts(parts, points)
         out = pd.DataFrame({"row": np.repeat(np.asarray(index), len(points))})
         for j, name in enumerate(self.y_names):
             out[name] = np.tile(points[:, j], len(index))
         out["density"] = dens.ravel()
         return out
+
+    def summary(self) -> Any:
+        """The model (and how it was chosen, with its held-out log score), the tuning and
+        the cross-validation scores.
+
+        Returns
+        -------
+        Summary
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais, nslices=6, d=1)
+        >>> print(fit.conditional_density(random_state=0).summary())  # doctest: +ELLIPSIS
+        <BLANKLINE>
+        Density:
+        sir/lscde of lbm given 1 reduced predictor(s).
+        <BLANKLINE>
+        Model:
+        ...
+        """
+        from ..core.summary import Block, Summary
+        from .describe import density_blocks
+
+        d = self.features.d if self.features.results is not None else None
+        given = (
+            f"{d} reduced predictor(s)"
+            if d is not None
+            else ", ".join(getattr(self.features.spec, "x_names", []))
+        )
+        head = Block("Density", text=f"{self.method} of {', '.join(self.y_names)} given {given}.")
+        return Summary([head, *density_blocks(self)])
+
+    def calibration(self, newdata: Any, response: int | str = 0) -> Any:
+        """Calibration of the density on rows whose responses are known.
+
+        The probability integral transform ``u_i = F(y_i | x_i)`` and a Kolmogorov-Smirnov
+        test of its uniformity, the coverage of the central 50, 80 and 95 % intervals
+        (overall and by thirds of the predicted conditional sd), the continuous ranked
+        probability score (closed form for a Gaussian mixture, Grimit et al. 2006) and the
+        mean log predictive density; both scores are proper (Gneiting and Raftery 2007).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame
+            Rows with the predictors and the response column(s); rows not used in the fit,
+            for an honest check.
+        response : int or str, default 0
+            The response whose PIT, intervals and CRPS are computed (several responses: its
+            marginal; the log score is the joint density's).
+
+        Returns
+        -------
+        Calibration
+            With ``pit``, ``uniformity``, ``coverage``, ``crps``, ``log_score``,
+            ``summary()`` and ``plot()``.
+
+        References
+        ----------
+        Gneiting, T. and Raftery, A. E. Strictly proper scoring rules, prediction, and
+        estimation. Journal of the American Statistical Association 102(477), 2007.
+
+        Grimit, E. P., Gneiting, T., Berrocal, V. J. and Johnson, N. A. The continuous
+        ranked probability score for circular variables and its application to mesoscale
+        forecast ensemble verification. Quarterly Journal of the Royal Meteorological
+        Society 132, 2006.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais.iloc[::2], nslices=6, d=1)
+        >>> cal = fit.conditional_density(random_state=0).calibration(ais.iloc[1::2])
+        >>> cal.coverage.index.tolist()
+        ['overall', 'lowest third of spread', 'middle third of spread', 'highest third of spread']
+        """
+        from .calibration import calibrate
+
+        return calibrate(self, newdata, response)
 
     def plot(self, newdata: Any = None, y_grid: Any = None, ax: Any = None) -> Any:
         """Density curves of the rows of ``newdata`` (first response's marginal).

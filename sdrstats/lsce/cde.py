@@ -49,7 +49,8 @@ def _front(
                 "reduction with subset=, or pass a formula and data."
             )
         fit = formula_or_fit
-        density = conditional_density_for(fit, estimator, random_state=random_state, **options)
+        seed = {} if random_state is None else {"random_state": random_state}
+        density = conditional_density_for(fit, estimator, **seed, **options)
         d = density.features.d
         return DensityFit(
             density,
@@ -107,6 +108,7 @@ def lscde(
     lambda_grid: Any = None,
     n_basis: int = 100,
     n_folds: int = 5,
+    model: str = "auto",
     random_state: Any = None,
     missing: str = "drop",
     subset: Any = None,
@@ -168,8 +170,15 @@ def lscde(
         "lambda_grid": lambda_grid,
         "n_basis": n_basis,
         "n_folds": n_folds,
+        "model": model,
     }
-    defaults = {"sigma_grid": None, "lambda_grid": None, "n_basis": 100, "n_folds": 5}
+    defaults = {
+        "sigma_grid": None,
+        "lambda_grid": None,
+        "n_basis": 100,
+        "n_folds": 5,
+        "model": "auto",
+    }
     return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults, subset)
 
 

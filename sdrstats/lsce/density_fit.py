@@ -18,7 +18,8 @@ from ..core.summary import Block, Summary
 from ..density import ConditionalDensity
 
 LABELS = {"lscde": "LSCDE", "eps_kde": "eps-KDE"}
-TUNING = {"lscde": ("sigma", "lambda"), "eps_kde": ("eps", "bandwidth")}
+#: The two tuning values the repr shows, for the models tuned over a two-way grid.
+TUNING = {"single": ("sigma", "lambda"), "eps_kde": ("eps", "bandwidth")}
 
 
 class DensityFit(SaveLoadMixin):
@@ -85,8 +86,10 @@ class DensityFit(SaveLoadMixin):
 
     @property
     def cv_table(self) -> pd.DataFrame:
-        """Held-out squared loss over the tuning grid (rows σ or ε, columns λ or bandwidth;
-        standardised units; smaller is better)."""
+        """Held-out squared loss: over the tuning grid for single-width LSCDE and ε-KDE
+        (rows σ or ε, columns λ or bandwidth), else one row per point of the
+        ``(sigma_z, sigma_y, lambda)`` search scored (standardised units; smaller is
+        better)."""
         return self._density.cv_grid
 
     @property
@@ -106,7 +109,8 @@ class DensityFit(SaveLoadMixin):
         return f"{', '.join(self.predictors)} of {self.reduction}"
 
     def summary(self) -> Summary:
-        """Call, method, chosen tuning and the CV table (text, HTML, LaTeX).
+        """Call, method, the model chosen (with its held-out log score), its tuning and the
+        cross-validation scores (text, HTML, LaTeX).
 
         Examples
         --------
@@ -119,18 +123,12 @@ class DensityFit(SaveLoadMixin):
         <BLANKLINE>
         Method:
         LSCDE of lbm given ht, wt (no reduction), n = 202.
+        <BLANKLINE>
+        Model:
         ...
         """
-        first, second = TUNING[self.method]
-        t = self.tuning
-        folds = "leave-one-out" if self.method == "eps_kde" else f"{self.options['n_folds']}-fold"
-        grid = self.cv_table
-        text = (
-            f"{first} = {t[first]:.4g}, {second} = {t[second]:.4g} (by {folds} cross-validation "
-            f"over a {grid.shape[0]} x {grid.shape[1]} grid; standardised units)\n"
-            f"held-out CV score = {t['cv_score']:.6g}; {len(self._density.means)} mixture "
-            "components"
-        )
+        from ..density.describe import density_blocks
+
         return Summary(
             [
                 Block("Call", text=self.call),
@@ -139,11 +137,7 @@ class DensityFit(SaveLoadMixin):
                     text=f"{LABELS[self.method]} of {', '.join(self._density.y_names)} given "
                     f"{self._conditioning()}, n = {self.n}.",
                 ),
-                Block("Tuning", text=text),
-                Block(
-                    f"Cross-validation score ({first} x {second}; smaller is better)",
-                    table=grid.rename(index=lambda v: f"{v:.4g}", columns=lambda v: f"{v:.3g}"),
-                ),
+                *density_blocks(self._density),
             ]
         )
 
@@ -154,13 +148,15 @@ class DensityFit(SaveLoadMixin):
         return self.summary()._repr_html_()
 
     def __repr__(self) -> str:
-        first, second = TUNING[self.method]
-        t = self.tuning
-        return (
+        t, model = self.tuning, self._density.model
+        head = (
             f"<DensityFit: {LABELS[self.method]} of {', '.join(self._density.y_names)} given "
-            f"{self._conditioning()}, n = {self.n}; {first} = {t[first]:.4g}, "
-            f"{second} = {t[second]:.4g}>"
+            f"{self._conditioning()}, n = {self.n}"
         )
+        if model in TUNING:
+            first, second = TUNING[model]
+            return f"{head}; {first} = {t[first]:.4g}, {second} = {t[second]:.4g}>"
+        return f"{head}; {model}, held-out log score = {self._density.heldout_log_score:.4g}>"
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__)

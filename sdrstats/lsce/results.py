@@ -67,21 +67,30 @@ class DensityReductionResults(Results):
     ) -> ConditionalDensity:
         """``p(y | x)`` on the reduced predictors.
 
-        ``estimator=None`` gives LSCE's own density (the LSCDE solution at the final
-        projection; seed eq. 10) for LSCE, and LSCDE on the reduced predictors for LSMI.
-        ``"lscde"`` / ``"eps_kde"`` refit that estimator on ``transform()``.
+        By default (``estimator=None`` or ``"lscde"``) the density layer's default model on
+        ``transform()``, as for every fit: the LSCDE model chosen by held-out log-likelihood
+        among separate widths for ``z`` and ``y`` and the location-scale form
+        (:func:`sdrstats.density.conditional_density_for`). ``"lsce"`` gives LSCE's own
+        density, the single-width LSCDE solution at the final projection (Tangkaratt et al.
+        2015, eq. 10; LSCE fits only); ``"eps_kde"`` the ε-neighbour KDE.
 
         Parameters
         ----------
-        estimator : {None, "lscde", "eps_kde"}, default None
+        estimator : {None, "lscde", "lsce", "eps_kde"}, default None
             Which density, as above.
         **options
-            Options of a refitted estimator (not allowed for LSCE's own density); see
-            :func:`sdrstats.density.conditional_density_for`.
+            Options of a refitted estimator (``model``, ``random_state``, grids...; none for
+            LSCE's own density); see :func:`sdrstats.density.conditional_density_for`.
 
         Returns
         -------
         ConditionalDensity
+
+        References
+        ----------
+        Tangkaratt, V., Xie, N. and Sugiyama, M. Conditional density estimation with
+        dimensionality reduction via squared-loss conditional entropy minimization. Neural
+        Computation 27(1), 2015.
 
         Examples
         --------
@@ -91,11 +100,17 @@ class DensityReductionResults(Results):
         >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
         >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
         >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
-        >>> dens = fit.conditional_density()
-        >>> dens.method, dens.mean(df.head(2)).shape
-        ('LSCE', (2,))
+        >>> fit.conditional_density(random_state=0).method
+        'lsce/lscde'
+        >>> fit.conditional_density("lsce").method
+        'LSCE'
         """
-        if estimator is None and self.estimator.criterion == "sce":
+        if estimator == "lsce":
+            if self.estimator.criterion != "sce":
+                raise ValueError(
+                    "estimator='lsce' is LSCE's own density; an LSMI fit has none. Use "
+                    "estimator='lscde'."
+                )
             if options:
                 raise TypeError("LSCE's own density takes no options; use estimator='lscde'.")
             return self._own_density()
@@ -107,7 +122,7 @@ class DensityReductionResults(Results):
         features = Features(
             self.spec, np.zeros(self.d), 1.0 / ex["z_scale"], results=self, d=self.d
         )
-        return MixtureWeightsLSCDE(
+        density = MixtureWeightsLSCDE(
             features,
             ex["centres_z"],
             ex["alpha"],
@@ -118,6 +133,9 @@ class DensityReductionResults(Results):
             method=self.method.upper(),
             tuning={"sigma": ex["sigma"], "lambda": ex["lambda"], "cv_score": ex["cv_score"]},
         )
+        density.model = "lsce"
+        density.n_folds = self.options["n_folds"]
+        return density
 
     # -- presentation ------------------------------------------------------------------------
     def _method_line(self) -> str:

@@ -6,7 +6,7 @@
 2-D projections coloured by the response.
 """
 
-from .density import plot_conditional_density, plot_density_fit
+from .density import plot_calibration, plot_conditional_density, plot_density_fit
 from .inference import plot_bootstrap, plot_dimension_test
 from .projection import plot_projection
 from .results import plot_results, scree_plot, sufficient_summary_plot
@@ -17,6 +17,7 @@ __all__ = [
     "scree_plot",
     "plot_dimension_test",
     "plot_bootstrap",
+    "plot_calibration",
     "plot_conditional_density",
     "plot_density_fit",
     "plot_projection",

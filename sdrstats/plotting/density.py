@@ -50,13 +50,18 @@ def plot_conditional_density(
     3
     """
     _, ax = _axes(ax)
-    y_grid = density.default_grid() if y_grid is None else np.asarray(y_grid, dtype=float)
+    if y_grid is None:
+        y_grid = density.default_grid(newdata=newdata)
+    y_grid = np.asarray(y_grid, dtype=float)
     if density.q > 1:
         # The first response's marginal: a mixture of the components' first coordinates.
         from scipy.stats import norm
 
-        w = density.weights(newdata).to_numpy()
-        curves = w @ norm.pdf(y_grid[None, :], density.means[:, :1], density.sd[0])
+        parts = density.components(newdata)
+        w, means, sd = parts["weights"], parts["means"][:, :, 0], parts["sd"][:, 0]
+        curves = np.einsum(
+            "rk,rkm->rm", w, norm.pdf(y_grid[None, None, :], means[:, :, None], sd[:, None, None])
+        )
         index = density.weights(newdata).index
     else:
         curves = density.pdf(y_grid, newdata)
@@ -144,4 +149,71 @@ def plot_density_fit(
     return ax
 
 
-__all__ = ["plot_conditional_density", "plot_density_fit"]
+def plot_calibration(calibration: Any, bins: int = 10, fig: Any = None) -> Any:
+    """PIT histogram and observed against nominal central-interval coverage.
+
+    Left: the histogram of the probability integral transform (flat for a calibrated
+    density; a U shape means intervals too narrow, a hump too wide) with the band of two
+    binomial standard errors around the uniform height. Right: the share of rows inside
+    the central ``c`` interval against ``c``, overall and in each third of the predicted
+    conditional sd, with the diagonal.
+
+    Parameters
+    ----------
+    calibration : Calibration
+        From :meth:`sdrstats.ConditionalDensity.calibration`.
+    bins : int, default 10
+        Bins of the PIT histogram.
+    fig : matplotlib Figure, optional
+        Where to draw (two axes are added); default a new figure.
+
+    Returns
+    -------
+    matplotlib Figure
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais.iloc[::2], nslices=6, d=1)
+    >>> cal = fit.conditional_density(random_state=0).calibration(ais.iloc[1::2])
+    >>> fig = plot_calibration(cal)
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['PIT', 'nominal coverage']
+    """
+    import matplotlib.pyplot as plt
+
+    if fig is None:
+        fig = plt.figure(figsize=(10, 4))
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    pit = calibration.pit.to_numpy()
+    n = len(pit)
+    left.hist(pit, bins=bins, range=(0, 1), density=True, color="C0", alpha=0.6)
+    band = 2 * np.sqrt((1 / bins) * (1 - 1 / bins) / n) * bins
+    left.axhspan(1 - band, 1 + band, color="grey", alpha=0.2, label="uniform ± 2 se")
+    left.axhline(1.0, color="black", lw=1)
+    left.set_xlabel("PIT")
+    left.set_ylabel("density")
+    left.set_title(f"PIT of {calibration.response} ({calibration.method})")
+    left.legend(fontsize="small")
+    levels = np.linspace(0.05, 0.95, 19)
+    thirds = calibration.scores["third"].to_numpy()
+    groups = [("overall", np.ones(n, bool))] + [
+        (name, thirds == name) for name in ("lowest third", "middle third", "highest third")
+    ]
+    for k, (name, rows) in enumerate(groups):
+        observed = [calibration.covered(c).to_numpy()[rows].mean() for c in levels]
+        style = {"color": "black", "lw": 2} if k == 0 else {"color": f"C{k}", "lw": 1}
+        right.plot(levels, observed, marker="o", ms=3, label=name, **style)
+    right.plot([0, 1], [0, 1], ls=":", color="grey")
+    right.set_xlabel("nominal coverage")
+    right.set_ylabel("observed coverage")
+    right.set_title("Central intervals (thirds of the predicted sd)")
+    right.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+__all__ = ["plot_calibration", "plot_conditional_density", "plot_density_fit"]

@@ -66,6 +66,14 @@ def squared_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.maximum(d2, 0.0)
 
 
+def split_sigma(sigma: float | tuple[float, float]) -> tuple[float, float]:
+    """``(σ_z, σ_y)`` from one common width or a pair of widths."""
+    if np.ndim(sigma) == 0:
+        return float(sigma), float(sigma)
+    sz, sy = sigma
+    return float(sz), float(sy)
+
+
 def gaussian_kernel(A: np.ndarray, B: np.ndarray, sigma: float) -> np.ndarray:
     """``exp(-||a_i - b_k||² / (2 σ²))``."""
     return np.exp(-squared_distances(A, B) / (2.0 * sigma * sigma))
@@ -171,13 +179,19 @@ class BasisProblem:
         return (self._cache[key] - test_pair) / (m * m)
 
     # -- the quadratic programme ----------------------------------------------------------
-    def solve(self, W: np.ndarray, sigma: float, lam: float, gradient: bool = True) -> QuadraticFit:
-        """Ĝ, ĥ, α̂, the minimised value and (optionally) its gradient in ``W``."""
+    def solve(
+        self, W: np.ndarray, sigma: float | tuple[float, float], lam: float, gradient: bool = True
+    ) -> QuadraticFit:
+        """Ĝ, ĥ, α̂, the minimised value and (optionally) its gradient in ``W``.
+
+        ``sigma`` is one width for ``z`` and ``y`` or a pair ``(σ_z, σ_y)``.
+        """
+        sz, sy = split_sigma(sigma)
         Z = self.X @ W.T
         U = self.Xc @ W.T
-        Kz = gaussian_kernel(Z, U, sigma)
-        Ky = self.y_kernel(sigma)
-        C = self.pair_matrix(sigma)
+        Kz = gaussian_kernel(Z, U, sz)
+        Ky = self.y_kernel(sy)
+        C = self.pair_matrix(sy)
         G = (Kz.T @ Kz) * C
         h = (Kz * Ky).mean(axis=0)
         b = len(h)
@@ -195,7 +209,7 @@ class BasisProblem:
         if gradient:
             A = np.outer(alpha, a)
             Gamma = Kz @ ((A + A.T) * C) + Ky * (c / self.n)[None, :]
-            fit.gradient = self._chain_to_W(Gamma * Kz, Z, U, sigma)
+            fit.gradient = self._chain_to_W(Gamma * Kz, Z, U, sz)
         return fit
 
     def _chain_to_W(
@@ -253,9 +267,15 @@ class BasisProblem:
 def _ridge_path(G: np.ndarray, h: np.ndarray, lams: np.ndarray) -> np.ndarray:
     """Columns ``(G + λI)^{-1} h`` for each λ (Cholesky per λ: cheaper than one eigh for
     b <= 100 and few λ; an eigen-decomposition if rounding made ``G + λI`` indefinite)."""
-    eye = np.eye(len(h))
+    b = len(h)
+    A = G.copy()
+    diag = np.diagonal(G).copy()
+    out = np.empty((b, len(lams)))
     try:
-        return np.column_stack([cholesky_solve(cholesky(G + lam * eye), h) for lam in lams])
+        for j, lam in enumerate(lams):
+            np.fill_diagonal(A, diag + lam)
+            out[:, j] = cholesky_solve(cholesky(A), h)
+        return out
     except np.linalg.LinAlgError:
         evals, evecs = np.linalg.eigh(G)
         coef = (evecs.T @ h)[:, None] / (np.maximum(evals, 0.0)[:, None] + lams[None, :])
@@ -336,6 +356,203 @@ def choose_tuning(
     return Tuning(float(sigmas[i]), float(lams[j]), float(scores[i, j]), edge, sigmas, scores)
 
 
+class WidthTuning(NamedTuple):
+    """Chosen ``(sigma_z, sigma_y, lam)`` and their ``cv`` score; ``at_edge`` names the width
+    ("sigma_z low", "sigma_y high", ...) still at an end of its grid after extension."""
+
+    sigma_z: float
+    sigma_y: float
+    lam: float
+    cv: float
+    at_edge: str
+    #: Every grid point scored: columns sigma_z, sigma_y, lambda, cv_score.
+    table: np.ndarray
+
+
+class WidthScores:
+    """Held-out LSCDE criterion at ``(σ_z, σ_y, λ)`` for one ``W``, memoised.
+
+    Kernel products that depend on σ_z alone (``K_zᵀK_z`` of all rows and of each fold)
+    are kept per σ_z, so moving along one width costs a few solves per fold.
+    """
+
+    def __init__(self, problem: BasisProblem, W: np.ndarray, folds: np.ndarray) -> None:
+        if problem.criterion != "sce":
+            raise ValueError("WidthScores scores the LSCDE (SCE) criterion only.")
+        self.problem = problem
+        self.Z, self.U = problem.X @ W.T, problem.Xc @ W.T
+        self.tests = [np.flatnonzero(folds == j) for j in np.unique(folds)]
+        self._by_sz: dict[float, tuple] = {}
+        self.memo: dict[tuple[float, float, float], float] = {}
+
+    def _z_side(self, sz: float) -> tuple:
+        if sz not in self._by_sz:
+            Kz = gaussian_kernel(self.Z, self.U, sz)
+            S_te = [Kz[t].T @ Kz[t] for t in self.tests]
+            self._by_sz[sz] = (Kz, Kz.T @ Kz, S_te)
+        return self._by_sz[sz]
+
+    def scores(self, sz: float, sy: float, lams: np.ndarray) -> np.ndarray:
+        """The criterion at ``(sz, sy)`` for every λ in ``lams`` (memoised)."""
+        sz, sy = float(sz), float(sy)
+        lams = np.asarray(lams, dtype=float)
+        todo = [lam for lam in lams if (sz, sy, float(lam)) not in self.memo]
+        if todo:
+            p, n = self.problem, self.problem.n
+            Kz, S_all, S_te = self._z_side(sz)
+            KzKy = Kz * p.y_kernel(sy)
+            h_all = KzKy.sum(axis=0)
+            C = p.pair_matrix(sy) * n  # the response factor of one row
+            total = np.zeros(len(todo))
+            for test, S in zip(self.tests, S_te):
+                h_te = KzKy[test].sum(axis=0)
+                n_te = len(test)
+                G_tr = S_all - S
+                G_tr *= C
+                G_tr *= 1.0 / (n - n_te)
+                G_te = S * C
+                G_te *= 1.0 / n_te
+                alphas = _ridge_path(G_tr, (h_all - h_te) / (n - n_te), np.asarray(todo))
+                quad = np.einsum("kl,kl->l", alphas, G_te @ alphas)
+                total += 0.5 * quad - (h_te / n_te) @ alphas
+            for lam, value in zip(todo, total / len(self.tests)):
+                self.memo[(sz, sy, float(lam))] = float(value)
+        return np.array([self.memo[(sz, sy, float(lam))] for lam in lams])
+
+    def table(self) -> np.ndarray:
+        return np.array([[*key, value] for key, value in self.memo.items()])
+
+
+def _extend(grid: list[float], side: str) -> list[float]:
+    if side == "low":
+        return [grid[0] * grid[0] / grid[1], *grid]
+    return [*grid, grid[-1] * grid[-1] / grid[-2]]
+
+
+def choose_widths(
+    problem: BasisProblem,
+    W: np.ndarray,
+    sz_grid: np.ndarray,
+    sy_grid: np.ndarray,
+    lams: np.ndarray,
+    folds: np.ndarray,
+    *,
+    extend: int = 0,
+    start: tuple[float, float, float] | None = None,
+    max_sweeps: int = 10,
+    scorer: WidthScores | None = None,
+) -> WidthTuning:
+    """``(σ_z, σ_y, λ)`` minimising the K-fold held-out LSCDE criterion at ``W``.
+
+    Coordinate descent on the grid ``sz_grid x sy_grid x lams``: from ``start`` (the grid
+    point nearest it; default the middle of each grid) each axis in turn steps to the better
+    neighbour while that lowers the criterion, and the three axes are swept until a sweep
+    moves nothing, i.e. until no single-axis neighbour is better. The criterion is
+    usually unimodal along each axis, so this finds the grid minimum with a few dozen
+    scores instead of the whole grid's hundreds. A width that wants to step beyond an end
+    of its grid grows the grid by its own logarithmic step there, up to ``extend`` points
+    per width, as :func:`choose_tuning` does for the common width.
+    """
+    scorer = scorer or WidthScores(problem, W, folds)
+    grids = [list(map(float, sz_grid)), list(map(float, sy_grid)), list(map(float, lams))]
+    if start is None:
+        pos = [len(g) // 2 for g in grids]
+    else:
+        pos = [int(np.argmin(np.abs(np.log(g) - np.log(v)))) for g, v in zip(grids, start)]
+    added = [0, 0, extend]  # λ's grid is never extended
+
+    def score(p: list[int]) -> float:
+        return float(scorer.scores(grids[0][p[0]], grids[1][p[1]], [grids[2][p[2]]])[0])
+
+    def neighbour(axis: int, step: int) -> list[int] | None:
+        j = pos[axis] + step
+        if 0 <= j < len(grids[axis]):
+            return [*pos[:axis], j, *pos[axis + 1 :]]
+        if added[axis] >= extend:
+            return None
+        grids[axis] = _extend(grids[axis], "low" if step < 0 else "high")
+        added[axis] += 1
+        if step < 0:
+            pos[axis] += 1
+        return [*pos[:axis], pos[axis] + step, *pos[axis + 1 :]]
+
+    best = score(pos)
+    for _ in range(max_sweeps):
+        moved = False
+        for axis in (0, 1, 2):
+            trials = [(score(p), step, p) for step in (-1, 1) if (p := neighbour(axis, step))]
+            if not trials or min(trials)[0] >= best:
+                continue
+            best, step, pos = min(trials, key=lambda t: t[0])
+            moved = True
+            while (p := neighbour(axis, step)) is not None and (value := score(p)) < best:
+                best, pos = value, p
+        if not moved:
+            break
+    sz, sy, lam = grids[0][pos[0]], grids[1][pos[1]], grids[2][pos[2]]
+    edges = [
+        f"{name} {'low' if pos[a] == 0 else 'high'}"
+        for a, name in enumerate(("sigma_z", "sigma_y"))
+        if len(grids[a]) > 1 and pos[a] in (0, len(grids[a]) - 1)
+    ]
+    return WidthTuning(sz, sy, lam, best, ", ".join(edges), scorer.table())
+
+
+def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    top = a.max(axis=1)
+    return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
+
+
+def heldout_log_density(
+    problem: BasisProblem,
+    W: np.ndarray,
+    sigma: float | tuple[float, float],
+    lam: float,
+    folds: np.ndarray,
+    values: np.ndarray | list[np.ndarray] | None = None,
+) -> np.ndarray | list[np.ndarray]:
+    """Log of each row's LSCDE density (seed eq. 10) from the fit without its fold.
+
+    For fold ``f`` the model is refitted at the given ``(σ, λ)`` on the other folds, using
+    only the centres that are not rows of ``f`` (a centre at a held-out row would put a
+    component on the value being scored), and row ``i`` of ``f`` is scored at its own
+    response, or at ``values[i]`` when given (n x q, standardised units; a list of such
+    arrays gives a list of results from the same refits). In logs throughout:
+    ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
+    a fold whose refitted weights are all <= 0 get ``-inf``.
+    """
+    sz, sy = split_sigma(sigma)
+    Z, U = problem.X @ W.T, problem.Xc @ W.T
+    many = isinstance(values, list)
+    targets = values if many else [problem.Y if values is None else values]
+    targets = [np.asarray(v, dtype=float).reshape(problem.n, -1) for v in targets]
+    n, q = problem.n, problem.q
+    log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
+    Kz = np.exp(log_kz)
+    Ky_fit = problem.y_kernel(sy)
+    C = problem.pair_matrix(sy) * n
+    out = [np.full(n, -np.inf) for _ in targets]
+    norm = q * np.log(np.sqrt(2 * np.pi) * sy)
+    for j in np.unique(folds):
+        test = folds == j
+        keep = ~test[problem.centres]
+        train = ~test
+        Kt = Kz[train][:, keep]
+        G = (Kt.T @ Kt) * C[np.ix_(keep, keep)] / train.sum()
+        h = (Kt * Ky_fit[train][:, keep]).mean(axis=0)
+        alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
+        pos = alpha > 0
+        if not pos.any():
+            continue
+        lz = log_kz[test][:, keep][:, pos] + np.log(alpha[pos])
+        centres = problem.Yc[keep][pos]
+        base = _logsumexp_rows(lz) + norm
+        for target, result in zip(targets, out):
+            ly = -squared_distances(target[test], centres) / (2.0 * sy * sy)
+            result[test] = _logsumexp_rows(lz + ly) - base
+    return out if many else out[0]
+
+
 def select_hyperparameters(
     problem: BasisProblem, W: np.ndarray, sigmas: np.ndarray, lams: np.ndarray, folds: np.ndarray
 ) -> tuple[float, float, float]:
@@ -361,6 +578,11 @@ def edge_message(method: str, edge: str, sigma: float, user_grid: bool) -> str:
 
 __all__ = [
     "BasisProblem",
+    "WidthScores",
+    "WidthTuning",
+    "choose_widths",
+    "heldout_log_density",
+    "split_sigma",
     "QuadraticFit",
     "gaussian_kernel",
     "squared_distances",

@@ -1,0 +1,340 @@
+"""LSCDE models whose spread follows the predictors, and the choice among them.
+
+Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
+
+- ``"single"``: LSCDE as published (Sugiyama et al. 2010): one Gaussian width σ for the
+  window in ``z`` and the components in ``y``; (σ, λ) by K-fold CV of the squared loss.
+- ``"separate"``: widths σ_z for ``z`` and σ_y for ``y``, chosen jointly with λ by the same
+  CV criterion (:func:`~sdrstats.stats.gaussian.choose_widths`).
+- ``"location_scale"``: ``y = m(z) + s(z) e``. The location ``m`` is a local-linear fit of
+  the standardised response, the log-scale ``log s`` a local-linear fit of the log absolute
+  leave-one-out residuals, both with leave-one-out CV bandwidths
+  (:class:`~sdrstats.stats.local_linear.LocalLinear`); the residual ``e = (y - m(z))/s(z)``
+  gets a separate-widths LSCDE given ``z``. A Gaussian mixture in ``e`` stays one in ``y``
+  (means ``m + s μ_k``, sds ``s σ_y``), so every query stays exact.
+
+``model="auto"`` (the default) fits ``"separate"`` and ``"location_scale"`` on the same
+centres and folds and keeps the one with the larger held-out mean log density (each row
+scored by the model fitted without its fold, with no centre at a held-out row; the
+location-scale model uses each row's leave-one-out location and scale).
+"""
+
+from __future__ import annotations
+
+import warnings
+from functools import partial
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from ..core.parallel import as_seed_sequence
+from ..core.validation import check_choice, check_int, check_positive_grid
+from ..core.warnings import TuningWarning
+from ..stats.gaussian import (
+    SIGMA_EXTENSIONS,
+    BasisProblem,
+    WidthScores,
+    choose_centres,
+    choose_tuning,
+    choose_widths,
+    edge_message,
+    heldout_log_density,
+    make_folds,
+)
+from ..stats.local_linear import LocalLinear
+
+MODELS = ("auto", "location_scale", "separate", "single")
+#: Candidates of ``model="auto"``.
+AUTO_CANDIDATES = ("location_scale", "separate")
+LSCDE_SIGMAS = np.logspace(-1.5, 1.5, 9)
+LSCDE_LAMBDAS = np.logspace(-3, 1, 9)
+#: Where the search for (σ_z, σ_y, λ) starts: a response varies with z, so a moderate
+#: window; a standardised residual hardly does, so a wide one.
+START_Y = (1.0, 0.4, 0.01)
+START_E = (5.6, 0.4, 0.1)
+#: Absolute residuals below this fraction of their median are raised to it before the log.
+RESIDUAL_FLOOR = 0.05
+#: A log-scale predicted beyond the training fit's range by more than this is clipped.
+LOG_SCALE_MARGIN = 1.0
+
+
+def check_lscde_options(
+    sigma_grid: Any, lambda_grid: Any, n_basis: int, n_folds: int, model: str
+) -> tuple[np.ndarray, np.ndarray]:
+    check_int(n_basis, "n_basis", "lscde", low=2)
+    check_int(n_folds, "n_folds", "lscde", low=2)
+    check_choice(model, "model", "lscde", MODELS)
+    sigmas = check_positive_grid(
+        LSCDE_SIGMAS if sigma_grid is None else sigma_grid, "sigma_grid", "lscde"
+    )
+    lams = check_positive_grid(
+        LSCDE_LAMBDAS if lambda_grid is None else lambda_grid, "lambda_grid", "lscde"
+    )
+    return sigmas, lams
+
+
+def setup(
+    Z: np.ndarray, Ys: np.ndarray, n_basis: int, n_folds: int, random_state: Any
+) -> tuple[BasisProblem, np.ndarray]:
+    """Centres, then folds, from one generator (the order LSCDE has always drawn them)."""
+    rng = np.random.default_rng(as_seed_sequence(random_state))
+    problem = BasisProblem(Z, Ys, choose_centres(len(Z), n_basis, rng), "sce")
+    return problem, make_folds(len(Z), n_folds, rng)
+
+
+def _warn_edge(at_edge: str, sigma: float, user_grid: bool) -> None:
+    if at_edge:
+        warnings.warn(edge_message("lscde", at_edge, sigma, user_grid), TuningWarning, stacklevel=2)
+
+
+def _warn_width_edge(tuning: Any, user_grid: bool) -> None:
+    for part in filter(None, tuning.at_edge.split(", ")):
+        name, side = part.split()
+        if part == "sigma_z high":
+            continue  # the limit is a density that does not depend on z: nothing beyond it
+        value = tuning.sigma_z if name == "sigma_z" else tuning.sigma_y
+        warnings.warn(
+            edge_message("lscde", side, value, user_grid).replace("sigma =", f"{name} ="),
+            TuningWarning,
+            stacklevel=2,
+        )
+
+
+def fit_single(problem: BasisProblem, folds: np.ndarray, sigmas, lams, user_grid: bool) -> dict:
+    """LSCDE with one width (Sugiyama et al. 2010): (σ, λ) over the full grid."""
+    identity = np.eye(problem.X.shape[1])
+    tuning = choose_tuning(
+        problem, identity, sigmas, lams, folds, extend=0 if user_grid else SIGMA_EXTENSIONS
+    )
+    _warn_edge(tuning.at_edge, tuning.sigma, user_grid)
+    alpha = problem.solve(identity, tuning.sigma, tuning.lam, gradient=False).alpha
+    cv_grid = pd.DataFrame(
+        tuning.scores,
+        index=pd.Index(np.asarray(tuning.sigmas, float), name="sigma"),
+        columns=pd.Index(np.asarray(lams, float), name="lambda"),
+    )
+    return {
+        "alpha": alpha,
+        "sigma_z": tuning.sigma,
+        "sigma_y": tuning.sigma,
+        "lambda": tuning.lam,
+        "cv_score": tuning.cv,
+        "cv_grid": cv_grid,
+        "tuning": {"sigma": tuning.sigma, "lambda": tuning.lam, "cv_score": tuning.cv},
+    }
+
+
+def fit_separate(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    sigmas,
+    lams,
+    user_grid: bool,
+    scorer: WidthScores | None = None,
+    start: tuple[float, float, float] = START_Y,
+) -> dict:
+    """LSCDE with widths σ_z, σ_y and λ chosen jointly by the K-fold CV criterion."""
+    identity = np.eye(problem.X.shape[1])
+    tuning = choose_widths(
+        problem,
+        identity,
+        sigmas,
+        sigmas,
+        lams,
+        folds,
+        extend=0 if user_grid else SIGMA_EXTENSIONS,
+        scorer=scorer,
+        start=start,
+    )
+    _warn_width_edge(tuning, user_grid)
+    table = pd.DataFrame(tuning.table, columns=["sigma_z", "sigma_y", "lambda", "cv_score"])
+    table = table.sort_values("cv_score", ignore_index=True)
+    sz, sy, lam, cv = tuning.sigma_z, tuning.sigma_y, tuning.lam, tuning.cv
+    alpha = problem.solve(identity, (sz, sy), lam, gradient=False).alpha
+    return {
+        "alpha": alpha,
+        "sigma_z": sz,
+        "sigma_y": sy,
+        "lambda": lam,
+        "cv_score": cv,
+        "cv_grid": table,
+        "tuning": {"sigma_z": sz, "sigma_y": sy, "lambda": lam, "cv_score": cv},
+    }
+
+
+def fit_location_scale(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    sigmas,
+    lams,
+    user_grid: bool,
+    y_scale: np.ndarray,
+    z_cache: WidthScores | None = None,
+) -> dict:
+    """Location and log-scale by local-linear smoothing, then separate-widths LSCDE of the
+    standardised residual given ``z`` (same centres and folds as ``problem``)."""
+    Z, Ys = problem.X, problem.Y
+    location = LocalLinear(Z, Ys)
+    resid = location.loo_residuals
+    log_scale = scale_smoother(Z, resid)
+    g_range = np.vstack(
+        [
+            log_scale.fitted.min(axis=0) - LOG_SCALE_MARGIN,
+            log_scale.fitted.max(axis=0) + LOG_SCALE_MARGIN,
+        ]
+    )
+    e = resid / np.exp(log_scale.fitted)
+    e_shift, e_scale = e.mean(axis=0), e.std(axis=0, ddof=1)
+    E = (e - e_shift) / e_scale
+    e_problem = BasisProblem(Z, E, problem.centres, "sce")
+    scorer = WidthScores(e_problem, np.eye(Z.shape[1]), folds)
+    if z_cache is not None:
+        scorer._by_sz = z_cache._by_sz  # same z and centres: share the kernel products
+    # Held-out scoring: each row's leave-one-out log-scale, its residual standardised by it.
+    g_loo = np.clip(log_scale.loo_fitted(), g_range[0], g_range[1])
+    E_loo = (resid / np.exp(g_loo) - e_shift) / e_scale
+    log_jacobian = -(g_loo + np.log(e_scale)).sum(axis=1) - np.log(y_scale).sum()
+    fit = fit_separate(
+        e_problem,
+        folds,
+        sigmas,
+        lams,
+        user_grid,
+        scorer=scorer,
+        start=START_E,
+    )
+    # The residual density's spread, by held-out log-likelihood: LSCDE's components widen
+    # the density of e, and its squared loss hardly notices (see SPREAD_FACTORS).
+    logp = heldout_log_density(
+        e_problem,
+        np.eye(Z.shape[1]),
+        (fit["sigma_z"], fit["sigma_y"]),
+        fit["lambda"],
+        folds,
+        [E_loo / c for c in SPREAD_FACTORS],
+    )
+    scored = [
+        float(np.mean(lp + log_jacobian)) - E_loo.shape[1] * np.log(c)
+        for lp, c in zip(logp, SPREAD_FACTORS)
+    ]
+    best = int(np.argmax(scored))
+    e_scale = e_scale * SPREAD_FACTORS[best]
+    fit["heldout_log_score"] = scored[best]
+    fit["tuning"]["spread_factor"] = float(SPREAD_FACTORS[best])
+    fit.update(
+        problem=e_problem,
+        location=location,
+        log_scale=log_scale,
+        log_scale_range=g_range,
+        e_shift=e_shift,
+        e_scale=e_scale,
+    )
+    fit["tuning"].update(
+        location_bandwidth=_one_or_list(location.bandwidth),
+        scale_bandwidth=_one_or_list(log_scale.bandwidth),
+    )
+    return fit
+
+
+#: Factors tried on the spread of the residual density ``e -> c e``, kept by held-out
+#: log-likelihood. On ``y = x1 + (0.2 + |x2|) ε`` (n = 400, 8 draws) LSCDE's own choice gave
+#: 80 % intervals covering 0.825 ± 0.031 of new draws and the factor (0.94 on average)
+#: 0.799 ± 0.015, with a better log score (-1.305 against -1.313).
+SPREAD_FACTORS = (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2)
+
+
+def scale_smoother(Z: np.ndarray, resid: np.ndarray) -> LocalLinear:
+    """Local-linear fit of ``log |r|`` (each residual at least :data:`RESIDUAL_FLOOR` of the
+    median, so that a residual near 0 does not dominate): ``log s(z)`` up to a constant,
+    which the standardisation of ``e`` absorbs."""
+    floor = RESIDUAL_FLOOR * np.median(np.abs(resid), axis=0)
+    floor = np.where(floor > 0, floor, np.finfo(float).tiny)
+    return LocalLinear(Z, np.log(np.maximum(np.abs(resid), floor)), noisy=True)
+
+
+def _one_or_list(values: np.ndarray) -> list[float] | list[list[float]]:
+    """Bandwidths per predictor (a list per response when there are several)."""
+    rows = [[float(v) for v in row] for row in np.atleast_2d(values)]
+    return rows[0] if len(rows) == 1 else rows
+
+
+def _heldout(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    values: np.ndarray | None,
+    log_jacobian: Any,
+    sigma_z: float,
+    sigma_y: float,
+    lam: float,
+) -> float:
+    """Held-out mean log density (original response scale) at ``(σ_z, σ_y, λ)``."""
+    identity = np.eye(problem.X.shape[1])
+    logp = heldout_log_density(problem, identity, (sigma_z, sigma_y), lam, folds, values)
+    return float(np.mean(logp + log_jacobian))
+
+
+def fit_lscde_models(
+    Z: np.ndarray,
+    Ys: np.ndarray,
+    *,
+    model: str = "auto",
+    sigma_grid: Any = None,
+    lambda_grid: Any = None,
+    n_basis: int = 100,
+    n_folds: int = 5,
+    y_scale: Any = 1.0,
+    random_state: Any = None,
+) -> tuple[str, dict, pd.DataFrame]:
+    """Fit the LSCDE model(s) ``model`` asks for; return the chosen name, its fit and the
+    table of held-out mean log densities (one row per model fitted)."""
+    sigmas, lams = check_lscde_options(sigma_grid, lambda_grid, n_basis, n_folds, model)
+    problem, folds = setup(Z, Ys, n_basis, n_folds, random_state)
+    user = sigma_grid is not None
+    names = AUTO_CANDIDATES if model == "auto" else (model,)
+    fits: dict[str, dict] = {}
+    y_scale = np.asarray(y_scale, dtype=float).reshape(-1)
+    with threadpool_limits(1, user_api="blas"):  # small dense solves: one thread is fastest
+        scorer = WidthScores(problem, np.eye(Z.shape[1]), folds)
+        plain = partial(_heldout, problem, folds, None, -np.log(y_scale).sum())
+        caught: dict[str, list] = {}
+        for name in names:
+            # A candidate's tuning warnings matter only if it is the model kept.
+            with warnings.catch_warnings(record=True) as caught[name]:
+                warnings.simplefilter("always")
+                if name == "location_scale":
+                    fits[name] = fit_location_scale(
+                        problem, folds, sigmas, lams, user, y_scale, scorer
+                    )
+                    continue
+                if name == "single":
+                    fits[name] = fit_single(problem, folds, sigmas, lams, user)
+                else:
+                    fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
+                fit = fits[name]
+                fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
+    table = pd.DataFrame(
+        {
+            "held-out log score": [fits[k]["heldout_log_score"] for k in names],
+            "CV squared loss": [fits[k]["cv_score"] for k in names],
+        },
+        index=pd.Index(list(names), name="model"),
+    )
+    chosen = max(names, key=lambda k: fits[k]["heldout_log_score"])
+    for caught_warning in caught[chosen]:
+        warnings.warn(caught_warning.message, caught_warning.category, stacklevel=5)
+    fits[chosen].setdefault("problem", problem)
+    return chosen, fits[chosen], table
+
+
+__all__ = [
+    "AUTO_CANDIDATES",
+    "MODELS",
+    "check_lscde_options",
+    "fit_location_scale",
+    "fit_lscde_models",
+    "fit_separate",
+    "fit_single",
+    "setup",
+]

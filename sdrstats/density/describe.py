@@ -16,7 +16,7 @@ MODEL_TEXT = {
         "location-scale: y = m(z) + s(z) e, with m and log s local-linear in z and an "
         "LSCDE of e given z (separate widths)"
     ),
-    "lsce": "LSCE's own density: the single-width LSCDE at the final projection",
+    "lsce": "LSCE's own density: the LSCDE solution at the final projection",
     "eps_kde": "eps-neighbour kernel density",
 }
 #: How many scored tuning points a summary lists for the models tuned by a search.
@@ -44,6 +44,12 @@ def tuning_text(density: Any) -> str:
             f"eps = {t['eps']:.4g}, bandwidth = {t['bandwidth']:.4g} (by leave-one-out "
             f"cross-validation{shape}; standardised units)\nheld-out CV score = "
             f"{t['cv_score']:.6g}; {components}"
+        )
+    if model == "lsce" and "sigma" not in t:
+        return (
+            f"sigma_z = {t['sigma_z']:.4g}, sigma_y = {t['sigma_y']:.4g}, lambda = "
+            f"{t['lambda']:.4g} (chosen with the projection; standardised units)\n"
+            f"held-out CV score = {t['cv_score']:.6g}; {components}"
         )
     if model in ("single", "lsce"):
         grid = density.cv_grid

@@ -42,6 +42,7 @@ from ..stats.gaussian import (
     edge_message,
     heldout_log_density,
     make_folds,
+    width_edge_messages,
 )
 from ..stats.local_linear import LocalLinear
 
@@ -90,16 +91,10 @@ def _warn_edge(at_edge: str, sigma: float, user_grid: bool) -> None:
 
 
 def _warn_width_edge(tuning: Any, user_grid: bool) -> None:
-    for part in filter(None, tuning.at_edge.split(", ")):
-        name, side = part.split()
-        if part == "sigma_z high":
-            continue  # the limit is a density that does not depend on z: nothing beyond it
-        value = tuning.sigma_z if name == "sigma_z" else tuning.sigma_y
-        warnings.warn(
-            edge_message("lscde", side, value, user_grid).replace("sigma =", f"{name} ="),
-            TuningWarning,
-            stacklevel=2,
-        )
+    for text in width_edge_messages(
+        "lscde", tuning.at_edge, tuning.sigma_z, tuning.sigma_y, user_grid
+    ):
+        warnings.warn(text, TuningWarning, stacklevel=2)
 
 
 def fit_single(problem: BasisProblem, folds: np.ndarray, sigmas, lams, user_grid: bool) -> dict:
@@ -205,24 +200,33 @@ def fit_location_scale(
         scorer=scorer,
         start=START_E,
     )
-    # The residual density's spread, by held-out log-likelihood: LSCDE's components widen
-    # the density of e, and its squared loss hardly notices (see SPREAD_FACTORS).
-    logp = heldout_log_density(
-        e_problem,
-        np.eye(Z.shape[1]),
-        (fit["sigma_z"], fit["sigma_y"]),
-        fit["lambda"],
-        folds,
-        [E_loo / c for c in SPREAD_FACTORS],
-    )
-    scored = [
-        float(np.mean(lp + log_jacobian)) - E_loo.shape[1] * np.log(c)
-        for lp, c in zip(logp, SPREAD_FACTORS)
-    ]
-    best = int(np.argmax(scored))
-    e_scale = e_scale * SPREAD_FACTORS[best]
-    fit["heldout_log_score"] = scored[best]
-    fit["tuning"]["spread_factor"] = float(SPREAD_FACTORS[best])
+    # The residual density's component width and spread, by held-out log-likelihood: the
+    # squared loss is nearly flat in them, and LSCDE's components widen the density of e
+    # (see SPREAD_FACTORS).
+    step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
+    best = (-np.inf, fit["sigma_y"], 1.0)
+    for sy in sorted({fit["sigma_y"] / step, fit["sigma_y"], fit["sigma_y"] * step}):
+        logp = heldout_log_density(
+            e_problem,
+            np.eye(Z.shape[1]),
+            (fit["sigma_z"], sy),
+            fit["lambda"],
+            folds,
+            [E_loo / c for c in SPREAD_FACTORS],
+        )
+        for lp, c in zip(logp, SPREAD_FACTORS):
+            score = float(np.mean(lp + log_jacobian)) - E_loo.shape[1] * np.log(c)
+            if score > best[0]:
+                best = (score, sy, c)
+    score, sy, c = best
+    if sy != fit["sigma_y"]:
+        fit["sigma_y"] = fit["tuning"]["sigma_y"] = float(sy)
+        fit["alpha"] = e_problem.solve(
+            np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
+        ).alpha
+    e_scale = e_scale * c
+    fit["heldout_log_score"] = score
+    fit["tuning"]["spread_factor"] = float(c)
     fit.update(
         problem=e_problem,
         location=location,

@@ -122,16 +122,27 @@ class DensityReductionResults(Results):
         features = Features(
             self.spec, np.zeros(self.d), 1.0 / ex["z_scale"], results=self, d=self.d
         )
+        sigma_y = ex.get("sigma_y", ex["sigma"])
+        tuning = (
+            {"sigma": ex["sigma"], "lambda": ex["lambda"], "cv_score": ex["cv_score"]}
+            if ex.get("widths", "single") == "single"
+            else {
+                "sigma_z": ex["sigma"],
+                "sigma_y": sigma_y,
+                "lambda": ex["lambda"],
+                "cv_score": ex["cv_score"],
+            }
+        )
         density = MixtureWeightsLSCDE(
             features,
             ex["centres_z"],
             ex["alpha"],
             ex["sigma"],
             means=ex["y_mean"] + ex["centres_y"] * ex["y_scale"],
-            sd=ex["sigma"] * ex["y_scale"],
+            sd=sigma_y * ex["y_scale"],
             y_names=self.spec.y_names,
             method=self.method.upper(),
-            tuning={"sigma": ex["sigma"], "lambda": ex["lambda"], "cv_score": ex["cv_score"]},
+            tuning=tuning,
         )
         density.model = "lsce"
         density.n_folds = self.options["n_folds"]
@@ -155,8 +166,13 @@ class DensityReductionResults(Results):
     def _summary_blocks(self) -> list[Block]:
         ex = self.extras
         runs = self.restarts
+        widths = (
+            f"sigma = {self.sigma:.4g}"
+            if ex.get("widths", "single") == "single"
+            else f"sigma_z = {self.sigma:.4g}, sigma_y = {ex['sigma_y']:.4g}"
+        )
         fit_text = (
-            f"sigma = {self.sigma:.4g}, lambda = {self.lambda_:.4g} (by {self.options['n_folds']}"
+            f"{widths}, lambda = {self.lambda_:.4g} (by {self.options['n_folds']}"
             f"-fold CV, re-selected every {self.options['cv_every']} updates)\n"
             f"{self.criterion_name} = {self.criterion:.6g}, held-out CV score = "
             f"{ex['cv_score']:.6g}\n"

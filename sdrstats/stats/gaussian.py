@@ -576,8 +576,25 @@ def edge_message(method: str, edge: str, sigma: float, user_grid: bool) -> str:
     )
 
 
+def width_edge_messages(
+    method: str, at_edge: str, sigma_z: float, sigma_y: float, user_grid: bool
+) -> list[str]:
+    """Warning texts for the widths :func:`choose_widths` left at an end of their grids
+    (``at_edge`` such as ``"sigma_y low"``). ``σ_z`` at its largest is no warning: its
+    limit is a density that does not depend on ``z``, and nothing lies beyond it."""
+    out = []
+    for part in filter(None, at_edge.split(", ")):
+        name, side = part.split()
+        if part == "sigma_z high":
+            continue
+        value = sigma_z if name == "sigma_z" else sigma_y
+        out.append(edge_message(method, side, value, user_grid).replace("sigma =", f"{name} ="))
+    return out
+
+
 __all__ = [
     "BasisProblem",
+    "width_edge_messages",
     "WidthScores",
     "WidthTuning",
     "choose_widths",

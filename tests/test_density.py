@@ -27,7 +27,7 @@ def integrate_1d(values_on, lo, hi, panels=400):
 def support(dens, rows, k=12.0):
     # Mass beyond 12 sd of every component (at these rows) is < 1e-32.
     parts = dens.components(rows)
-    means, sd = parts["means"][:, :, 0], parts["sd"][:, :1]
+    means, sd = parts["means"][:, :, 0], parts["sd"][:, :, 0]
     return float((means - k * sd).min()), float((means + k * sd).max())
 
 
@@ -152,7 +152,7 @@ def test_multivariate_density_integrates_to_one():
     row = df.iloc[[0]]
     parts = dens.components(row)
     m, s = parts["means"][0], parts["sd"][0]
-    lo, hi = m.min(axis=0) - 9 * s, m.max(axis=0) + 9 * s
+    lo, hi = (m - 9 * s).min(axis=0), (m + 9 * s).max(axis=0)
 
     # Tensor Gauss-Legendre: 20 panels x 20 nodes per axis, one pdf call on 1.6e5 points.
     def axis(a, b):

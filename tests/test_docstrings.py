@@ -21,6 +21,7 @@ from sdrstats import sklearn as sdr_sklearn
 from sdrstats.core.results import DimensionTest, Results
 from sdrstats.core.summary import Block, Summary
 from sdrstats.density import ConditionalDensity
+from sdrstats.density.calibration import Calibration
 from sdrstats.design import formula
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
@@ -46,6 +47,10 @@ CONTRACT_METHODS: list[tuple[type, str]] = [
     (ConditionalDensity, "sample"),
     (ConditionalDensity, "predict"),
     (ConditionalDensity, "plot"),
+    (ConditionalDensity, "std"),
+    (ConditionalDensity, "components"),
+    (ConditionalDensity, "calibration"),
+    (ConditionalDensity, "summary"),
     (OnlineSIR, "partial_fit"),
     (OnlineSIR, "merge"),
     (OnlineSIR, "state_dict"),
@@ -60,6 +65,7 @@ EXTRA_CLASSES: list[type] = [
     DimensionTest,
     BootstrapResult,
     ConditionalDensity,
+    Calibration,
     CoordinateTest,
     StepResult,
     Summary,
@@ -81,6 +87,7 @@ EXTRA_FUNCTIONS: list[Callable] = [
     formula.from_arrays,
     plotting.plot_conditional_density,
     plotting.plot_density_fit,
+    plotting.plot_calibration,
     evaluate.summarise,
     evaluate.balanced_accuracy,
     evaluate.one_nn_bca,

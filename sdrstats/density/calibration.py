@@ -42,7 +42,7 @@ def mixture_crps(
     y: np.ndarray,
     weights: np.ndarray,
     means: np.ndarray,
-    sd: float,
+    sd: float | np.ndarray,
     loc: np.ndarray | None = None,
     scale: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -56,8 +56,8 @@ def mixture_crps(
     y : ndarray (rows,)
     weights : ndarray (rows, K)
     means : ndarray (K,)
-    sd : float
-        The components' common sd (before ``scale``).
+    sd : float or ndarray (K,)
+        The components' sd (before ``scale``): common, or one per component.
     loc, scale : ndarray (rows,), optional
         A location-scale map of the mixture (default 0 and 1).
 
@@ -79,8 +79,10 @@ def mixture_crps(
     0.233695
     """
     e = y if loc is None else (y - loc) / scale
+    sd = np.broadcast_to(np.asarray(sd, dtype=float), means.shape)
     first = np.einsum("rk,rk->r", weights, _crps_kernel(e[:, None] - means[None, :], sd))
-    pair = _crps_kernel(means[:, None] - means[None, :], np.sqrt(2.0) * sd)
+    pair_sd = np.sqrt(sd[:, None] ** 2 + sd[None, :] ** 2)
+    pair = _crps_kernel(means[:, None] - means[None, :], pair_sd)
     second = 0.5 * np.einsum("rk,rk->r", weights @ pair, weights)
     out = first - second
     return out if scale is None else scale * out
@@ -325,7 +327,7 @@ def calibrate(density: Any, newdata: Any, response: int | str = 0) -> Calibratio
             "pit": density._marginal_cdf_at(parts, y, j),
             "log_density": density._log_pdf_at_parts(parts, y),
             "crps": mixture_crps(
-                y[:, j], parts.w, density.means[:, j], density.component_sd[j], loc, scale
+                y[:, j], parts.w, density.means[:, j], density._sds[:, j], loc, scale
             ),
             "spread": spread,
             "third": spread_thirds(spread),

@@ -129,8 +129,9 @@ class ConditionalDensity(DensityQueries):
         Maps new rows to ``z``.
     means : ndarray (K, q)
         Component means ``m_k`` (original response scale unless the density maps them).
-    sd : ndarray (q,)
-        The components' common standard deviations ``s`` (same scale as ``means``).
+    sd : ndarray (q,) or (K, q)
+        The components' standard deviations ``s`` (same scale as ``means``): common to
+        all, or one row per component.
     y_names : list of str
     method : str
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
@@ -140,7 +141,8 @@ class ConditionalDensity(DensityQueries):
     Attributes
     ----------
     means : ndarray (K, q)
-    component_sd : ndarray (q,)
+    component_sd : ndarray (q,) or (K, q)
+        The components' common sd, or one row per component when they differ.
     model : str
         ``"single"`` (one LSCDE width), ``"separate"`` (separate widths for ``z`` and
         ``y``), ``"location_scale"``, ``"lsce"`` (LSCE's own) or ``"eps_kde"``.
@@ -170,13 +172,16 @@ class ConditionalDensity(DensityQueries):
     ) -> None:
         self.features = features
         self.means = np.asarray(means, dtype=float).reshape(len(means), -1)
-        self.component_sd = np.asarray(sd, dtype=float).reshape(-1)
+        sd = np.asarray(sd, dtype=float)
+        self.component_sd = sd.reshape(len(self.means), -1) if sd.ndim == 2 else sd.reshape(-1)
         self.y_names = list(y_names)
         self.method = method
         self.tuning = dict(tuning)
         #: Held-out criterion over the tuning grid (set by the estimators that search one).
         self.cv_grid: pd.DataFrame | None = None
         self.model = "single"
+        #: Trailing components that only guard the tails (left out of default grids).
+        self.n_tail = 0
         self.model_choice: pd.DataFrame | None = None
         self.heldout_log_score: float | None = None
         #: Folds of the cross-validation that tuned the model (None: not cross-validated).
@@ -190,6 +195,7 @@ class ConditionalDensity(DensityQueries):
         state.setdefault("model_choice", None)
         state.setdefault("heldout_log_score", None)
         state.setdefault("n_folds", None)
+        state.setdefault("n_tail", 0)
         self.__dict__.update(state)
 
     @property
@@ -251,8 +257,8 @@ class ConditionalDensity(DensityQueries):
         Returns
         -------
         dict
-            ``"weights"`` (rows x K), ``"means"`` (rows x K x q) and ``"sd"`` (rows x q):
-            ``p(y | x_i) = Σ_k weights[i, k] N(y; means[i, k], diag(sd[i]²))``.
+            ``"weights"`` (rows x K), ``"means"`` and ``"sd"`` (rows x K x q):
+            ``p(y | x_i) = Σ_k weights[i, k] N(y; means[i, k], diag(sd[i, k]²))``.
 
         Examples
         --------
@@ -260,18 +266,27 @@ class ConditionalDensity(DensityQueries):
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> parts = fit.conditional_density(random_state=0).components(ais.head(2))
-        >>> parts["means"].shape[0], parts["sd"].shape
-        (2, (2, 1))
+        >>> parts["means"].shape == parts["sd"].shape
+        True
         """
         w, loc, scale, _ = self._parts(newdata)
         rows = len(w)
         if loc is None:
             means = np.broadcast_to(self.means, (rows, *self.means.shape)).copy()
-            sd = np.broadcast_to(self.component_sd, (rows, self.q)).copy()
+            sd = np.broadcast_to(self._sds, (rows, *self.means.shape)).copy()
         else:
             means = loc[:, None, :] + scale[:, None, :] * self.means[None, :, :]
-            sd = scale * self.component_sd
+            sd = scale[:, None, :] * self._sds[None, :, :]
         return {"weights": w, "means": means, "sd": sd}
+
+    @property
+    def _sds(self) -> np.ndarray:
+        """The components' sds as a (K, q) array."""
+        return np.broadcast_to(self.component_sd, self.means.shape)
+
+    @property
+    def _common_sd(self) -> bool:
+        return self.component_sd.ndim == 1
 
     @property
     def q(self) -> int:
@@ -290,10 +305,14 @@ class ConditionalDensity(DensityQueries):
         return y
 
     def _component_pdf(self, y: np.ndarray) -> np.ndarray:
-        """``N(y_j; m_k, diag(s²))`` as an array (len(y), K)."""
-        s = self.component_sd
-        d2 = squared_distances(y / s, self.means / s)
-        return np.exp(-0.5 * d2 - np.log(np.sqrt(2 * np.pi) * s).sum())
+        """``N(y_j; m_k, diag(s_k²))`` as an array (len(y), K)."""
+        if self._common_sd:
+            s = self.component_sd
+            d2 = squared_distances(y / s, self.means / s)
+            return np.exp(-0.5 * d2 - np.log(np.sqrt(2 * np.pi) * s).sum())
+        S = self.component_sd
+        std = (y[:, None, :] - self.means[None, :, :]) / S[None, :, :]
+        return np.exp(-0.5 * (std**2).sum(-1) - np.log(np.sqrt(2 * np.pi) * S).sum(-1))
 
     def _row_blocks(self, rows: int, per_row: int):
         size = max(1, BLOCK_ELEMENTS // max(per_row * len(self.means), 1))
@@ -304,19 +323,28 @@ class ConditionalDensity(DensityQueries):
         w, loc, scale, _ = parts
         if loc is None:
             return w @ self._component_pdf(y).T
-        s = self.component_sd
         out = np.empty((len(w), len(y)))
-        mu = self.means / s
-        for b in self._row_blocks(len(w), len(y)):
-            e = (y[None, :, :] - loc[b, None, :]) / (scale[b, None, :] * s)  # (r, m, q)
-            d2 = (
-                (e * e).sum(-1)[:, :, None]
-                + (mu * mu).sum(-1)[None, None, :]
-                - 2.0 * np.einsum("rmq,kq->rmk", e, mu)
-            )
-            dens = np.einsum("rk,rmk->rm", w[b], np.exp(-0.5 * np.maximum(d2, 0.0)))
-            norm = np.prod(np.sqrt(2 * np.pi) * s * scale[b], axis=1)
-            out[b] = dens / norm[:, None]
+        if self._common_sd:
+            s = self.component_sd
+            mu = self.means / s
+            for b in self._row_blocks(len(w), len(y)):
+                e = (y[None, :, :] - loc[b, None, :]) / (scale[b, None, :] * s)  # (r, m, q)
+                d2 = (
+                    (e * e).sum(-1)[:, :, None]
+                    + (mu * mu).sum(-1)[None, None, :]
+                    - 2.0 * np.einsum("rmq,kq->rmk", e, mu)
+                )
+                dens = np.einsum("rk,rmk->rm", w[b], np.exp(-0.5 * np.maximum(d2, 0.0)))
+                norm = np.prod(np.sqrt(2 * np.pi) * s * scale[b], axis=1)
+                out[b] = dens / norm[:, None]
+            return out
+        S = self.component_sd
+        log_norm = np.log(np.sqrt(2 * np.pi) * S).sum(-1)  # (K,)
+        for b in self._row_blocks(len(w), len(y) * self.q):
+            e = (y[None, :, :] - loc[b, None, :]) / scale[b, None, :]  # (r, m, q)
+            std = (e[:, :, None, :] - self.means[None, None, :, :]) / S[None, None, :, :]
+            comp = np.exp(-0.5 * (std**2).sum(-1) - log_norm)  # (r, m, K)
+            out[b] = np.einsum("rk,rmk->rm", w[b], comp) / np.prod(scale[b], axis=1)[:, None]
         return out
 
     def _standardised(self, parts: Parts, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -330,9 +358,9 @@ class ConditionalDensity(DensityQueries):
         if len(y) != len(parts.w):
             raise ValueError(f"y has {len(y)} values but there are {len(parts.w)} rows.")
         e, log_jac = self._standardised(parts, y)
-        s = self.component_sd
-        std = (e[:, None, :] - self.means[None, :, :]) / s
-        logc = -0.5 * (std**2).sum(-1) - np.log(np.sqrt(2 * np.pi) * s).sum()
+        S = self._sds
+        std = (e[:, None, :] - self.means[None, :, :]) / S[None, :, :]
+        logc = -0.5 * (std**2).sum(-1) - np.log(np.sqrt(2 * np.pi) * S).sum(-1)
         with np.errstate(divide="ignore"):
             logw = np.log(parts.w)
         return logsumexp(logw + logc, axis=1) + log_jac
@@ -360,8 +388,8 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.pdf([55, 65], ais.head(2)).round(3)
-        array([[0.   , 0.019],
-               [0.037, 0.   ]])
+        array([[0.   , 0.006],
+               [0.015, 0.   ]])
         """
         return self._pdf_parts(self._parts(newdata), self._y_points(y))
 
@@ -386,13 +414,14 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
-        array([0.14, 0.16])
+        array([0.08, 0.29])
         """
         return np.exp(self.log_pdf_at(y, newdata))
 
     def log_pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """Log density of row ``i``'s own value ``y[i]`` (the logarithmic score), in logs
-        throughout, so values far in a tail stay finite.
+        """Log density of row ``i``'s own value ``y[i]``: the logarithmic score.
+
+        Computed in logs throughout, so values far in a tail stay finite.
 
         Parameters
         ----------
@@ -412,7 +441,7 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.log_pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
-        array([-1.97, -1.83])
+        array([-2.47, -1.22])
         """
         return self._log_pdf_at_parts(self._parts(newdata), self._y_points(y))
 
@@ -437,18 +466,18 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.cdf([55, 65], ais.head(2)).round(2)
-        array([[0.  , 0.99],
-               [0.02, 1.  ]])
+        array([[0.  , 1.  ],
+               [0.01, 1.  ]])
         """
         parts = self._parts(newdata)
         y = self._y_points(y)
         w, loc, scale, _ = parts
-        s = self.component_sd
+        s = self.component_sd if self._common_sd else self.component_sd[None, :, :]
         if loc is None:
             logc = log_ndtr((y[:, None, :] - self.means[None, :, :]) / s).sum(-1)
             return w @ np.exp(logc).T
         out = np.empty((len(w), len(y)))
-        for b in self._row_blocks(len(w), len(y)):
+        for b in self._row_blocks(len(w), len(y) * self.q):
             e = (y[None, :, :] - loc[b, None, :]) / scale[b, None, :]  # (r, m, q)
             logc = log_ndtr((e[:, :, None, :] - self.means[None, None, :, :]) / s).sum(-1)
             out[b] = np.einsum("rk,rmk->rm", w[b], np.exp(logc))
@@ -457,7 +486,7 @@ class ConditionalDensity(DensityQueries):
     def _marginal_cdf_at(self, parts: Parts, y: np.ndarray, j: int) -> np.ndarray:
         """``P(Y_j <= y_i | x_i)`` of each row's own value (the PIT)."""
         e, _ = self._standardised(parts, y)
-        z = (e[:, j, None] - self.means[None, :, j]) / self.component_sd[j]
+        z = (e[:, j, None] - self.means[None, :, j]) / self._sds[None, :, j]
         return np.einsum("rk,rk->r", parts.w, ndtr(z))
 
     def _frame(self, values: np.ndarray, index: pd.Index) -> pd.Series | pd.DataFrame:
@@ -469,7 +498,7 @@ class ConditionalDensity(DensityQueries):
         """Conditional mean and variance (rows x q) from the mixture's moments."""
         w, loc, scale, _ = parts
         mean = w @ self.means
-        var = w @ (self.means**2) + self.component_sd**2 - mean**2
+        var = w @ (self.means**2 + self._sds**2) - mean**2
         if loc is None:
             return mean, var
         return loc + scale * mean, scale**2 * var
@@ -489,7 +518,7 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.mean(ais.head(2)).round(1).tolist()
-        [61.3, 57.7]
+        [61.1, 58.1]
         """
         parts = self._parts(newdata)
         return self._frame(self._moments(parts)[0], parts.index)

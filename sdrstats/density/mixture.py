@@ -31,7 +31,7 @@ from ..stats.gaussian import (
     standardise_response,
 )
 from .conditional import ConditionalDensity, Features
-from .models import LSCDE_LAMBDAS, LSCDE_SIGMAS, MODELS, fit_lscde_models
+from .models import LSCDE_LAMBDAS, LSCDE_SIGMAS, MODELS, TAIL_SD, fit_lscde_models
 
 ESTIMATORS = ("lscde", "eps_kde")
 
@@ -207,6 +207,7 @@ def fit_density(
                 e_scale=fit["e_scale"],
                 y_mean=y_mean,
                 y_scale=y_scale,
+                tail_weight=fit["tail_weight"],
                 means=problem.Yc,
                 sd=np.full(Ys.shape[1], fit["sigma_y"]),
                 tuning=fit["tuning"],
@@ -298,6 +299,9 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
     ``a(z) = ȳ + s_y (m(z) + s̃(z) μ_e)`` and ``b(z) = s_y s̃(z) σ_e``, where ``m`` and
     ``log s̃`` are the local-linear fits (standardised response units), ``μ_e, σ_e`` the
     mean and sd of the residuals ``e = r / s̃`` and ``ȳ, s_y`` the response's mean and sd.
+    A last, defensive component of weight ``ε = 1/n`` with mean 0 and sd ``TAIL_SD`` (10) in
+    the residual's units keeps the density of a row beyond the data, where the local fits
+    extrapolate, from collapsing (Hesterberg 1995).
     """
 
     def __init__(
@@ -314,13 +318,31 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         e_scale: np.ndarray,
         y_mean: np.ndarray,
         y_scale: np.ndarray,
+        tail_weight: float = 0.0,
         **kw: Any,
     ) -> None:
         super().__init__(features, centres_z, alpha, sigma, **kw)
+        # The defensive component (Hesterberg 1995): weight ε, mean 0, sd TAIL_SD in the
+        # residual's units, so that a row far outside the data is not scored as impossible.
+        self.tail_weight = float(tail_weight)
+        if self.tail_weight > 0:
+            q = self.means.shape[1]
+            self.component_sd = np.vstack(
+                [np.broadcast_to(self.component_sd, self.means.shape), np.full((1, q), TAIL_SD)]
+            )
+            self.means = np.vstack([self.means, np.zeros((1, q))])
+            self.n_tail = 1
         self.location, self.log_scale = location, log_scale
         self.log_scale_range = np.asarray(log_scale_range, dtype=float)
         self.e_shift, self.e_scale = np.asarray(e_shift, float), np.asarray(e_scale, float)
         self.y_mean, self.y_scale = np.asarray(y_mean, float), np.asarray(y_scale, float)
+
+    def _weights(self, Z: np.ndarray) -> np.ndarray:
+        w = super()._weights(Z)
+        if self.tail_weight <= 0:
+            return w
+        eps = self.tail_weight
+        return np.hstack([(1.0 - eps) * w, np.full((len(w), 1), eps)])
 
     def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.location.predict(Z)

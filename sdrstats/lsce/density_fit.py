@@ -47,7 +47,7 @@ class DensityFit(SaveLoadMixin):
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
     >>> fit
-    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; sigma = 0.1778, lambda = 0.003162>
+    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; location_scale, held-out log score = -2.778>
     >>> fit.conditional_density().method
     'LSCDE'
     """
@@ -109,8 +109,9 @@ class DensityFit(SaveLoadMixin):
         return f"{', '.join(self.predictors)} of {self.reduction}"
 
     def summary(self) -> Summary:
-        """Call, method, the model chosen (with its held-out log score), its tuning and the
-        cross-validation scores (text, HTML, LaTeX).
+        """Call, method, the model chosen and its held-out log score, tuning and CV scores.
+
+        As text, HTML and LaTeX.
 
         Examples
         --------

@@ -58,9 +58,9 @@ def plot_conditional_density(
         from scipy.stats import norm
 
         parts = density.components(newdata)
-        w, means, sd = parts["weights"], parts["means"][:, :, 0], parts["sd"][:, 0]
+        w, means, sd = parts["weights"], parts["means"][:, :, 0], parts["sd"][:, :, 0]
         curves = np.einsum(
-            "rk,rkm->rm", w, norm.pdf(y_grid[None, None, :], means[:, :, None], sd[:, None, None])
+            "rk,rkm->rm", w, norm.pdf(y_grid[None, None, :], means[:, :, None], sd[:, :, None])
         )
         index = density.weights(newdata).index
     else:

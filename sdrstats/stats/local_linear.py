@@ -84,11 +84,13 @@ def _kernel(
     ``e^{-1/2}``): in sparse regions, beyond the data and at its edges the fit then rests on
     enough points (a nearest-neighbour bandwidth as a floor), not on the one or two that a
     fixed window holds there. ``sq`` may hold the squared differences ``(q_l - z_l)²``
-    (predictors x rows x n)."""
+    (predictors x rows x n; with several predictors their sum follows as one more)."""
     finite = np.isfinite(h)
     inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0)
     used = np.flatnonzero(inv > 0)
-    if sq is not None:
+    if sq is not None and len(used) == len(h) and np.all(inv == inv[0]) and len(sq) > len(h):
+        logk = sq[-1] * -inv[0]  # one bandwidth for all: the summed squares are stored last
+    elif sq is not None:
         logk = np.tensordot(-inv[used], sq[used], axes=1) if len(used) else None
     else:
         logk = np.zeros((len(Q), len(Z)))
@@ -198,6 +200,8 @@ def choose_bandwidths(
     sq = None
     if len(rows) * len(Z) * d <= 4 * BLOCK_ELEMENTS:
         sq = (Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2
+        if d > 1:
+            sq = np.concatenate([sq, sq.sum(axis=0, keepdims=True)])
 
     def score(h: np.ndarray) -> float:
         key = tuple(float(v) for v in h)

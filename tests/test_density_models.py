@@ -1,0 +1,113 @@
+"""The density layer's models: one layer for every fit, the published LSCDE kept exactly,
+the default model chosen by held-out log-likelihood and said so, LSCE's separate widths."""
+
+import warnings
+
+import numpy as np
+import pytest
+from method_registry import FITS, regression_frame
+
+import sdrstats as sdr
+from sdrstats.density import ConditionalDensity
+from sdrstats.density.mixture import fit_lscde
+from sdrstats.density.models import AUTO_CANDIDATES
+from sdrstats.simulate import lsce_artificial
+from sdrstats.stats.gaussian import standardise_response
+
+CONTINUOUS = [
+    "sir",
+    "save",
+    "phd",
+    "ire",
+    "dr",
+    "cume",
+    "mave",
+    "lsce",
+    "lsmi",
+    "spca",
+    "kspca",
+    "bpca",
+    "kdr",
+    "lasso_sir",
+]
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return regression_frame()
+
+
+@pytest.mark.parametrize("name", CONTINUOUS + ["pca", "vpca"])
+def test_every_fit_gets_its_density_from_the_one_layer(name, frame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.SDRWarning)
+        if name in ("pca", "vpca"):  # SDSPCAAN's linear members take a continuous response
+            fit = getattr(sdr, name)("y ~ x1 + x2 + x3 + x4", frame, 2)
+        else:
+            fit = FITS[name](frame)
+        dens = fit.conditional_density(random_state=0)
+    assert isinstance(dens, ConditionalDensity)
+    assert dens.method == f"{fit.method}/lscde"
+    assert dens.model in AUTO_CANDIDATES
+    assert list(dens.model_choice.index) == list(AUTO_CANDIDATES)
+    # The model kept is the one with the larger held-out mean log density.
+    assert dens.model == dens.model_choice["held-out log score"].idxmax()
+    assert dens.heldout_log_score == dens.model_choice.loc[dens.model, "held-out log score"]
+
+
+def test_single_width_is_the_published_lscde_unchanged():
+    data, _ = lsce_artificial("b", 120, random_state=21)
+    dens = sdr.lscde("y ~ x2 + x3", data, model="single", random_state=0).conditional_density()
+    Z = dens.features()[0]
+    Ys = standardise_response(data["y"].to_numpy(), "lscde")[0]
+    direct = fit_lscde(Z, Ys, random_state=0)
+    # The same centres, folds and (σ, λ) as LSCDE on its own, to the last bit.
+    assert dens.tuning["sigma"] == direct["sigma"] and dens.tuning["lambda"] == direct["lambda"]
+    keep = direct["alpha"] > 0
+    np.testing.assert_array_equal(dens.log_alpha, np.log(direct["alpha"][keep]))
+    np.testing.assert_array_equal(dens.centres_z, direct["centres_z"][keep])
+    assert dens.model == "single" and dens.n_tail == 0
+
+
+def test_summary_names_the_model_chosen_and_its_heldout_score():
+    data, _ = lsce_artificial("a", 150, random_state=3)
+    fit = sdr.lscde("y ~ x1 + x2", data, random_state=0)
+    dens = fit.conditional_density()
+    text = str(fit.summary())
+    assert "Chosen by held-out log-likelihood (5-fold; larger is better)" in text
+    assert f"mean log density {dens.heldout_log_score:.4f}" in text
+    assert "Model choice (held-out mean log density)" in text
+    assert str(dens.summary()).count("Model:") == 1
+    assert repr(fit).endswith(f"{dens.model}, held-out log score = {dens.heldout_log_score:.4g}>")
+    # On a curved mean with constant noise the location-scale form wins by a wide margin.
+    assert dens.model == "location_scale"
+    table = dens.model_choice["held-out log score"]
+    assert table["location_scale"] - table["separate"] > 0.5
+
+
+def test_a_model_can_be_asked_for_and_bad_names_are_refused():
+    data, _ = lsce_artificial("b", 100, random_state=5)
+    sep = sdr.lscde("y ~ x2", data, model="separate", random_state=0).conditional_density()
+    assert sep.model == "separate" and len(sep.model_choice) == 1
+    assert {"sigma_z", "sigma_y", "lambda"} <= set(sep.tuning)
+    with pytest.raises(ValueError, match="'model' option of lscde"):
+        sdr.lscde("y ~ x2", data, model="kde")
+
+
+class SeparateWidthsLSCE(sdr.LSCE):
+    widths = "separate"
+
+
+def test_lsce_can_reselect_separate_widths():
+    data, truth = lsce_artificial("b", 100, random_state=8)
+    X, y = data.drop(columns="y").to_numpy(), data["y"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        fit = SeparateWidthsLSCE(d=1, n_restarts=2, max_iter=10, progress=False, random_state=0)
+        fit = fit.fit(X, y)
+    # x2 is found (Error_DR observed 0.05; a random direction is about 1.3).
+    assert sdr.projection_distance(fit.directions.to_numpy(), truth) < 0.3
+    own = fit.conditional_density("lsce")
+    assert own.tuning["sigma_z"] == fit.sigma
+    assert own.component_sd[0] == pytest.approx(fit.extras["sigma_y"] * y.std(ddof=1))
+    assert "sigma_y" in fit.cv_table.columns and "sigma_y =" in str(fit.summary())

@@ -43,7 +43,7 @@ def _coverage(dens, test):
 def _region_tolerance(n_rows):
     # Three binomial standard errors of a coverage estimated on n_rows test draws, plus
     # 0.05 for the fitted density's own error: over 8 training draws (n = 400) the default
-    # model's coverage in these regions ranged 0.80-0.84 (|x2| < 0.5) and 0.66-0.86
+    # model's coverage in these regions ranged 0.80-0.85 (|x2| < 0.5) and 0.66-0.87
     # (|x2| > 1.5), means 0.82 and 0.79.
     return 3 * np.sqrt(0.8 * 0.2 / n_rows) + 0.05
 
@@ -52,7 +52,7 @@ def _region_tolerance(n_rows):
 def test_intervals_cover_about_80_percent_of_fresh_draws(fitted, kind):
     test, dens = fitted
     covered = _coverage(dens[kind], test)
-    # Binomial sd at 2000 draws: 0.009; the rest is the fit's own error (observed 0.77-0.82
+    # Binomial sd at 2000 draws: 0.009; the rest is the fit's own error (observed 0.78-0.84
     # over eight training draws).
     assert abs(covered.mean() - 0.80) < 0.06
     mean = dens[kind].mean(test).to_numpy()

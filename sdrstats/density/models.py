@@ -255,9 +255,9 @@ def fit_location_scale(
 #: fit extrapolating beyond the data) keeps a log density of tens, not thousands.
 TAIL_SD = 10.0
 #: Factors tried on the spread of the residual density ``e -> c e``, kept by held-out
-#: log-likelihood. On ``y = x1 + (0.2 + |x2|) ε`` (n = 400, 8 draws) LSCDE's own choice gave
-#: 80 % intervals covering 0.825 ± 0.031 of new draws and the factor (0.94 on average)
-#: 0.799 ± 0.015, with a better log score (-1.305 against -1.313).
+#: log-likelihood. On ``y = x1 + (0.2 + |x2|) ε`` (n = 400, 8 draws, 4,000 test draws each)
+#: the mean log score rose from -1.289 without them to -1.278, and the 80 % intervals'
+#: coverage varied less between draws (sd 0.023 instead of 0.030, means 0.80).
 SPREAD_FACTORS = (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2)
 
 
@@ -267,7 +267,7 @@ def scale_smoother(Z: np.ndarray, resid: np.ndarray) -> LocalLinear:
     which the standardisation of ``e`` absorbs."""
     floor = RESIDUAL_FLOOR * np.median(np.abs(resid), axis=0)
     floor = np.where(floor > 0, floor, np.finfo(float).tiny)
-    return LocalLinear(Z, np.log(np.maximum(np.abs(resid), floor)), noisy=True)
+    return LocalLinear(Z, np.log(np.maximum(np.abs(resid), floor)), noisy=True, rotate=True)
 
 
 def _one_or_list(values: np.ndarray) -> list[float] | list[list[float]]:

@@ -547,9 +547,14 @@ def heldout_log_density(
         lz = log_kz[test][:, keep][:, pos] + np.log(alpha[pos])
         centres = problem.Yc[keep][pos]
         base = _logsumexp_rows(lz) + norm
-        for target, result in zip(targets, out):
-            ly = -squared_distances(target[test], centres) / (2.0 * sy * sy)
-            result[test] = _logsumexp_rows(lz + ly) - base
+        # Every target at once: (targets x rows x centres).
+        values = np.stack([t[test] for t in targets])
+        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (2 * sy * sy)
+        a = lz[None] + ly
+        top = a.max(axis=2, keepdims=True)
+        logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]
+        for result, row in zip(out, logp):
+            result[test] = row
     return out if many else out[0]
 
 

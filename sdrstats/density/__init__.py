@@ -1,14 +1,23 @@
 """Conditional densities of the response given (reduced) predictors.
 
 :class:`ConditionalDensity` (:mod:`.conditional`, with the queries of :mod:`.queries`) is a
-Gaussian mixture in ``y`` whose weights depend on the predictors; :mod:`.mixture` fits the
-mixtures (LSCDE at a fixed projection, ε-KDE) and holds ``conditional_density_for``, the hook
-``Results.conditional_density`` calls. The Gaussian kernels come from :mod:`sdrstats.stats.gaussian`.
+Gaussian mixture in ``y`` whose weights depend on the predictors and, for the location-scale
+model, whose components move and scale with them; every query (pdf, cdf, moments, quantiles,
+draws) is exact. :mod:`.models` fits the LSCDE models (one width; separate widths for ``z``
+and ``y``; the location-scale form) and chooses among them by held-out log-likelihood;
+:mod:`.mixture` wraps them and ε-KDE and holds ``conditional_density_for``, the hook
+``Results.conditional_density`` calls, so every fit's density comes from here.
+:mod:`.calibration` scores a density on data with known responses (PIT, interval coverage,
+CRPS, log score). The Gaussian kernels come from :mod:`sdrstats.stats.gaussian`, the
+local-linear smoother from :mod:`sdrstats.stats.local_linear`.
 """
 
+from .calibration import Calibration, mixture_crps
 from .conditional import ConditionalDensity, Features
 from .mixture import (
     ESTIMATORS,
+    MODELS,
+    LocationScaleLSCDE,
     MixtureWeightsLSCDE,
     NeighbourWeights,
     conditional_density_for,
@@ -18,13 +27,17 @@ from .mixture import (
 )
 
 __all__ = [
+    "Calibration",
     "ConditionalDensity",
     "Features",
     "ESTIMATORS",
+    "MODELS",
+    "LocationScaleLSCDE",
     "MixtureWeightsLSCDE",
     "NeighbourWeights",
     "conditional_density_for",
     "fit_density",
     "fit_eps_kde",
     "fit_lscde",
+    "mixture_crps",
 ]

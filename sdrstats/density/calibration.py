@@ -110,6 +110,8 @@ class Calibration(Registered):
         The response scored.
     method : str
         The density's label.
+    model : str, optional
+        The density's model (``"location_scale"``, ``"single"``...).
 
     Attributes
     ----------
@@ -146,10 +148,18 @@ class Calibration(Registered):
     True
     """
 
-    def __init__(self, scores: pd.DataFrame, response: str, method: str) -> None:
+    def __init__(
+        self, scores: pd.DataFrame, response: str, method: str, model: str | None = None
+    ) -> None:
         self.scores = scores
         self.response = response
         self.method = method
+        self.model = model
+
+    @property
+    def label(self) -> str:
+        """The density's label and model, as the summary and plots name it."""
+        return self.method if self.model is None else f"{self.method}, {self.model}"
 
     @property
     def pit(self) -> pd.Series:
@@ -235,7 +245,7 @@ class Calibration(Registered):
         worst = self.coverage.drop(columns="n")
         se = np.sqrt(0.8 * 0.2 / max(self.n / 3, 1))
         text = (
-            f"{self.method} density of {self.response} on {self.n} rows.\n"
+            f"{self.label} density of {self.response} on {self.n} rows.\n"
             f"Mean log predictive density = {self.log_score:.4f} (larger is better); "
             f"mean CRPS = {self.crps:.4g} (smaller is better).\n"
             f"PIT uniformity: Kolmogorov-Smirnov D = {test.statistic:.4f}, "
@@ -292,7 +302,7 @@ class Calibration(Registered):
 
     def __repr__(self) -> str:
         return (
-            f"<Calibration: {self.method} of {self.response}, n = {self.n}; log score "
+            f"<Calibration: {self.label} of {self.response}, n = {self.n}; log score "
             f"{self.log_score:.4g}, CRPS {self.crps:.4g}, 80 % coverage "
             f"{self.coverage.loc['overall', 0.8]:.3f}>"
         )
@@ -334,7 +344,7 @@ def calibrate(density: Any, newdata: Any, response: int | str = 0) -> Calibratio
         },
         index=parts.index,
     )
-    return Calibration(scores, name, density.method)
+    return Calibration(scores, name, density.method, getattr(density, "model", None))
 
 
 __all__ = ["Calibration", "LEVELS", "Uniformity", "calibrate", "mixture_crps", "spread_thirds"]

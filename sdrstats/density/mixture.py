@@ -1,7 +1,9 @@
 """The conditional-density mixtures and their fitting: LSCDE at a fixed projection and ε-KDE.
 
 Both work on standardised predictors ``z`` and a standardised response and return a
-:class:`~sdrstats.density.ConditionalDensity` on the original response scale.
+:class:`~sdrstats.density.ConditionalDensity` on the original response scale; LSCDE's models
+(one width, separate widths, location-scale; chosen by held-out log-likelihood by default)
+are fitted in :mod:`.models` and wrapped here.
 :func:`conditional_density_for` is what ``Results.conditional_density`` calls; the LSCE family's
 ``lscde``/``eps_kde`` formula functions and its own density use the same pieces. This module
 sits below the method families and imports none of them.
@@ -302,6 +304,15 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
     A last, defensive component of weight ``ε = 1/n`` with mean 0 and sd ``TAIL_SD`` (10) in
     the residual's units keeps the density of a row beyond the data, where the local fits
     extrapolate, from collapsing (Hesterberg 1995).
+
+    References
+    ----------
+    Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
+    Least-squares conditional density estimation. IEICE Transactions on Information and
+    Systems E93-D(3), 2010.
+
+    Hesterberg, T. Weighted average importance sampling and defensive mixture
+    distributions. Technometrics 37(2), 1995.
     """
 
     def __init__(

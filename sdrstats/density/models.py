@@ -3,20 +3,46 @@
 Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
 
 - ``"single"``: LSCDE as published (Sugiyama et al. 2010): one Gaussian width σ for the
-  window in ``z`` and the components in ``y``; (σ, λ) by K-fold CV of the squared loss.
+  window in ``z`` and the components in ``y``; (σ, λ) by K-fold CV of the squared loss over
+  the full grid.
 - ``"separate"``: widths σ_z for ``z`` and σ_y for ``y``, chosen jointly with λ by the same
-  CV criterion (:func:`~sdrstats.stats.gaussian.choose_widths`).
+  CV criterion (coordinate descent on the grid, :func:`~sdrstats.stats.gaussian.choose_widths`).
 - ``"location_scale"``: ``y = m(z) + s(z) e``. The location ``m`` is a local-linear fit of
-  the standardised response, the log-scale ``log s`` a local-linear fit of the log absolute
-  leave-one-out residuals, both with leave-one-out CV bandwidths
-  (:class:`~sdrstats.stats.local_linear.LocalLinear`); the residual ``e = (y - m(z))/s(z)``
-  gets a separate-widths LSCDE given ``z``. A Gaussian mixture in ``e`` stays one in ``y``
-  (means ``m + s μ_k``, sds ``s σ_y``), so every query stays exact.
+  the standardised response and the log-scale ``log s`` a local-linear fit of the log
+  absolute leave-one-out residuals (on their principal Hessian axes), both with per-axis
+  leave-one-out CV bandwidths (:class:`~sdrstats.stats.local_linear.LocalLinear`); the
+  standardised residual ``e = (y - m(z))/s(z)`` gets a separate-widths LSCDE given ``z``.
+  The squared loss is nearly flat in the residual density's component width and spread, so
+  σ_y (the CV choice or a grid neighbour) and a spread factor are then chosen by held-out
+  log-likelihood. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
+  units) keeps rows beyond the data from scoring as impossible (Hesterberg 1995). A Gaussian
+  mixture in ``e`` stays one in ``y`` (means ``m + s μ_k``, sds ``s σ_k``), so every query
+  stays exact.
 
 ``model="auto"`` (the default) fits ``"separate"`` and ``"location_scale"`` on the same
-centres and folds and keeps the one with the larger held-out mean log density (each row
-scored by the model fitted without its fold, with no centre at a held-out row; the
-location-scale model uses each row's leave-one-out location and scale).
+centres and folds and keeps the one with the larger held-out mean log density, a proper
+score (Gneiting and Raftery 2007): each row is scored by the model refitted without its fold,
+with no centre at a held-out row; the location-scale model uses each row's leave-one-out
+location and scale.
+
+References
+----------
+Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
+Least-squares conditional density estimation. IEICE Transactions on Information and Systems
+E93-D(3), 2010.
+
+Tangkaratt, V., Xie, N. and Sugiyama, M. Conditional density estimation with dimensionality
+reduction via squared-loss conditional entropy minimization. Neural Computation 27(1), 2015.
+
+Gneiting, T. and Raftery, A. E. Strictly proper scoring rules, prediction, and estimation.
+Journal of the American Statistical Association 102(477), 2007.
+
+Hesterberg, T. Weighted average importance sampling and defensive mixture distributions.
+Technometrics 37(2), 1995.
+
+Li, K.-C. On principal Hessian directions for data visualization and dimension reduction:
+another application of Stein's lemma. Journal of the American Statistical Association
+87(420), 1992.
 """
 
 from __future__ import annotations

@@ -64,7 +64,8 @@ lsmi = formula_function(
     ``d=None`` chooses ``d`` by the held-out LSMI criterion. See :class:`LSMI`.
     """,
     returns="""DensityReductionResults
-    ``criterion`` is SMI^; ``conditional_density()`` fits LSCDE on the reduced predictors.""",
+    ``criterion`` is SMI^; ``conditional_density()`` fits the density layer's default model
+    (:func:`sdrstats.lscde`) on the reduced predictors.""",
     examples="""
     >>> import numpy as np, pandas as pd
     >>> import sdrstats as sdr

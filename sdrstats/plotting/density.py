@@ -196,7 +196,7 @@ def plot_calibration(calibration: Any, bins: int = 10, fig: Any = None) -> Any:
     left.axhline(1.0, color="black", lw=1)
     left.set_xlabel("PIT")
     left.set_ylabel("density")
-    left.set_title(f"PIT of {calibration.response} ({calibration.method})")
+    left.set_title(f"PIT of {calibration.response} ({calibration.label})")
     left.legend(fontsize="small")
     levels = np.linspace(0.05, 0.95, 19)
     thirds = calibration.scores["third"].to_numpy()

@@ -204,6 +204,9 @@ def evaluate(fit, train, test, response, random_state, true_sd=None, true_pdf=No
             "Error_CDE": 0.5 * s["integral_of_square"].mean() - np.exp(s["log_density"]).mean(),
             "fit CPU s": seconds,
             "chosen": "" if dens is None else dens.model,
+            # median predicted / true noise sd in the lowest and highest third (hetero only)
+            "sd ratio low": np.nan if true_sd is None else np.median(s["spread"][low] / by[low]),
+            "sd ratio high": np.nan if true_sd is None else np.median(s["spread"][high] / by[high]),
         }
         if true_pdf is not None:
             row["Error_CDE truth"] = true_pdf
@@ -256,6 +259,11 @@ def real(name: str, formula: str, response: str, folds: int = 5) -> pd.DataFrame
 
 
 # -- LSCE with one width and with separate widths on toy (b) ----------------------------------
+#: The default σ grid from its third value (0.178) up, and the draws it is tried on.
+WIDE_GRID = [float(v) for v in np.logspace(-1.5, 1.5, 9)[2:]]
+WIDE_REPS = 10
+
+
 class SeparateWidthsLSCE(sdr.LSCE):
     """LSCE whose re-selection chooses σ_z, σ_y and λ (coordinate descent on the grid)."""
 
@@ -273,12 +281,17 @@ def lsce_widths(reps: int, n: int = 300) -> pd.DataFrame:
         for name, cls in (("one", sdr.LSCE), ("two", SeparateWidthsLSCE), ("lsmi", sdr.LSMI)):
             fits[name] = cpu(lambda cls=cls, opts=opts, X=X, y=y: cls(**opts).fit(X, y))
         (one, t_one), (two, t_two), (lsmi, _) = fits["one"], fits["two"], fits["lsmi"]
+        # Are the widths CV chooses too small for the direction? One width, kept >= 0.18.
+        wide = sdr.LSCE(**opts, sigma_grid=WIDE_GRID).fit(X, y) if rep < WIDE_REPS else None
         rows.append(
             {
                 "rep": rep,
                 "LSCE one width": projection_distance(one.directions.to_numpy(), truth),
                 "LSCE separate widths": projection_distance(two.directions.to_numpy(), truth),
                 "LSMI": projection_distance(lsmi.directions.to_numpy(), truth),
+                "LSCE one width >= 0.18": np.nan
+                if wide is None
+                else projection_distance(wide.directions.to_numpy(), truth),
                 "one width CPU s": t_one,
                 "separate CPU s": t_two,
                 "sigma": one.sigma,
@@ -366,6 +379,7 @@ def main() -> None:
     lines += verdict(frames, widths)
     lines += ["", "## LSCE on toy (b): one width or separate widths (Error_DR)", ""]
     lines += widths_table(widths)
+    lines += notes(frames, widths)
     text = "\n".join(lines) + "\n"
     if args.out:
         with open(args.out, "w") as fh:
@@ -423,7 +437,8 @@ def verdict(frames: dict, widths: pd.DataFrame) -> list[str]:
         )
     d = widths["LSCE separate widths"] - widths["LSMI"]
     lines.append(
-        f"- LSCE with separate widths at or below LSMI's mean Error_DR on toy (b) (20 draws): "
+        f"- LSCE with separate widths at or below LSMI's mean Error_DR on toy (b) "
+        f"({len(widths)} draws): "
         f"{widths['LSCE separate widths'].mean():.4f} against {widths['LSMI'].mean():.4f} "
         f"(paired difference {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}) — "
         f"**{'met' if widths['LSCE separate widths'].mean() <= widths['LSMI'].mean() else 'not met'}**."
@@ -432,10 +447,10 @@ def verdict(frames: dict, widths: pd.DataFrame) -> list[str]:
 
 
 def widths_table(widths: pd.DataFrame) -> list[str]:
-    cols = ["LSCE one width", "LSCE separate widths", "LSMI"]
+    cols = ["LSCE one width", "LSCE separate widths", "LSMI", "LSCE one width >= 0.18"]
     out = ["| | mean Error_DR | se | median | max |", "|---|---|---|---|---|"]
     for c in cols:
-        v = widths[c]
+        v = widths[c].dropna()
         out.append(
             f"| {c} | {v.mean():.4f} | {v.std(ddof=1) / np.sqrt(len(v)):.4f} | "
             f"{v.median():.4f} | {v.max():.4f} |"
@@ -445,9 +460,74 @@ def widths_table(widths: pd.DataFrame) -> list[str]:
         f"CPU per fit: one width {widths['one width CPU s'].median():.2f} s, separate widths "
         f"{widths['separate CPU s'].median():.2f} s (medians). Chosen widths: one width "
         f"sigma = {widths['sigma'].median():.3g} (median); separate sigma_z = "
-        f"{widths['sigma_z'].median():.3g}, sigma_y = {widths['sigma_y'].median():.3g}.",
+        f"{widths['sigma_z'].median():.3g}, sigma_y = {widths['sigma_y'].median():.3g}. "
+        f"The last row keeps the one width at or above 0.178 (the default grid from its third "
+        f"value), on the first {WIDE_REPS} draws.",
     ]
     return out
+
+
+def notes(frames: dict, widths: pd.DataFrame) -> list[str]:
+    """Why the goals missed are missed, with this run's numbers."""
+    h = frames["hetero"].set_index("model")
+    new, old, cv = (
+        h.loc["default (auto)"],
+        h.loc["LSCDE one width (old)"],
+        h.loc["statsmodels cv_ml"],
+    )
+    b = frames["boston medv"]
+    diff = (
+        b[b.model == "default (auto)"]["log score"].to_numpy()
+        - b[b.model == "statsmodels cv_ml"]["log score"].to_numpy()
+    )
+    wide = widths["LSCE one width >= 0.18"].dropna()
+    mean_crps = {k: f.groupby("model")["CRPS"].mean() for k, f in frames.items()}
+    crps_wins = sum(
+        m["default (auto)"] < m["statsmodels cv_ml"]
+        for k, m in mean_crps.items()
+        if k != "boston medv"
+    )
+    boston = mean_crps["boston medv"]
+    crps_boston = boston["default (auto)"] / boston["statsmodels cv_ml"] - 1
+    return [
+        "",
+        "## Why the goals missed are missed",
+        "",
+        f"- *Coverage where the noise is smallest (hetero).* The default's predicted sd in the "
+        f"lowest third of the true noise sd is {new['sd ratio low']:.2f} times the true one "
+        f"(median; {new['sd ratio high']:.2f} in the highest third; one width "
+        f"{old['sd ratio low']:.2f} and {old['sd ratio high']:.2f}), so its intervals there "
+        "are too wide. The true sd 0.2 + |x2| has a kink at x2 = 0, and the log-scale is a "
+        "local-linear fit of noisy log absolute residuals (their sd is about 1.1 whatever the "
+        "scale) that rounds the kink off at n = 400; LSCE's basis is a rotation of (x1, x2), so "
+        "the window must resolve the kink across a rotated axis. On the true predictors, over "
+        "8 training draws (`tests/test_density_heteroscedastic.py`), the default's coverage "
+        "where |x2| < 0.5 averaged 0.82 (0.80-0.85) and where |x2| > 1.5 0.79 (0.66-0.87): "
+        "the goal is met on average there, not on every draw.",
+        f"- *Speed.* The default fits two models on the same centres and folds: LSCDE with "
+        "separate widths and the location-scale form, whose location and log-scale are "
+        "local-linear fits with per-axis bandwidths chosen by leave-one-out CV (the log-scale "
+        "on two sets of axes), about 60-100 leave-one-out passes over the n x n kernel, then "
+        "held-out log-likelihoods for the component width, spread factor and model. That is "
+        f"{new['fit CPU s']:.2f} s here against {cv['fit CPU s']:.2f} s for statsmodels' "
+        f"cv_ml ({cv['fit CPU s'] / new['fit CPU s']:.0f}x); LSCDE with one width is "
+        f"{cv['fit CPU s'] / old['fit CPU s']:.0f}x faster than cv_ml. A 50x margin would need "
+        "about a quarter of the default's work.",
+        f"- *Log score on boston.* The default and cv_ml tie: per-fold difference "
+        f"{diff.mean():+.3f} ± {diff.std(ddof=1) / np.sqrt(len(diff)):.3f} (se). medv is "
+        "censored at 50 (16 of 506 tracts), a point mass that neither continuous density "
+        f"scores well. The default's CRPS is below cv_ml's on {crps_wins} of the other "
+        f"{len(frames) - 1} data sets and {crps_boston:+.0%} against it here.",
+        f"- *LSCE with separate widths on toy (b).* Cross-validation chooses sigma_z = "
+        f"{widths['sigma_z'].median():.3g} and sigma_y = {widths['sigma_y'].median():.3g} "
+        f"(medians) against one width {widths['sigma'].median():.3g}, and the directions are "
+        f"no better ({widths['LSCE separate widths'].mean():.4f} against "
+        f"{widths['LSCE one width'].mean():.4f}). Nor are the CV widths too small for the "
+        f"direction: one width kept at or above 0.178 gives {wide.mean():.4f} on the first "
+        f"{len(wide)} draws. So the single width is not what keeps LSCE's Error_DR above "
+        f"LSMI's ({widths['LSMI'].mean():.4f}) on (b); LSMI's criterion, built from all n² "
+        "pairs of rows, may simply be the less noisy one for this direction.",
+    ]
 
 
 if __name__ == "__main__":

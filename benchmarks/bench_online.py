@@ -1,4 +1,4 @@
-"""Throughput and memory of the online SIR (issue #6, item 5).
+"""Throughput and memory of the online SIR (Cheng & Cui 2020) on a long stream.
 
 Stream: seed 003's model 2 with p = 1000 (``sdrstats.simulate.ossir_model``), H = 10 slices,
 d = 2, fed to ``OnlineSIR.partial_fit`` in chunks of 1000 rows. Chunks are generated outside
@@ -97,7 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000)
     args = parser.parse_args()
-    print(f"## Online SIR throughput (issue #6): p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
+    print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(
         f"{args.rows} rows; the first chunk is the initial batch and is not timed. Shared "
         "2-core machine with other jobs running: wall times are noisy, CPU times steadier.\n"

@@ -1,4 +1,4 @@
-"""Speed of the bootstrap (issue #7, item 5): ``bootstrap(B=1000)`` of SIR at n = 1e4, p = 20.
+"""Speed of the bootstrap: ``bootstrap(B=1000)`` of SIR at n = 1e4, p = 20.
 
 Target: at most 10x the time of one fit. Prints a markdown table:
 

@@ -1,4 +1,4 @@
-"""Speed of the SDSPCAAN solver at n = 2000, p = 256, k = 50 (issue #5, item 6).
+"""Speed of the SDSPCAAN solver at n = 2000, p = 256, k = 50.
 
 Prints a markdown table: total seconds, iterations, seconds per iteration and how they split
 between the Q-step (assembling Z and the partial eigensolve) and the S-step (distances,

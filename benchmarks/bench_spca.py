@@ -1,4 +1,4 @@
-"""Speed of the supervised-PCA family (issue #4, item 7). Prints a markdown report.
+"""Speed of the supervised-PCA family. Prints a markdown report.
 
 * SPCA at n = 1e5, p = 50 with the linear (and delta) response kernel never forms the n×n
   L: ``Xᵀ H L H X = Ψ Ψᵀ`` with ``Ψ = Xᵀ (Δ − Δ̄)``. Target: within 3× of one ``X.T @ X``.
@@ -36,7 +36,7 @@ def main() -> None:
     y = X[:, 0] - X[:, 1] + rng.standard_normal(n)
     labels = np.where(X[:, 2] > 0, "a", "b")
     load = os.getloadavg()[0]
-    print("# Supervised PCA speed (issue #4)\n")
+    print("# Supervised PCA speed\n")
     print(
         f"Python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} cores; "
         f"load average at start {load:.1f} (shared machine: absolute times are noisy).\n"

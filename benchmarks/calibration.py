@@ -1,4 +1,4 @@
-"""Calibration of the dimension rules by simulation (issue #7, item 4).
+"""Calibration of the dimension rules by simulation.
 
 Under a true d = 1 single-index model with normal predictors (n = 200, p = 6):
 the rejection rate at level 0.05 of "1D vs >= 2D" for SIR's asymptotic test, SAVE's general

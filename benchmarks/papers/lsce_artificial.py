@@ -5,7 +5,7 @@ eps (d = 1). For n in {100, 200, 400} and R repetitions: Error_DR = ||W^T W - W*
 and LSMI, and Error_CDE (the seed's squared loss on 1000 test points) of None/LSCDE,
 LSCE/LSCDE, LSMI/LSCDE, True/LSCDE and eps-KDE (on the LSCE and on the true subspace).
 
-Reliability goal (issue 17): ``--reliability`` fits LSCE and LSMI with their default options on
+Reliability goal: ``--reliability`` fits LSCE and LSMI with their default options on
 20 fresh draws each of (a) and (b) at n = 300 (random_state (s, 300, 1000 + r), draws the
 Figure 3 runs never use), reports Error_DR of the restart kept by held-out CV (the default) and
 by the smallest SCE^ (the seed's rule) from the same fit, next to LSMI, SIR and SAVE on the
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=None)
     parser.add_argument("--datasets", nargs="+", default=["a", "b"], choices=["a", "b"])
     parser.add_argument("--select-by", default=None, choices=["criterion", "cv"])
-    parser.add_argument("--reliability", action="store_true", help="the issue-17 goal only")
+    parser.add_argument("--reliability", action="store_true", help="the reliability goal only")
     parser.add_argument("--out", default=None, help="also write the markdown here")
     args = parser.parse_args(argv)
     if args.reliability:

@@ -1,4 +1,4 @@
-"""Accuracy of the MAVE family on the classic example of R ``MAVE`` (issue #11, item 3).
+"""Accuracy of the MAVE family on the classic example of R ``MAVE``.
 
 Design (R ``MAVE``'s help page, :func:`sdrstats.simulate.mave_classic`): ``x ~ N(0, I_5)``,
 ``y = xᵀb1 + (xᵀb2) ε``, ``b1 = (1,1,0,0,0)``, ``b2 = (0,0,1,1,0)``, ``n = 400``. For each seed

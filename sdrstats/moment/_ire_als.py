@@ -7,6 +7,8 @@ the estimator, its tests and results on top.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -100,6 +102,10 @@ class Discrepancy:
     def whiten(self, values: np.ndarray) -> np.ndarray:
         return self.inverse_t @ values
 
+    def independence(self) -> float:
+        """``n vec(ζ)ᵀ Γ_ζ^{-1} vec(ζ)``: the discrepancy at ``B = 0`` ("0D vs > 0D")."""
+        return float(np.sum(self.n * self.target**2))
+
     def value(self, TB: np.ndarray, C: np.ndarray) -> float:
         fitted = (TB @ C).reshape(-1, order="F")
         return float(self.n * np.sum((self.target - self.whiten(fitted)) ** 2))
@@ -187,4 +193,68 @@ def importance_order(disc: Discrepancy, B: np.ndarray, tol: float, max_iter: int
     return np.column_stack(columns)
 
 
-__all__ = ["Discrepancy", "chi2_upper", "gamma_factor", "helmert_basis", "importance_order"]
+def projected_means(xi: np.ndarray, request: Any) -> np.ndarray:
+    """The slice means ``ξ̃`` (p × h) of a ``Γ_ζ`` request: zero for ``"zero"``, ``ξ`` for
+    ``None``, else ``ξ`` projected on the span of the basis ``request``."""
+    if isinstance(request, str):
+        return np.zeros_like(xi)
+    if request is None:
+        return xi
+    q, _ = np.linalg.qr(request)
+    return q @ (q.T @ xi)
+
+
+def solve_rounds(
+    make_disc: Callable[[Any], Any],
+    gammas: Callable[[list[Any]], list[Any]],
+    start: np.ndarray,
+    top: int,
+    steps: int,
+    tol: float,
+    max_iter: int,
+    reorder: Callable[[Any, np.ndarray, float, int], np.ndarray],
+    finish: Callable[[np.ndarray], np.ndarray] = lambda B: B,
+) -> tuple[dict[int, np.ndarray], dict[int, float], dict[int, int]]:
+    """IRE's fits of ``d = 1..top``, one round of ``Γ_ζ`` estimates at a time.
+
+    ``gammas(requests)`` returns the ``Γ_ζ`` factor(s) of each request: ``"zero"`` (slice means
+    set to zero: the independence test), ``None`` (the slice means themselves) or a p × d basis
+    (the slice means projected on its span). Each ``d`` is fitted with the first ``Γ_ζ``,
+    then ``steps`` times re-estimated at its fitted span and refitted (Cook & Ni 2005); the
+    fits of different ``d`` are independent, so every round asks ``gammas`` for all of them at
+    once (one pass over chunked data). ``make_disc`` turns factor(s) into a discrepancy,
+    ``reorder`` puts a fitted basis in importance order and ``finish`` post-processes it.
+    Returns the solutions, the minimised criteria (with the independence value at 0) and the
+    sweeps used.
+    """
+    zero, first = gammas(["zero", None])
+    criteria, iterations = {0: make_disc(zero).independence()}, {0: 0}
+    first_disc = make_disc(first)
+    fits = {}
+    for d in range(1, top + 1):
+        fits[d] = (
+            first_disc,
+            *first_disc.minimise(d, start=start[:, :d], tol=tol, max_iter=max_iter),
+        )
+    for _ in range(steps):
+        factors = gammas([fits[d][1] for d in range(1, top + 1)])
+        for d, factor in zip(range(1, top + 1), factors):
+            disc = make_disc(factor)
+            fits[d] = (disc, *disc.minimise(d, start=fits[d][1], tol=tol, max_iter=max_iter))
+    solutions = {}
+    for d, (disc, B, F, it) in fits.items():
+        if d > 1:
+            B = reorder(disc, B, tol, max_iter)
+        solutions[d], criteria[d], iterations[d] = finish(B), F, it
+    return solutions, criteria, iterations
+
+
+__all__ = [
+    "Discrepancy",
+    "chi2_upper",
+    "gamma_factor",
+    "helmert_basis",
+    "importance_order",
+    "projected_means",
+    "solve_rounds",
+]

@@ -20,7 +20,15 @@ from ..core.summary import Block, dir_labels
 from ..core.validation import Interval, check_int
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
-from ._ire_als import Discrepancy, chi2_upper, gamma_factor, helmert_basis, importance_order
+from ._ire_als import (
+    Discrepancy,
+    chi2_upper,
+    gamma_factor,
+    helmert_basis,
+    importance_order,
+    projected_means,
+    solve_rounds,
+)
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, fit_partial_ire, group_values, partial_coordinate_test
 
@@ -215,34 +223,43 @@ class IRE(MomentEstimator):
         if self.options["group"] is not None:
             return fit_partial_ire(self, X, Y, group_values(self, X.shape[0], weights))
         std, moments = self._prepare(X, Y, weights)
-        Z, n = std.Z, std.n
         f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
+        labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
+
+        def gammas(requests: list[Any]) -> list[np.ndarray]:
+            return [
+                gamma_factor(std.Z, labels, f, projected_means(xi, r), contrasts, std.weights)
+                for r in requests
+            ]
+
+        return self.solve(std, moments, f, gammas)
+
+    def solve(self, std: Standardized, moments: Any, f: np.ndarray, gammas: Any) -> EstimatorOutput:
+        """IRE's fits from the slice moments and a source of ``Γ_ζ`` factors.
+
+        ``gammas(requests)`` gives the factor of each request (see
+        :func:`._ire_als.solve_rounds`): from the rows in memory, or from passes over chunked
+        data (:mod:`.chunked_ire`); the rest is the same for both.
+        """
+        n, xi = std.n, moments.means.T
         p, h = xi.shape
-        labels = moments.slices.labels
         numdir = min(self.options["d_max"], p - 1)  # as R; d >= h - 1 gives exact fits
         d_report = self.options["d"]
         top = max(numdir, d_report or 0)
         tol, max_iter = self.options["tol"], self.options["max_iter"]
-        contrasts = helmert_basis(h)
-        zeta = (xi * f) @ contrasts
+        zeta = (xi * f) @ helmert_basis(h)
         _, sir_vectors = sym_eigh_desc((xi * f) @ xi.T)
-
-        independence = Discrepancy(
-            zeta, gamma_factor(Z, labels, f, np.zeros_like(xi), contrasts, std.weights), n
+        solutions, criteria, iterations = solve_rounds(
+            lambda factor: Discrepancy(zeta, factor, n),
+            gammas,
+            sir_vectors,
+            top,
+            self.options["steps"],
+            tol,
+            max_iter,
+            importance_order,
         )
-        f0 = float(np.sum(n * independence.target**2))
-        first = gamma_factor(Z, labels, f, xi, contrasts, std.weights)
-        solutions, criteria, iterations = {}, {0: f0}, {0: 0}
-        for d in range(1, top + 1):
-            disc = Discrepancy(zeta, first, n)
-            B, F, it = disc.minimise(d, start=sir_vectors[:, :d], tol=tol, max_iter=max_iter)
-            for _ in range(self.options["steps"]):
-                disc = Discrepancy(zeta, self._span_factor(std, moments, B, contrasts), n)
-                B, F, it = disc.minimise(d, start=B, tol=tol, max_iter=max_iter)
-            if d > 1:
-                B = importance_order(disc, B, tol, max_iter)
-            solutions[d], criteria[d], iterations[d] = B, F, it
-        final_factor = self._span_factor(std, moments, solutions[numdir], contrasts)
+        (final_factor,) = gammas([solutions[numdir]])
         d = d_report or numdir
         raw = solutions[d]
         basis = canonical_basis(std.back_transform(raw))
@@ -264,22 +281,6 @@ class IRE(MomentEstimator):
             criterion=criteria[d],
             center=std.mean,
             extras=extras,
-        )
-
-    @staticmethod
-    def _span_factor(
-        std: Standardized, moments: Any, B: np.ndarray, contrasts: np.ndarray
-    ) -> np.ndarray:
-        """``Γ_ζ``'s factor with the slice means projected on ``span(B)``."""
-        q, _ = np.linalg.qr(B)
-        means = q @ (q.T @ moments.means.T)
-        return gamma_factor(
-            std.Z,
-            moments.slices.labels,
-            IRE._fractions(std, moments),
-            means,
-            contrasts,
-            std.weights,
         )
 
     @staticmethod

@@ -22,7 +22,7 @@ from ..core.estimator import EstimatorOutput
 from ..core.warnings import ConvergenceWarning
 from ..stats.linalg import sym_eigh_desc
 from ..stats.slicing import make_slices
-from ._ire_als import chi2_upper, gamma_factor, helmert_basis
+from ._ire_als import chi2_upper, gamma_factor, helmert_basis, projected_means, solve_rounds
 
 
 def _householder_z(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -46,14 +46,9 @@ class _Group:
         self.zeta = (self.xi * self.f) @ self.contrasts
         self.scale = np.sqrt(self.n / n)
 
-    def factor(self, span: np.ndarray | None, zero: bool = False) -> np.ndarray:
-        if zero:
-            means = np.zeros_like(self.xi)
-        elif span is None:
-            means = self.xi
-        else:
-            q, _ = np.linalg.qr(span)
-            means = q @ (q.T @ self.xi)
+    def factor(self, request: Any) -> np.ndarray:
+        """``Γ_ζ``'s factor of a request of :func:`._ire_als.solve_rounds`, scaled."""
+        means = projected_means(self.xi, request)
         G = gamma_factor(self.Z, self.slices.labels, self.f, means, self.contrasts)
         return G / self.scale
 
@@ -188,40 +183,58 @@ def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray) 
     h = o["nslices"] or p  # R's partial IRE default is p slices
     fn = o["slice_function"]
     parts = [_Group(Zp[groups == g], y[groups == g], h, fn, n) for g in levels]
-    zetas = [g.zeta for g in parts]
-    tol, max_iter = o["tol"], o["max_iter"]
-    numdir = min(o["d_max"], p - 1)
-    top = max(numdir, o["d"] or 0)
     # start: the pooled SIR eigenvectors, in the coordinates of the pooled z's own QR (as R)
     Zs = _householder_z(Zp)[0]
     pooled = make_slices(y, h, function=fn)
     means = (Zs.T @ pooled.indicator()) / pooled.sizes
     sir_vectors = sym_eigh_desc((means * (pooled.sizes / n)) @ means.T)[1]
 
-    def disc(span: np.ndarray | None, zero: bool = False) -> PooledDiscrepancy:
-        return PooledDiscrepancy(zetas, [g.factor(span, zero) for g in parts], n)
+    def gammas(requests: list[Any]) -> list[list[np.ndarray]]:
+        return [[g.factor(r) for g in parts] for r in requests]
 
+    groups_seen = [(g.n, g.slices.sizes, g.zeta) for g in parts]
+    return solve_partial(est, levels, groups_seen, sir_vectors, Rp, X.mean(axis=0), n, gammas)
+
+
+def solve_partial(
+    est: Any,
+    levels: list[Any],
+    groups: list[tuple[int, np.ndarray, np.ndarray]],
+    sir_vectors: np.ndarray,
+    Rp: np.ndarray,
+    center: np.ndarray,
+    n: int,
+    gammas: Any,
+) -> EstimatorOutput:
+    """Partial IRE's fits from each group's ``(n_g, slice sizes, ζ_g)``, the pooled SIR start,
+    the pooled QR factor ``Rp`` and a source of per-group ``Γ_ζ`` factors (``gammas``, as in
+    :func:`._ire_als.solve_rounds`): the rows in memory or passes over chunked data."""
+    o = est.options
+    p = Rp.shape[0]
+    zetas = [zeta for _, _, zeta in groups]
+    tol, max_iter = o["tol"], o["max_iter"]
+    numdir = min(o["d_max"], p - 1)
+    top = max(numdir, o["d"] or 0)
     h1 = sum(z.shape[1] for z in zetas)
-    criteria = {0: disc(None, zero=True).independence()}
-    iterations, solutions = {0: 0}, {}
-    first = disc(None)
-    for d in range(1, top + 1):
-        B, F, it = first.minimise(d, start=sir_vectors[:, :d], tol=tol, max_iter=max_iter)
-        current = first
-        for _ in range(o["steps"]):
-            current = disc(B)
-            B, F, it = current.minimise(d, start=B, tol=tol, max_iter=max_iter)
-        if d > 1:
-            B = _importance_order(current, B, tol, max_iter)
-        solutions[d], criteria[d], iterations[d] = _first_positive(B), F, it
-    final = [g.factor(solutions[numdir]) for g in parts]
+    solutions, criteria, iterations = solve_rounds(
+        lambda factors: PooledDiscrepancy(zetas, factors, n),
+        gammas,
+        sir_vectors,
+        top,
+        o["steps"],
+        tol,
+        max_iter,
+        _importance_order,
+        _first_positive,
+    )
+    (final,) = gammas([solutions[numdir]])
     back = {k: _first_positive(scipy.linalg.solve_triangular(Rp, v)) for k, v in solutions.items()}
     d_report = o["d"] or numdir
     extras: dict[str, Any] = {
-        "slice_sizes": np.concatenate([g.slices.sizes for g in parts]),
+        "slice_sizes": np.concatenate([sizes for _, sizes, _ in groups]),
         "group_levels": levels,
-        "group_n": [g.n for g in parts],
-        "group_slice_sizes": [g.slices.sizes for g in parts],
+        "group_n": [k for k, _, _ in groups],
+        "group_slice_sizes": [sizes for _, sizes, _ in groups],
         "numdir": numdir,
         "zetas": zetas,
         "gamma_factors": final,
@@ -237,7 +250,7 @@ def fit_partial_ire(est: Any, X: np.ndarray, Y: np.ndarray, groups: np.ndarray) 
         d=d_report,
         eigenvalues=None,
         criterion=criteria[d_report],
-        center=X.mean(axis=0),
+        center=center,
         extras=extras,
     )
 

@@ -73,14 +73,21 @@ def gamma_factor(
         w = weights / weights.sum()
         centred = g - w @ g
         cov = centred.T @ (centred * w[:, None])
+    return covariance_factor(cov, n, p)
+
+
+def covariance_factor(cov: np.ndarray, n: float, p: int) -> np.ndarray:
+    """Upper Cholesky factor of ``Γ_ζ`` (p(h−1) square, from ``n`` rows), or an error saying
+    to use fewer slices when it is singular."""
+    h1 = cov.shape[0] // p
     try:
         return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False)
     except np.linalg.LinAlgError:
         # Γ_ζ has p(h−1) rows; n rows cannot estimate it when h approaches n/p.
         raise ValueError(
             f"ire cannot estimate the covariance of its p(h - 1) = {h1 * p} inverse-regression "
-            f"moments from n = {n} rows with h = {h1 + 1} slices (it is singular); lower the "
-            f"'nslices' option of ire (n/p = {n // p} or fewer slices keep it estimable)."
+            f"moments from n = {int(n)} rows with h = {h1 + 1} slices (it is singular); lower the "
+            f"'nslices' option of ire (n/p = {int(n) // p} or fewer slices keep it estimable)."
         ) from None
 
 
@@ -252,6 +259,7 @@ def solve_rounds(
 __all__ = [
     "Discrepancy",
     "chi2_upper",
+    "covariance_factor",
     "gamma_factor",
     "helmert_basis",
     "importance_order",

@@ -18,6 +18,8 @@ from ..core.formula_functions import formula_function
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
 from ..core.validation import Interval, check_int
+from ..scale import is_chunked
+from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import (
@@ -30,7 +32,7 @@ from ._ire_als import (
     solve_rounds,
 )
 from .methods import MomentEstimator, MomentResults
-from .pire import fit_grouped, fit_partial_ire, group_values, partial_coordinate_test
+from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
 
 
 class IREResults(MomentResults):
@@ -68,6 +70,42 @@ class IREResults(MomentResults):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
             blocks.append(Block(f"Dimension = {k}", table=frame))
         return blocks
+
+
+class ChunkedIREResults(ChunkedMixin, IREResults):
+    """An IRE or partial IRE fit computed from chunks or Dask partitions; the rows are not kept.
+
+    Directions, the solutions of every dimension, the dimension tests and the coordinate
+    tests (marginal and conditional) need only the accumulated statistics and equal the
+    in-memory fit's; what needs the rows (``transform()`` of the training rows, bootstrap,
+    plots) raises an error saying to load the data in memory. ``row_passes`` and
+    ``slicing_passes`` count the passes over the rows and over the response.
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; :func:`ire` given chunked data builds it.
+    n_rows, prepared, r2_moments
+        As :class:`sdrstats.moment.chunked.ChunkedResults`.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts, d_max=2)
+    >>> type(fit).__name__, fit.n, fit.test_dimension().table.index[0]
+    ('ChunkedIREResults', 202, '0D vs > 0D')
+    """
+
+    def _dimension_rules(self) -> dict[str, Any]:
+        return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
+
+    def _prepared(self) -> Any:
+        return self._chunk_prepared
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        return None  # IRE has no eigenvalues (as in memory)
 
 
 class IRE(MomentEstimator):
@@ -136,8 +174,9 @@ class IRE(MomentEstimator):
     """
 
     method = "ire"
-    capabilities = Capabilities(eigenvalues=False, asymptotic_test=True)
+    capabilities = Capabilities(eigenvalues=False, asymptotic_test=True, from_statistics=True)
     results_class = IREResults
+    chunked_results_class = ChunkedIREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,
         "steps": [Interval(int, 0, None)],
@@ -193,6 +232,9 @@ class IRE(MomentEstimator):
         ['f', 'm']
         """
         group = options.pop("group", None)
+        if group is not None and is_chunked(data):
+            options["group"] = group_column(group)  # read from every chunk (ChunkPlan)
+            group = None
         if group is None:
             return super().from_formula(
                 formula, data, missing=missing, subset=subset, weights=weights, **options
@@ -203,6 +245,31 @@ class IRE(MomentEstimator):
                 "on it when a weight is zero. Drop weights= or group=."
             )
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
+
+    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+        """Fit from chunked or Dask data: IRE's passes (see :mod:`.chunked_ire`).
+
+        Parameters
+        ----------
+        source : sdrstats.scale.fit.ChunkedData
+            The chunks.
+
+        Returns
+        -------
+        tuple of (EstimatorOutput, dict)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # calls fit_statistics
+        >>> fit.row_passes
+        2
+        """
+        from .chunked_ire import fit_ire
+
+        return fit_ire(self, source)
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
@@ -387,4 +454,4 @@ ire = formula_function(
 )
 
 
-__all__ = ["IRE", "IREResults", "ire"]
+__all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]

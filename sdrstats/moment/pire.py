@@ -298,6 +298,17 @@ def group_values(est: Any, n_rows: int, weights: np.ndarray | None) -> np.ndarra
     return values
 
 
+def group_column(group: Any) -> str:
+    """The column a ``group`` option names (``"sex"`` or ``"~ sex"``)."""
+    if not isinstance(group, str):
+        raise TypeError(
+            f"The 'group' option must name a column of data (e.g. 'sex' or '~ sex'); got "
+            f"{type(group).__name__}."
+        )
+    name = group.strip()
+    return name[1:].strip() if name.startswith("~") else name
+
+
 def fit_grouped(
     cls: type,
     formula: str,
@@ -311,13 +322,7 @@ def fit_grouped(
     """Fit partial IRE: parse ``formula`` on ``data`` and attach the rows' ``group`` levels."""
     from ..design.formula import describe_subset, parse, select_rows
 
-    if not isinstance(group, str):
-        raise TypeError(
-            f"The 'group' option must name a column of data (e.g. 'sex' or '~ sex'); got "
-            f"{type(group).__name__}."
-        )
-    name = group.strip()
-    name = name[1:].strip() if name.startswith("~") else name
+    name = group_column(group)
     frame = select_rows(data, subset)
     if name not in frame.columns:
         raise ValueError(
@@ -344,6 +349,7 @@ __all__ = [
     "PooledDiscrepancy",
     "fit_grouped",
     "fit_partial_ire",
+    "group_column",
     "group_values",
     "partial_coordinate_test",
 ]

@@ -323,9 +323,12 @@ class ChunkPlan:
 
     # -- per chunk ----------------------------------------------------------------------
     def arrays(
-        self, chunk: pd.DataFrame, where: str = "a chunk"
-    ) -> tuple[np.ndarray, np.ndarray, int]:
+        self, chunk: pd.DataFrame, where: str = "a chunk", *, column: str | None = None
+    ) -> tuple[Any, ...]:
         """Predictor matrix, response (floats, or labels) and rows dropped for missing values.
+
+        With ``column`` (a column of the chunk outside the formula, e.g. partial IRE's group),
+        a fourth item: that column's values on the rows kept (a missing value is an error).
 
         The predictors come from the same bulk builder as an in-memory fit
         (:mod:`sdrstats.design.builder`) with the first chunk's design; patsy builds only
@@ -405,6 +408,8 @@ class ChunkPlan:
         else:
             y = y_all[keep] if dropped else y_all
             _check_finite(y, self.y_names, f"Response ({where})")
+        if column is not None:
+            return X, y, dropped, _column_of_rows(frame, column, keep, where)
         return X, y, dropped
 
     def _check_chunk(self, frame: pd.DataFrame, chunk: pd.DataFrame, where: str) -> None:
@@ -458,6 +463,27 @@ class ChunkPlan:
         """The one-column numeric response of the complete rows of ``chunk``."""
         _, y, _ = self.arrays(chunk, where)
         return y.reshape(-1)
+
+    def response_and_column(
+        self, chunk: pd.DataFrame, column: str, where: str = "a chunk"
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The response of the complete rows of ``chunk`` and their values of ``column``."""
+        _, y, _, values = self.arrays(chunk, where, column=column)
+        return y.reshape(-1), values
+
+
+def _column_of_rows(frame: pd.DataFrame, column: str, keep: np.ndarray, where: str) -> np.ndarray:
+    """Values of ``column`` on the kept rows of ``frame``; a missing value is an error."""
+    if column not in frame.columns:
+        raise ValueError(f"{where} lacks the column {column!r}; every chunk needs it.")
+    values = frame[column].to_numpy()[keep]
+    missing = pd.isna(values)
+    if missing.any():
+        raise ValueError(
+            f"The column {column!r} has missing values in {int(missing.sum())} rows of {where} "
+            "that the fit uses; drop or fill them."
+        )
+    return values
 
 
 def _chunk_error(exc: Exception, where: str, detail: str = "", unseen: bool = False) -> str:

@@ -112,14 +112,18 @@ class DaskFrame:
             raise total.kind(total.message)
         return total
 
-    def response_passes(self, plan: ChunkPlan) -> Any:
+    def response_passes(self, plan: ChunkPlan, column: str | None = None) -> Any:
         """A ``run_pass`` for exact slicing over the response of the complete rows, computed
-        once and kept on the workers (``persist``), so later passes read no partition again."""
+        once and kept on the workers (``persist``), so later passes read no partition again.
+        With ``column``, each row's value of that column is kept with it (the template then
+        takes ``update(y, values)``)."""
         parts = self.ddf.to_delayed()
         delayed = self.dask.delayed
         shared = delayed(plan, pure=True)
         responses = [
-            delayed(_guarded, pure=True)(_partition_response, shared, part, f"partition {k + 1}")
+            delayed(_guarded, pure=True)(
+                _partition_response, shared, part, f"partition {k + 1}", column
+            )
             for k, part in enumerate(parts)
         ]
         responses = self.dask.persist(*responses)
@@ -170,14 +174,18 @@ def _numbers_from_text(first: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _partition_response(plan: ChunkPlan, part: pd.DataFrame, where: str) -> np.ndarray:
-    return plan.response(part, where)
+def _partition_response(
+    plan: ChunkPlan, part: pd.DataFrame, where: str, column: str | None = None
+) -> Any:
+    if column is None:
+        return plan.response(part, where)
+    return plan.response_and_column(part, column, where)
 
 
 def _update_with(template: Any, y: Any, where: str) -> Any:
     if isinstance(y, _Failure):
         return y
-    return template.empty().update(y)
+    return template.empty().update(*(y if isinstance(y, tuple) else (y,)))
 
 
 def _design_frame(frame: pd.DataFrame, plan: ChunkPlan) -> pd.DataFrame:

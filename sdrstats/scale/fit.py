@@ -61,6 +61,18 @@ def accumulate_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: 
     return Tally(part, int(X.shape[0] > 0), dropped)
 
 
+def accumulate_grouped_part(
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str
+) -> Tally:
+    """As :func:`accumulate_part`, the accumulator also given each row's value of ``column``
+    (``update_groups(X, y, values)``)."""
+    X, y, dropped, values = plan.arrays(chunk, where, column=column)
+    part = copy.deepcopy(template)
+    if X.shape[0]:
+        part = part.update_groups(X, y, values)
+    return Tally(part, int(X.shape[0] > 0), dropped)
+
+
 class LocalChunks:
     """Backend for a :class:`ChunkSource`: chunks are read and reduced in this process."""
 
@@ -110,9 +122,54 @@ def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
     return walk_cuts(SortedCounts.from_sorted(np.sort(np.asarray(y, dtype=float))), nslices)
 
 
-def response_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any) -> Any:
-    """``template``'s empty copy updated with the response of one chunk's complete rows."""
-    return template.empty().update(plan.response(chunk, where))
+def response_part(
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
+) -> Any:
+    """``template``'s empty copy updated with the response of one chunk's complete rows (and,
+    with ``column``, their values of that column: a :class:`ByLevel` template)."""
+    return template.empty().update(*_response_args(plan, chunk, where, column))
+
+
+def _response_args(
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, column: str | None
+) -> tuple[np.ndarray, ...]:
+    if column is None:
+        return (plan.response(chunk, where),)
+    return plan.response_and_column(chunk, column, where)
+
+
+class ByLevel:
+    """A response accumulator of the rows of each level of a column (``update(y, values)``).
+
+    ``only`` keeps one level's rows (:meth:`ChunkedData.response_cuts` of a group); else every
+    level gets its own copy of ``template``, the levels in order of first appearance.
+    """
+
+    _ALL = object()
+
+    def __init__(self, template: Any, only: Any = _ALL) -> None:
+        self.template, self.only = template, only
+        self.parts: dict[Any, Any] = {}
+
+    def empty(self) -> ByLevel:
+        return ByLevel(self.template, self.only)
+
+    def update(self, y: np.ndarray, values: np.ndarray) -> ByLevel:
+        if self.only is not ByLevel._ALL:
+            levels = [self.only]
+        else:
+            levels = list(dict.fromkeys(values.tolist()))
+        for level in levels:
+            rows = values == level
+            if rows.any():
+                part = self.template.empty().update(y[rows])
+                self.parts[level] = self.parts[level].merge(part) if level in self.parts else part
+        return self
+
+    def merge(self, other: ByLevel) -> ByLevel:
+        for level, part in other.parts.items():
+            self.parts[level] = self.parts[level].merge(part) if level in self.parts else part
+        return self
 
 
 #: Response values a chunked fit keeps in memory between its slicing passes (128 MB).
@@ -130,37 +187,38 @@ class _Responses:
         values = None
         if self.values is not None and other.values is not None:
             values = self.values + other.values
-            if sum(v.size for v in values) > RESPONSE_CACHE:
+            if sum(v[0].size for v in values) > RESPONSE_CACHE:
                 values = None
         return _Responses(self.accumulator.merge(other.accumulator), values)
 
 
 def _response_with_values(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
 ) -> _Responses:
-    y = plan.response(chunk, where)
-    return _Responses(template.empty().update(y), [y] if y.size <= RESPONSE_CACHE else None)
+    args = _response_args(plan, chunk, where, column)
+    keep = [args] if args[0].size <= RESPONSE_CACHE else None
+    return _Responses(template.empty().update(*args), keep)
 
 
 class _CachedResponse:
     """``run_pass`` over the chunks' response: the first pass reads the chunks and keeps the
     response values (up to :data:`RESPONSE_CACHE` of them), so later passes read no chunk."""
 
-    def __init__(self, backend: Any, plan: ChunkPlan) -> None:
-        self.backend, self.plan = backend, plan
-        self.values: list[np.ndarray] | None = None
+    def __init__(self, backend: Any, plan: ChunkPlan, column: str | None = None) -> None:
+        self.backend, self.plan, self.column = backend, plan, column
+        self.values: list[tuple[np.ndarray, ...]] | None = None
         self.first_pass = True
 
     def __call__(self, template: Any) -> Any:
         if self.values is not None:
             out = template.empty()
-            for y in self.values:
-                out.update(y)
+            for args in self.values:
+                out.update(*args)
             return out
         if not self.first_pass:  # too many values to keep: read the chunks again
-            return self.backend.map_reduce(response_part, self.plan, template)
+            return self.backend.map_reduce(response_part, self.plan, template, self.column)
         self.first_pass = False
-        total = self.backend.map_reduce(_response_with_values, self.plan, template)
+        total = self.backend.map_reduce(_response_with_values, self.plan, template, self.column)
         self.values = total.values
         return total.accumulator
 
@@ -183,6 +241,8 @@ class ChunkedData:
         Chunks with rows and rows dropped for missing values, counted on the first pass.
     slicing_passes : int
         Passes over the response that finding the exact slices took (0 when not sliced).
+    row_passes : int
+        Passes over the rows (calls of :meth:`reduce`).
     can_sort : bool
         Whether :meth:`sorted_scan` is available (Dask: rows sorted across the cluster).
     """
@@ -199,10 +259,20 @@ class ChunkedData:
         self.n_chunks: int | None = None
         self.n_dropped = 0
         self.slicing_passes = 0
+        self.row_passes = 0
+        self._grouped_passes: dict[str, Any] = {}
 
-    def reduce(self, template: Any) -> Any:
-        """An accumulator like ``template`` (``update(X, y)``, ``merge``) over every chunk."""
-        tally = self.backend.map_reduce(accumulate_part, self.plan, template)
+    def reduce(self, template: Any, column: str | None = None) -> Any:
+        """An accumulator like ``template`` (``update(X, y)``, ``merge``) over every chunk.
+
+        With ``column``, the accumulator's ``update_groups(X, y, values)`` also gets each
+        row's value of that column. Every call is one pass over the rows (``row_passes``).
+        """
+        if column is None:
+            tally = self.backend.map_reduce(accumulate_part, self.plan, template)
+        else:
+            tally = self.backend.map_reduce(accumulate_grouped_part, self.plan, template, column)
+        self.row_passes += 1
         if self.n_chunks is None:
             self.n_chunks, self.n_dropped = tally.n_chunks, tally.n_dropped
         return tally.accumulator
@@ -216,10 +286,39 @@ class ChunkedData:
         self.slicing_passes = found.passes
         return found.cuts
 
-    def _response_pass(self) -> Any:
+    def response_levels(self, column: str, template: Any) -> dict[Any, Any]:
+        """``template`` (a response accumulator) of each level of ``column``, in order of first
+        appearance: one pass over the response and the column (counted in ``slicing_passes``)."""
+        self.slicing_passes += 1
+        return self._grouped_pass(column)(ByLevel(template)).parts
+
+    def level_cuts(
+        self, column: str, level: Any, nslices: int, function: str = "dr", first: Any = None
+    ) -> np.ndarray:
+        """As :meth:`response_cuts`, for the rows whose ``column`` is ``level``; ``first`` is
+        that level's part of a :meth:`response_levels` pass of ``ResponseSummary()`` (reused,
+        not run again). The passes add to ``slicing_passes``."""
+        run_pass = self._grouped_pass(column)
+        reused = [first] if first is not None else []
+
+        def level_pass(template: Any) -> Any:
+            if reused:
+                return reused.pop()
+            return run_pass(ByLevel(template, only=level)).parts.get(level, template.empty())
+
+        found = exact_cut_points(level_pass, nslices, function)
+        self.slicing_passes += found.passes - (first is not None)
+        return found.cuts
+
+    def _grouped_pass(self, column: str) -> Any:
+        if column not in self._grouped_passes:
+            self._grouped_passes[column] = self._response_pass(column)
+        return self._grouped_passes[column]
+
+    def _response_pass(self, column: str | None = None) -> Any:
         if hasattr(self.backend, "response_passes"):  # Dask: the response stays on the workers
-            return self.backend.response_passes(self.plan)
-        return _CachedResponse(self.backend, self.plan)
+            return self.backend.response_passes(self.plan, column)
+        return _CachedResponse(self.backend, self.plan, column)
 
     def response_ranges(self, max_rows: int) -> list[tuple[float, float]]:
         """Consecutive ranges ``[low, high)`` of the response, in increasing order, covering
@@ -304,7 +403,8 @@ def fit_chunked(
     call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
     result = estimator.chunked_results_class(estimator, spec, output, call=call, **info)
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
+    result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)
     return result
 
 
-__all__ = ["fit_chunked", "dr_cut_points", "ChunkedData", "Tally", "LocalChunks"]
+__all__ = ["fit_chunked", "dr_cut_points", "ByLevel", "ChunkedData", "Tally", "LocalChunks"]

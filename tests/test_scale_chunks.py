@@ -193,8 +193,8 @@ def test_chunked_save_has_both_of_rs_tests(ais, response):
 
 
 def test_what_chunked_fits_cannot_do_is_explained(ais):
-    with pytest.raises(ValueError, match="ire is not available for chunked or Dask data"):
-        sdr.ire(AIS, sdr.chunks_from(parts(ais)))
+    with pytest.raises(ValueError, match="mave is not available for chunked or Dask data"):
+        sdr.mave(AIS, sdr.chunks_from(parts(ais)))
     one_shot = sdr.chunks_from(iter(parts(ais)))
     with pytest.raises(ValueError, match="one-shot iterator.*cut_points"):
         sdr.sir(AIS, one_shot)

@@ -6,8 +6,9 @@ per-slice sums (after the exact slicing passes over the response; SAVE a second 
 fourth moments of its general test), pHd two (the mean, covariance and OLS fit, then the
 residual-weighted cross-product), and CUME the moments, then on Dask two passes over the rows
 sorted by the response across the cluster, on chunks one pass per range of the response (per
-distinct value sums, the ranges in order). IRE re-weights the rows at each step and is not
-available.
+distinct value sums, the ranges in order). IRE and partial IRE take two passes at the default
+slicing (the moments, then the sums every ``Γ_ζ`` follows from), ``steps + 3`` with fewer
+slices than predictors (:mod:`.chunked_ire`).
 """
 
 from __future__ import annotations

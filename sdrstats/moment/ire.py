@@ -159,6 +159,16 @@ class IRE(MomentEstimator):
     then depend slightly on the predictors' scales; R's numbers carry the same error. Pass a
     smaller ``tol`` (and larger ``max_iter``) for the exact minimum.
 
+    Chunked and Dask data (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included)
+    give the in-memory fit: the exact slices come from passes over the response alone (per
+    group for partial IRE), then the rows are read **twice** when every slicing has at least
+    as many slices as predictors (R's defaults do): once for the moments, once for sums from
+    which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed form. With
+    fewer slices than predictors each pass keeps only the spans it needs, and the rows are
+    read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per re-estimation
+    round, for all dimensions at once; the final ``Γ_ζ``). The fit records the counts in
+    ``row_passes`` and ``slicing_passes``; see :mod:`sdrstats.moment.chunked_ire`.
+
     References
     ----------
     Cook, R. D. and Ni, L. (2005). Sufficient dimension reduction via inverse regression: a

@@ -141,13 +141,12 @@ def _response_args(
 class ByLevel:
     """A response accumulator of the rows of each level of a column (``update(y, values)``).
 
-    ``only`` keeps one level's rows (:meth:`ChunkedData.response_cuts` of a group); else every
+    ``only=(level,)`` keeps one level's rows (:meth:`ChunkedData.level_cuts`); else every
     level gets its own copy of ``template``, the levels in order of first appearance.
+    Picklable (Dask workers).
     """
 
-    _ALL = object()
-
-    def __init__(self, template: Any, only: Any = _ALL) -> None:
+    def __init__(self, template: Any, only: tuple[Any] | None = None) -> None:
         self.template, self.only = template, only
         self.parts: dict[Any, Any] = {}
 
@@ -155,10 +154,7 @@ class ByLevel:
         return ByLevel(self.template, self.only)
 
     def update(self, y: np.ndarray, values: np.ndarray) -> ByLevel:
-        if self.only is not ByLevel._ALL:
-            levels = [self.only]
-        else:
-            levels = list(dict.fromkeys(values.tolist()))
+        levels = self.only if self.only is not None else dict.fromkeys(values.tolist())
         for level in levels:
             rows = values == level
             if rows.any():
@@ -304,7 +300,7 @@ class ChunkedData:
         def level_pass(template: Any) -> Any:
             if reused:
                 return reused.pop()
-            return run_pass(ByLevel(template, only=level)).parts.get(level, template.empty())
+            return run_pass(ByLevel(template, (level,))).parts.get(level, template.empty())
 
         found = exact_cut_points(level_pass, nslices, function)
         self.slicing_passes += found.passes - (first is not None)

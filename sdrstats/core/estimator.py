@@ -515,12 +515,12 @@ class Estimator(FamilyHooks, Registered):
         options = cls._translate(options)
 
         if is_chunked(data):
-            if subset is not None or weights is not None:
+            if subset is not None:
                 raise ValueError(
-                    "The 'subset' and 'weights' options need the data in memory; filter the chunks (or the "
+                    "The 'subset' option needs the data in memory; filter the chunks (or the "
                     "Dask DataFrame) before fitting."
                 )
-            return fit_chunked(cls, formula, data, missing=missing, **options)
+            return fit_chunked(cls, formula, data, missing=missing, weights=weights, **options)
         estimator = cls(**options)
         spec = parse(formula, data, missing=missing, subset=subset)
         if weights is not None:

@@ -16,6 +16,13 @@ methods can fit this way is their ``capabilities.from_statistics``. A continuous
 passes over the response alone (one when it has few distinct values, three otherwise;
 :mod:`sdrstats.stats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
 ``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
+
+R ``dr``'s case weights work on both for SIR, SAVE, DR and pHd: name a column of the chunks,
+``weights="w"`` (an array cannot be matched to rows read chunk by chunk); R's rule (rescale by
+the complete rows, drop weights ``<= 1e-30``, whiten ``√w x``) is applied to sums accumulated in
+the same passes as without weights, so the fit equals the in-memory weighted fit. pHd's three
+tests (normal theory, general, independence; Cook 1998) come from one more pass after the
+fit (for ``p <= 70``). ``subset=`` needs the data in memory: filter the chunks instead.
 """
 
 from __future__ import annotations
@@ -70,7 +77,13 @@ def is_chunked(data: Any) -> bool:
 
 
 def fit_chunked(
-    cls: type, formula: str, data: Any, *, missing: str = "drop", **options: Any
+    cls: type,
+    formula: str,
+    data: Any,
+    *,
+    missing: str = "drop",
+    weights: str | None = None,
+    **options: Any,
 ) -> Any:
     """Fit estimator class ``cls`` on chunked or Dask ``data``; see :mod:`sdrstats.scale.fit`.
 
@@ -86,6 +99,8 @@ def fit_chunked(
         The chunks.
     missing : {"drop", "raise"}, default "drop"
         What to do with rows with missing values.
+    weights : str, optional
+        A column of case weights, with R ``dr``'s rule (SIR, SAVE, DR, pHd).
     **options
         Options of ``cls``.
 
@@ -104,7 +119,7 @@ def fit_chunked(
     """
     from .fit import fit_chunked as _fit
 
-    return _fit(cls, formula, data, missing=missing, **options)
+    return _fit(cls, formula, data, missing=missing, weights=weights, **options)
 
 
 def dask_backend(client: Any = None) -> Any:

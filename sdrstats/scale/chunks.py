@@ -34,6 +34,7 @@ from ..design.formula import (
 )
 from ..design.names import quote_columns
 from ..design.safe_formula import check_expression, check_formula, safe_env
+from ..design.weights import ZERO_WEIGHT
 
 
 class ChunkSource:
@@ -242,9 +243,13 @@ class ChunkPlan:
 
     Picklable (for Dask workers): patsy's design information is rebuilt from the first
     chunk's formula columns after unpickling, with R-style names (``log``...) in scope.
+    ``weights`` names a column of case weights (R ``dr``'s rule), read on the complete rows by
+    :meth:`weighted_arrays`.
     """
 
-    def __init__(self, formula: str, first: pd.DataFrame, missing: str = "drop") -> None:
+    def __init__(
+        self, formula: str, first: pd.DataFrame, missing: str = "drop", weights: str | None = None
+    ) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingValueWarning)
             spec = parse(formula, first, missing=missing, empty_levels=True)
@@ -283,6 +288,13 @@ class ChunkPlan:
         plain = [t if t in frame.columns else _quoted_literal(t) for t in self.lhs_terms]
         #: response columns read as they are (no transform): no patsy pass per chunk
         self.plain_y = plain if not self.categorical and all(plain) else None
+        if weights is not None and weights not in self.columns:
+            raise ValueError(
+                f"The 'weights' column {weights!r} is not in the data (the first chunk has "
+                f"columns {self.columns[:8]}); name a column that every chunk has."
+            )
+        #: the column of case weights, or None
+        self.weights = weights
 
     # -- pickling (patsy's DesignInfo cannot be pickled) ---------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -323,7 +335,12 @@ class ChunkPlan:
 
     # -- per chunk ----------------------------------------------------------------------
     def arrays(
-        self, chunk: pd.DataFrame, where: str = "a chunk", *, column: str | None = None
+        self,
+        chunk: pd.DataFrame,
+        where: str = "a chunk",
+        *,
+        column: str | None = None,
+        extra: tuple[str, ...] = (),
     ) -> tuple[Any, ...]:
         """Predictor matrix, response (floats, or labels) and rows dropped for missing values.
 
@@ -332,7 +349,8 @@ class ChunkPlan:
 
         The predictors come from the same bulk builder as an in-memory fit
         (:mod:`sdrstats.design.builder`) with the first chunk's design; patsy builds only
-        designs the builder cannot.
+        designs the builder cannot. With ``extra`` column names, a fourth item: those
+        columns' values on the same (complete) rows, by name.
         """
         frame = chunk.copy(deep=False)
         frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
@@ -410,7 +428,20 @@ class ChunkPlan:
             _check_finite(y, self.y_names, f"Response ({where})")
         if column is not None:
             return X, y, dropped, _column_of_rows(frame, column, keep, where)
+        if extra:
+            lacking = [c for c in extra if c not in frame.columns]
+            if lacking:
+                raise ValueError(f"{where} lacks the column {lacking[0]!r}; every chunk needs it.")
+            return X, y, dropped, {c: frame[c].to_numpy()[keep] for c in extra}
         return X, y, dropped
+
+    def weighted_arrays(
+        self, chunk: pd.DataFrame, where: str = "a chunk"
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """:meth:`arrays` and the case weights of the complete rows (checked as in memory:
+        a missing, infinite or negative weight of a complete row is an error)."""
+        X, y, dropped, columns = self.arrays(chunk, where, extra=(self.weights,))
+        return X, y, chunk_weights(columns[self.weights], self.weights, where), dropped
 
     def _check_chunk(self, frame: pd.DataFrame, chunk: pd.DataFrame, where: str) -> None:
         """A later chunk read as the first: the same columns under ``.``, numbers where the
@@ -460,7 +491,11 @@ class ChunkPlan:
         return "; ".join(found)
 
     def response(self, chunk: pd.DataFrame, where: str = "a chunk") -> np.ndarray:
-        """The one-column numeric response of the complete rows of ``chunk``."""
+        """The one-column numeric response of the complete rows of ``chunk`` (with case
+        weights, of the rows a weighted fit keeps: weight above ``1e-30``)."""
+        if self.weights is not None:
+            _, y, w, _ = self.weighted_arrays(chunk, where)
+            return y.reshape(-1)[w > ZERO_WEIGHT]
         _, y, _ = self.arrays(chunk, where)
         return y.reshape(-1)
 
@@ -486,6 +521,34 @@ def _column_of_rows(frame: pd.DataFrame, column: str, keep: np.ndarray, where: s
     return values
 
 
+def chunk_weights(values: np.ndarray, column: str, where: str) -> np.ndarray:
+    """The case weights of one chunk's complete rows as floats, checked as in memory.
+
+    Examples
+    --------
+    >>> chunk_weights(np.array([1, 0.5]), "w", "chunk 1").tolist()
+    [1.0, 0.5]
+    """
+    w = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    text = np.isnan(w) & ~pd.isna(pd.Series(values)).to_numpy()
+    if text.any():
+        raise ValueError(
+            f"The 'weights' column {column!r} of {where} holds {values[np.argmax(text)]!r}; "
+            "weights must be numbers."
+        )
+    problems = [
+        (np.isnan(w), "NaN value(s); give every row a weight (0 drops it)"),
+        (np.isinf(w), "infinite value(s); weights must be finite"),
+        (w < 0, "negative value(s); weights must be >= 0 (R dr: 'Negative weights')"),
+    ]
+    for bad, what in problems:
+        if bad.any():
+            raise ValueError(
+                f"The 'weights' column {column!r} has {int(bad.sum())} {what}, in {where}."
+            )
+    return w
+
+
 def _chunk_error(exc: Exception, where: str, detail: str = "", unseen: bool = False) -> str:
     text = str(exc)
     if unseen or "does not match any of the expected levels" in text:
@@ -501,4 +564,11 @@ def _chunk_error(exc: Exception, where: str, detail: str = "", unseen: bool = Fa
     return f"Could not evaluate the formula on {where}: {first}"
 
 
-__all__ = ["ChunkSource", "ChunkPlan", "read_csv_chunks", "read_parquet_chunks", "chunks_from"]
+__all__ = [
+    "ChunkSource",
+    "ChunkPlan",
+    "chunk_weights",
+    "read_csv_chunks",
+    "read_parquet_chunks",
+    "chunks_from",
+]

@@ -53,9 +53,18 @@ class Tally:
 
 
 def accumulate_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any) -> Tally:
-    """``template``'s accumulator of one chunk's rows (the template itself is not changed)."""
-    X, y, dropped = plan.arrays(chunk, where)
+    """``template``'s accumulator of one chunk's rows (the template itself is not changed).
+
+    With a column of case weights the accumulator's ``update`` gets them too:
+    ``update(X, y, w)`` over the complete rows, zero weights included (the family applies
+    R ``dr``'s rule)."""
     part = copy.deepcopy(template)
+    if getattr(plan, "weights", None) is not None:
+        X, y, w, dropped = plan.weighted_arrays(chunk, where)
+        if X.shape[0]:
+            part = part.update(X, y, w)
+        return Tally(part, int(X.shape[0] > 0), dropped)
+    X, y, dropped = plan.arrays(chunk, where)
     if X.shape[0]:
         part = part.update(X, y)
     return Tally(part, int(X.shape[0] > 0), dropped)
@@ -233,6 +242,8 @@ class ChunkedData:
     ----------
     p, x_names, y_names, categorical, level_order
         The formula's predictors and response (``level_order``: declared class levels).
+    weights : str or None
+        The column of case weights; accumulators then take ``update(X, y, w)``.
     n_chunks, n_dropped
         Chunks with rows and rows dropped for missing values, counted on the first pass.
     slicing_passes : int
@@ -251,6 +262,7 @@ class ChunkedData:
         self.p = len(self.x_names)
         self.categorical = plan.categorical
         self.level_order = plan.level_order
+        self.weights = getattr(plan, "weights", None)
         self.can_sort = hasattr(backend, "sorted_scan")
         self.n_chunks: int | None = None
         self.n_dropped = 0
@@ -343,13 +355,43 @@ class ChunkedData:
         return self.backend.sorted_scan(self.plan, total_fn, piece_fn, *args)
 
 
+def _check_weights_option(estimator: Any, weights: Any) -> None:
+    """Case weights on chunks: a column name, for a method whose family takes them there."""
+    if weights is None:
+        return
+    if not hasattr(estimator, "_case_weights"):
+        raise TypeError(
+            f"{estimator.method} does not take case weights; weights= is for the moment "
+            "methods (sir, save, phd, ire, dr, cume)."
+        )
+    if not isinstance(weights, str):
+        raise ValueError(
+            "On chunked or Dask data the 'weights' option must name a column of the chunks "
+            "(weights='w'): an array cannot be matched to rows read chunk by chunk. Add the "
+            "weights to the data as a column."
+        )
+    if not getattr(estimator, "chunked_case_weights", False):
+        raise ValueError(
+            f"{estimator.label} with case weights is not available for chunked or Dask data; "
+            "load the data as a pandas DataFrame for a weighted fit."
+        )
+
+
 def fit_chunked(
-    cls: type, formula: str, data: Any, *, missing: str = "drop", **options: Any
+    cls: type,
+    formula: str,
+    data: Any,
+    *,
+    missing: str = "drop",
+    weights: str | None = None,
+    **options: Any,
 ) -> Any:
-    """Fit estimator class ``cls`` on a :class:`ChunkSource` or a Dask DataFrame."""
+    """Fit estimator class ``cls`` on a :class:`ChunkSource` or a Dask DataFrame
+    (``weights``: a column of case weights)."""
     estimator = cls(**options)
     if not estimator.capabilities.from_statistics:
         raise estimator.statistics_unavailable()
+    _check_weights_option(estimator, weights)
     if isinstance(data, ChunkSource):
         backend: Any = LocalChunks(data)
     else:
@@ -361,7 +403,7 @@ def fit_chunked(
         # levels first seen in a later chunk must code as in memory: find them all first
         levels = backend.map_reduce(levels_part, None, LevelSet(factors))
         backend.set_dtypes(levels.dtypes())
-    plan = ChunkPlan(formula, backend.first(), missing)
+    plan = ChunkPlan(formula, backend.first(), missing, weights=weights)
     estimator._check_response(plan.spec)
     if not plan.categorical and len(plan.y_names) > 1:
         raise ValueError(
@@ -371,6 +413,7 @@ def fit_chunked(
     source = ChunkedData(backend, plan)
     output, info = estimator.fit_statistics(source)
     y_levels = info.pop("y_levels", None)
+    results_class = info.pop("results_class", estimator.chunked_results_class)
     if source.n_dropped:
         warnings.warn(
             f"Dropped {source.n_dropped} rows with missing values over {source.n_chunks} chunks.",
@@ -396,8 +439,10 @@ def fit_chunked(
         for k, v in options.items()
         if not isinstance(v, np.ndarray) and v != cls.params.get(k)
     )
+    if weights is not None:
+        shown = ", ".join(filter(None, [shown, f"weights={weights}"]))
     call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
-    result = estimator.chunked_results_class(estimator, spec, output, call=call, **info)
+    result = results_class(estimator, spec, output, call=call, **info)
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)
     return result

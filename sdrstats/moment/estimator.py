@@ -21,6 +21,7 @@ from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
 from .case_weights import case_weighted_prepare
 from .chunked import ChunkedResults, fit_sliced
+from .chunked_weights import fit_sliced_weighted
 from .results import MomentResults
 from .statistics import MomentStatistics, SliceRule, output_from_kernel
 
@@ -42,6 +43,8 @@ class MomentEstimator(Estimator):
     by_abs: ClassVar[bool] = False
     #: The asymptotic test needs only the eigenvalues and slice sizes (works on chunked fits).
     asymptotic_test_from_statistics: ClassVar[bool] = False
+    #: Chunked and Dask fits take R's case weights (a column named by ``weights=``).
+    chunked_case_weights: ClassVar[bool] = False
     results_class = MomentResults
     chunked_results_class = ChunkedResults
 
@@ -234,6 +237,8 @@ class MomentEstimator(Estimator):
         >>> sdr.save("lbm ~ log(wt) + log(ht)", parts, nslices=8).n  # calls fit_statistics
         202
         """
+        if getattr(source, "weights", None) is not None:
+            return fit_sliced_weighted(self, source)
         return fit_sliced(self, source)
 
     def replicate_kernel(self, results: Results) -> WeightedReplicates | None:

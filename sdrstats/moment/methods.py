@@ -56,6 +56,7 @@ class SIR(MomentEstimator):
         from_statistics=True, asymptotic_test=True, weighted_replicates=True
     )
     asymptotic_test_from_statistics = True
+    chunked_case_weights = True
 
     def kernel(self, std, moments, Y):
         return sir_kernel(moments.fractions, moments.means)
@@ -115,6 +116,7 @@ class SAVE(MomentEstimator):
     second_moments = True
     #: A chunked fit makes a second pass for the fourth moments of its general test.
     test_needs_pair_moments = True
+    chunked_case_weights = True
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True
     )
@@ -204,6 +206,7 @@ class DR(MomentEstimator):
 
     method = "dr"
     second_moments = True
+    chunked_case_weights = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True)
 
     def kernel(self, std, moments, Y):

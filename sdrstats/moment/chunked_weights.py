@@ -1,0 +1,367 @@
+"""R ``dr``'s case weights on chunks and Dask partitions: SIR, SAVE and DR in one pass.
+
+The in-memory rule (:mod:`.case_weights`) is a function of sums over the rows, so chunks can
+accumulate it. With ``w⁰`` the given weights of the kept rows (``w⁰ > 1e-30``), ``n`` the
+complete rows (zero weights included) and ``c = n / Σw⁰``, R's weights are ``w = c w⁰``, and:
+
+* the whitening is the QR of ``A = √w x`` centred by its plain means: it needs the plain mean
+  and covariance of ``A⁰ = √w⁰ x`` (``A = √c A⁰``), and ``z`` does not depend on ``c``;
+* SIR's slice means ``Σ_s w z / W_s`` need ``W⁰_s = Σ_s w⁰`` and ``Σ_s w⁰ (A⁰ − Ā⁰)``: sums of
+  the columns ``w⁰`` and ``w⁰ A⁰`` per slice, about their means;
+* SAVE's (and DR's) ``V_s = ((n_s − 1)/W_s) cov_s(√w z)`` needs the within-slice covariance of
+  ``√w⁰ (A⁰ − Ā⁰) = w⁰ x − √w⁰ Ā⁰``: per-slice centred cross-products of the columns
+  ``(w⁰ x, √w⁰)``, combined with ``Ā⁰`` at the end; ``c`` enters only through R's rule that
+  ``V_s = 0`` when ``W_s <= 1``;
+* R²(OLS|dr) and pHd's OLS fit need the plain moments of ``(x, A⁰, √w⁰, w⁰, √w⁰ y, y)``.
+
+Every one of these is a mergeable sum (:class:`~sdrstats.stats.grouped.SliceStats`, centred
+and merged pairwise), and none needs ``c`` or ``Ā⁰`` before the pass, so a weighted fit takes
+the same passes as an unweighted one: one over the rows (after the exact-slicing passes over
+the response of the kept rows), and SAVE one more for the fourth moments of its general test.
+The result equals the in-memory weighted fit to rounding.
+
+References
+----------
+Weisberg, S. (2002). Dimension reduction regression in R. Journal of Statistical Software
+7(1).
+
+Chan, T. F., Golub, G. H. and LeVeque, R. J. (1979). Updating formulae and a pairwise
+algorithm for computing sample variances. Stanford CS report STAN-CS-79-773.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+
+from ..core.estimator import EstimatorOutput
+from ..design.weights import ZERO_WEIGHT
+from ..stats.grouped import SliceStats
+from ..stats.slicing import Slices
+from ._core import SliceMoments, Standardized, standardize_moments
+from .chunked import MAX_PAIR_P, ChunkedResults, PairMoments, _cut_points, check_rows
+from .statistics import SliceRule, output_from_kernel
+
+
+class CaseWeightedStatistics:
+    """Mergeable sums of R ``dr``'s case-weighted fit over chunks (see the module notes).
+
+    ``update(X, y, w)`` takes the complete rows of a chunk with their given weights (zero
+    weights included: they count in ``n`` before R drops them).
+
+    Parameters
+    ----------
+    p : int
+        Number of predictors.
+    rule : SliceRule
+        How rows fall into slices (``single`` for pHd).
+    second : bool, default False
+        Keep the per-slice cross-products SAVE and DR need.
+    response : bool, default False
+        Keep the moments of a one-column numeric response (R², pHd).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X, y, w = rng.standard_normal((50, 2)), rng.standard_normal(50), rng.uniform(size=50)
+    >>> acc = CaseWeightedStatistics(2, SliceRule(cuts=np.array([0.0])))
+    >>> halves = acc.empty().update(X[:20], y[:20], w[:20]).merge(
+    ...     acc.empty().update(X[20:], y[20:], w[20:]))
+    >>> whole = acc.empty().update(X, y, w)
+    >>> bool(np.allclose(halves.slices.ordered().sums, whole.slices.ordered().sums))
+    True
+    """
+
+    def __init__(
+        self, p: int, rule: SliceRule, *, second: bool = False, response: bool = False
+    ) -> None:
+        self.p, self.rule, self.second, self.response = p, rule, second, response
+        self.n_complete = 0
+        self.w_sum = 0.0
+        self.w_min, self.w_max = np.inf, -np.inf
+        # plain moments of (x, A⁰, √w⁰, w⁰[, √w⁰ y, y])
+        self.overall = SliceStats(2 * p + 2 + (2 if response else 0))
+        self.slices = None if rule.single else SliceStats(p + 1)  # (w⁰, w⁰ A⁰) per slice
+        self.within = SliceStats(p + 1, second=True) if second else None  # (w⁰ x, √w⁰)
+
+    def empty(self) -> CaseWeightedStatistics:
+        return CaseWeightedStatistics(self.p, self.rule, second=self.second, response=self.response)
+
+    def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> CaseWeightedStatistics:
+        self.n_complete += int(w.size)
+        keep = w > ZERO_WEIGHT
+        if not keep.all():
+            X, y, w = X[keep], y[keep], w[keep]
+        if w.size == 0:
+            return self
+        self.w_sum += float(w.sum())
+        self.w_min, self.w_max = min(self.w_min, float(w.min())), max(self.w_max, float(w.max()))
+        sw = np.sqrt(w)
+        A = X * sw[:, None]
+        columns = [X, A, sw[:, None], w[:, None]]
+        if self.response:
+            v = np.asarray(y, dtype=float).reshape(-1)
+            columns += [(sw * v)[:, None], v[:, None]]
+        single = np.zeros(w.size, dtype=np.int64)
+        self.overall.update_coded(np.hstack(columns), single, [0])
+        if self.slices is not None:
+            keys = self.rule.keys(y)
+            self.slices.update(np.column_stack([w, A * w[:, None]]), keys)
+            if self.within is not None:
+                self.within.update(np.column_stack([X * w[:, None], sw]), keys)
+        return self
+
+    def merge(self, other: CaseWeightedStatistics) -> CaseWeightedStatistics:
+        self.n_complete += other.n_complete
+        self.w_sum += other.w_sum
+        self.w_min, self.w_max = min(self.w_min, other.w_min), max(self.w_max, other.w_max)
+        self.overall.merge(other.overall)
+        if self.slices is not None:
+            self.slices.merge(other.slices)
+        if self.within is not None:
+            self.within.merge(other.within)
+        return self
+
+    # -- totals --------------------------------------------------------------------------
+    @property
+    def n(self) -> float:
+        """Rows kept (weight above ``1e-30``)."""
+        return self.overall.n
+
+    @property
+    def rescale(self) -> float:
+        """``c``: R's weights are ``c`` times the given ones (they sum to the complete rows)."""
+        if self.w_sum <= 0:
+            raise ValueError("The 'weights' option is zero for every fitted row.")
+        return self.n_complete / self.w_sum
+
+    @property
+    def weights_vary(self) -> bool:
+        return bool(self.w_max > self.w_min)
+
+    def _block(self, name: str) -> slice:
+        p = self.p
+        return {
+            "x": slice(0, p),
+            "A": slice(p, 2 * p),
+            "sw": slice(2 * p, 2 * p + 1),
+            "w": slice(2 * p + 1, 2 * p + 2),
+            "swy": slice(2 * p + 2, 2 * p + 3),
+            "y": slice(2 * p + 3, 2 * p + 4),
+        }[name]
+
+    def standardized(self, names: list[str] | None = None) -> Standardized:
+        """R's whitening: the plain mean and covariance of ``√w x`` (``w`` rescaled)."""
+        c = self.rescale
+        _, mean, cov = self.overall.moments()
+        a = self._block("A")
+        return standardize_moments(self.n, np.sqrt(c) * mean[a], c * cov[a, a], names)
+
+    def center(self) -> np.ndarray:
+        """The plain mean of ``x`` (R's ``dr.direction`` centres by it)."""
+        return self.overall.mean[self._block("x")].copy()
+
+    def slice_moments(self, std: Standardized, order: list[Any] | None = None) -> SliceMoments:
+        """R's weighted slice fractions, means and (SAVE, DR) second moments of ``z``."""
+        c, p = self.rescale, self.p
+        _, mean, cov = self.overall.moments()
+        a_mean0 = mean[self._block("A")]
+        # Σ_s w⁰ (A⁰ − Ā⁰) from sums about the column means, and the overall cov(w⁰, A⁰)
+        cov_w_a = cov[self._block("w"), self._block("A")][0]
+        sl = self.slices.ordered(order)
+        sizes = sl.counts
+        weight0 = sl.sums[:, 0] + sizes * sl.mean[0]
+        if np.any(weight0 <= 0):
+            raise ValueError("A slice has no weight; use fewer slices.")
+        centred0 = sl.sums[:, 1:] - np.outer(sl.sums[:, 0], a_mean0) + np.outer(sizes, cov_w_a)
+        weight = c * weight0
+        scaled = c**1.5 * centred0 / weight[:, None] / std.scale
+        means = np.linalg.solve(std.chol, scaled.T).T
+        second = None
+        if self.within is not None:
+            wt = self.within.ordered(order)
+            inner = wt.cross - wt.sums[:, :, None] * wt.sums[:, None, :] / sizes[:, None, None]
+            lift = np.hstack([np.eye(p), -a_mean0[:, None]])  # √w⁰ a⁰ = (w⁰ x, √w⁰) lift
+            K = np.einsum("ia,sab,jb->sij", lift, inner, lift)
+            within = std.whiten_moments(c**2 * K / weight[:, None, None])
+            within = (within + np.swapaxes(within, 1, 2)) / 2
+            within[(weight <= 1) | (sizes <= 1)] = 0.0  # R: no within-slice term then
+            second = within + means[:, :, None] * means[:, None, :]
+        slices = Slices(np.zeros(0, dtype=np.int64), np.rint(sizes).astype(np.int64))
+        return SliceMoments(weight0 / weight0.sum(), means, second, slices)
+
+    def ols_parts(self) -> dict[str, Any] | None:
+        """What R²(OLS|dr) and pHd's residuals need: R's OLS fit of ``√w (y − ȳ)`` on the
+        centred ``√w x``, as moments (``c`` cancels from R²)."""
+        if not self.response:
+            return None
+        _, mean, cov = self.overall.moments()
+        x, a, sw, swy = (self._block(k) for k in ("x", "A", "sw", "swy"))
+        y_mean = float(mean[self._block("y")][0])
+        # (1/n) Σ (A⁰ − Ā⁰) √w⁰ (y − ȳ)
+        g0 = cov[a, swy][:, 0] - y_mean * cov[a, sw][:, 0]
+        return {
+            "cov_x": cov[x, x].copy(),
+            "cov_xa": cov[x, a].copy(),
+            "cov_a": cov[a, a].copy(),
+            "g0": g0,
+            "y_mean": y_mean,
+        }
+
+
+def weighted_ols_r2(parts: dict[str, Any], basis: np.ndarray) -> np.ndarray:
+    """R²(OLS|dr) of a case-weighted fit from :meth:`CaseWeightedStatistics.ols_parts`.
+
+    R's OLS fit is ``f = A_c β`` (``A_c`` the centred ``√w x``, ``β = (A_cᵀA_c)⁻¹ A_cᵀ √w (y −
+    ȳ)``), and ``R²_k`` is the squared length of its projection on the plain-centred ``x B_k``
+    over its own: ``hᵀB_k (B_kᵀ Σ_x B_k)⁻¹ B_kᵀ h / (βᵀ Σ_A β)`` with ``h = Σ_{xA} β``.
+
+    Parameters
+    ----------
+    parts : dict
+        The moments.
+    basis : ndarray of shape (p, K)
+        Directions.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> parts = {"cov_x": np.eye(2), "cov_xa": np.eye(2), "cov_a": np.eye(2),
+    ...          "g0": np.array([1.0, 0.0])}
+    >>> weighted_ols_r2(parts, np.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    beta = np.linalg.solve(parts["cov_a"], parts["g0"])
+    denom = float(beta @ parts["cov_a"] @ beta)
+    out = np.full(basis.shape[1], np.nan)
+    if not denom > 0:
+        return out
+    h = parts["cov_xa"] @ beta
+    for k in range(1, basis.shape[1] + 1):
+        B = basis[:, :k]
+        proj = B.T @ h
+        out[k - 1] = float(proj @ np.linalg.solve(B.T @ parts["cov_x"] @ B, proj)) / denom
+    return out
+
+
+class WeightedPairMoments(PairMoments):
+    """:class:`~sdrstats.moment.chunked.PairMoments` of R's weighted ``z`` (rows ``√w x``)."""
+
+    def __init__(self, mean: np.ndarray, W: np.ndarray, rescale: float) -> None:
+        super().__init__(mean, W)
+        self.c = rescale
+
+    def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WeightedPairMoments:
+        keep = w > ZERO_WEIGHT
+        if keep.any():
+            super().update(X[keep] * np.sqrt(self.c * w[keep])[:, None], None)
+        return self
+
+
+class WeightedChunkedResults(ChunkedResults):
+    """A case-weighted moment fit from chunks or Dask partitions; the rows are not kept.
+
+    As :class:`~sdrstats.moment.chunked.ChunkedResults`, with R ``dr``'s weighted summary: the
+    method line says "using weights" (when the weights vary, as R) and the R²(OLS|dr) row is
+    R's weighted one (:func:`weighted_ols_r2`).
+
+    Parameters
+    ----------
+    estimator, spec, output, call
+        As :class:`sdrstats.Results`; a formula function given chunked data and ``weights=``
+        builds it.
+    n_rows : int
+        Rows used (weight above ``1e-30``).
+    prepared, r2_moments
+        Accumulated statistics (``r2_moments`` is None: the weighted R² comes from the
+        output's extras).
+
+    Examples
+    --------
+    >>> import numpy as np, sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais").assign(w=np.linspace(0.5, 2, 202))
+    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, weights="w", nslices=8)
+    >>> type(fit).__name__, fit.n
+    ('WeightedChunkedResults', 202)
+    """
+
+    def _method_line(self) -> str:
+        line = super()._method_line()
+        if self.output.extras.get("weights_vary"):
+            head, _, tail = line.rpartition(", from ")
+            line = f"{head}, using weights, from {tail}"
+        return line
+
+    def _eigen_table(self, k: int) -> pd.DataFrame | None:
+        ev = np.asarray(self.output.eigenvalues[:k], dtype=float)
+        rows = {getattr(self, "eigen_label", "Eigenvalues"): ev}
+        parts = self.output.extras.get("weighted_ols")
+        if parts is not None:
+            rows["R^2(OLS|dr)"] = weighted_ols_r2(parts, self.output.basis[:, :k])
+        return pd.DataFrame(rows, index=self.directions_for(k).columns).T
+
+
+def weighted_info(
+    acc: CaseWeightedStatistics, source: Any, prepared: Any, output: EstimatorOutput
+) -> dict[str, Any]:
+    """Keyword arguments of the results, and the extras a weighted chunked fit keeps."""
+    output.center = acc.center()  # R's dr.direction centres x by its plain mean
+    output.extras["weights_vary"] = acc.weights_vary
+    output.extras["weighted_ols"] = acc.ols_parts()
+    levels = None
+    if source.categorical and acc.slices is not None:
+        levels = list(acc.slices.ordered(source.level_order).keys)
+    return {
+        "n_rows": int(round(acc.n)),
+        "prepared": prepared,
+        "r2_moments": None,
+        "y_levels": levels,
+        "results_class": WeightedChunkedResults,
+    }
+
+
+def fit_sliced_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """SIR, SAVE, DR with R ``dr``'s case weights: one pass of the sums above (SAVE: one more
+    for its general test's fourth moments, for ``p <= MAX_PAIR_P``)."""
+    numeric = not source.categorical
+    rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
+    template = CaseWeightedStatistics(
+        source.p, rule, second=estimator.second_moments, response=numeric
+    )
+    acc = source.reduce(template)
+    c = acc.rescale  # raises when every weight is zero
+    check_rows(estimator, acc.n, source.p)
+    if len(acc.slices.keys) < 2:
+        raise ValueError(
+            f"The response has a single value, so {estimator.method} finds only one slice; "
+            "it needs a response that varies."
+        )
+    std = acc.standardized(source.x_names)
+    moments = acc.slice_moments(std, source.level_order)
+    M = estimator.kernel(std, moments, None)
+    output = output_from_kernel(estimator, std, moments, M, {"n_chunks": source.n_chunks})
+    if getattr(estimator, "test_needs_pair_moments", False) and source.p <= MAX_PAIR_P:
+        vectors = output.extras["raw_vectors"]
+        W = scipy.linalg.solve_triangular(std.chol, np.eye(source.p), lower=True).T @ vectors
+        pairs = source.reduce(WeightedPairMoments(std.mean, W / std.scale[:, None], c))
+        output.extras["pair_moments"] = pairs.finish()
+    return output, weighted_info(acc, source, (std, moments), output)
+
+
+__all__ = [
+    "CaseWeightedStatistics",
+    "WeightedChunkedResults",
+    "WeightedPairMoments",
+    "fit_sliced_weighted",
+    "weighted_info",
+    "weighted_ols_r2",
+]

@@ -72,6 +72,8 @@ METHODS = [
     ("sir", {"nslices": 8}),
     ("save", {"nslices": 8}),
     ("dr", {"nslices": 8}),
+    ("phd", {}),
+    ("phd", {"residuals": False}),
 ]
 
 
@@ -92,6 +94,8 @@ def test_weighted_chunked_fit_equals_in_memory(data, method, options, split):
     [
         ("sir_weighted", "sir", {"nslices": 8}),
         ("save_weighted", "save", {"nslices": 8}),
+        ("phdres_weighted", "phd", {}),
+        ("phdy_weighted", "phd", {"residuals": False}),
     ],
 )
 def test_weighted_chunked_fit_matches_r(data, key, method, options):
@@ -143,7 +147,7 @@ def test_equal_weights_are_the_unweighted_chunked_fit(data):
     assert "using weights" not in str(weighted.summary())
 
 
-@pytest.mark.parametrize("method,options", METHODS[:2])
+@pytest.mark.parametrize("method,options", METHODS[:2] + METHODS[3:4])
 def test_weighted_dask_fit_equals_in_memory(data, method, options):
     dd = pytest.importorskip("dask.dataframe")
     fn = getattr(sdr, method)

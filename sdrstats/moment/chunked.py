@@ -3,12 +3,17 @@
 The generic driver (:mod:`sdrstats.scale.fit`) reads the chunks and reduces accumulators; what
 to accumulate and how many passes is decided here. SIR, SAVE and DR take one pass over
 per-slice sums (after the exact slicing passes over the response; SAVE a second pass for the
-fourth moments of its general test), pHd two (the mean, covariance and OLS fit, then the
-residual-weighted cross-product), and CUME the moments, then on Dask two passes over the rows
-sorted by the response across the cluster, on chunks one pass per range of the response (per
-distinct value sums, the ranges in order). IRE and partial IRE take two passes at the default
-slicing (the moments, then the sums every ``Γ_ζ`` follows from), ``steps + 3`` with fewer
-slices than predictors (:mod:`.chunked_ire`).
+fourth moments of its general test), pHd two (the moments and OLS fit, then the kernel with
+the residuals' sums, which give Li's normal-theory test) and a third for ``phdres``'s general
+and independence tests (Cook 1998; :mod:`.chunked_phd`), and CUME the moments, then on Dask
+two passes over the rows sorted by the response across the cluster, on chunks one pass per
+range of the response (per distinct value sums, the ranges in order). IRE and partial IRE
+take two passes at the default slicing (the moments, then the sums every ``Γ_ζ`` follows
+from), ``steps + 3`` with fewer slices than predictors (:mod:`.chunked_ire`).
+
+R ``dr``'s case weights (``weights="column"``) work for SIR, SAVE, DR and pHd (phdy,
+phdres) with the same passes (:mod:`.chunked_weights`); CUME, IRE and ``phdq`` with weights
+need the data in memory, as does ``phdq`` at all.
 """
 
 from __future__ import annotations
@@ -25,28 +30,6 @@ from ..scale.results import ChunkedMixin
 from ..stats.slicing import check_cut_points
 from .results import MomentResults
 from .statistics import MomentStatistics, SliceRule, output_from_kernel
-
-
-class ResidualCross:
-    """``Σ r_i (x_i − x̄)(x_i − x̄)ᵀ`` over chunks, for pHd's second pass."""
-
-    def __init__(self, mean: np.ndarray, ybar: float, coef: np.ndarray | None) -> None:
-        self.mean = mean
-        self.ybar = ybar
-        self.coef = coef  # OLS slope of y on x (phdres), or None (phdy)
-        self.total = np.zeros((mean.size, mean.size))
-
-    def update(self, X: np.ndarray, y: np.ndarray) -> ResidualCross:
-        u = X - self.mean
-        r = np.asarray(y, dtype=float).reshape(-1) - self.ybar
-        if self.coef is not None:
-            r = r - u @ self.coef
-        self.total += u.T @ (u * r[:, None])
-        return self
-
-    def merge(self, other: ResidualCross) -> ResidualCross:
-        self.total += other.total
-        return self
 
 
 def check_rows(estimator: Any, n: float, p: int) -> None:
@@ -166,18 +149,6 @@ def _single_pass(estimator: Any, source: Any) -> tuple[MomentStatistics, Any]:
     return acc, std
 
 
-def fit_phd(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-    """pHd: moments and OLS fit in a first pass, the residual cross-product in a second."""
-    acc, std = _single_pass(estimator, source)
-    ybar, _, cov_xy = acc.stats.response_moments()
-    coef = np.linalg.solve(acc.stats.cov, cov_xy) if estimator.options["residuals"] else None
-    cross = source.reduce(ResidualCross(std.mean, ybar, coef))
-    M = std.whiten_moments(cross.total / std.n)
-    M = (M + M.T) / 2
-    output = output_from_kernel(estimator, std, None, M, {"n_chunks": source.n_chunks})
-    return output, _info(acc, source, (std, None))
-
-
 def fit_cume(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
     """CUME: the moments, then ``Σ_k c_k C_k C_kᵀ`` over the rows sorted by the response."""
     acc, std = _single_pass(estimator, source)
@@ -272,9 +243,9 @@ class ChunkedResults(ChunkedMixin, MomentResults):
     """A moment fit computed from accumulated statistics; the rows are not kept.
 
     Everything that needs only the statistics works as for an in-memory fit (directions,
-    eigenvalues, summary, ``transform(newdata)``, SIR's asymptotic test, pickling);
-    what needs the rows (``transform()`` of the training rows, bootstrap, permutation tests,
-    pHd's tests) raises an error saying to load the data in memory.
+    eigenvalues, summary, ``transform(newdata)``, the asymptotic tests of SIR, SAVE and pHd,
+    pickling); what needs the rows (``transform()`` of the training rows, bootstrap,
+    permutation tests) raises an error saying to load the data in memory.
 
     Parameters
     ----------
@@ -296,8 +267,9 @@ class ChunkedResults(ChunkedMixin, MomentResults):
     """
 
     def _dimension_rules(self) -> dict[str, Any]:
+        extras = self.output.extras
         if getattr(self.estimator, "asymptotic_test_from_statistics", False) or (
-            "pair_moments" in self.output.extras
+            "pair_moments" in extras or "phd_moments" in extras
         ):
             return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
         return {}
@@ -322,9 +294,7 @@ class ChunkedResults(ChunkedMixin, MomentResults):
 
 __all__ = [
     "ChunkedResults",
-    "ResidualCross",
     "fit_sliced",
-    "fit_phd",
     "fit_cume",
     "check_rows",
     "partition_total",

@@ -13,7 +13,7 @@ from ..core.validation import Interval, Options
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ..stats.moment_kernels import phd_kernel
 from ._core import Standardized
-from .chunked import fit_phd
+from .chunked_phd import fit_phd
 from .estimator import MomentEstimator, response_vector
 
 
@@ -53,6 +53,7 @@ class PHD(MomentEstimator):
     by_abs = True
     response = "continuous"
     capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
+    chunked_case_weights = True
 
     def __init__(
         self, *, residuals: bool | str = True, d_max: int = 4, d: int | None = None
@@ -84,7 +85,8 @@ class PHD(MomentEstimator):
         return "phdres" if self.options["residuals"] else "phdy"
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Two passes over chunked data (see :func:`sdrstats.moment.chunked.fit_phd`).
+        """Two passes over chunked data, three with Cook's tests (see
+        :func:`sdrstats.moment.chunked_phd.fit_phd`).
 
         Parameters
         ----------
@@ -159,12 +161,19 @@ class PHD(MomentEstimator):
     def asymptotic_test(
         self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
-        """Li's normal-theory test; for phdres also Cook's general and independence tests."""
-        std, _ = results._prepared()
-        r = self._residual(std, results.spec.Y)
+        """Li's normal-theory test; for phdres also Cook's general and independence tests.
+
+        A fit from chunks computes them from the sums of its passes
+        (:mod:`sdrstats.moment.chunked_phd`), equal to the in-memory tests.
+        """
+        chunked = results.output.extras.get("phd_moments")
+        if chunked is not None:
+            var_r = chunked["var_r"]
+            gamma, indep_gamma = chunked.get("gamma"), chunked.get("indep_gamma")
+        else:
+            var_r, gamma, indep_gamma = self._test_moments(results)
         ev = np.asarray(results.output.eigenvalues)
         p, n = results.p, results.n
-        var_r = r.var(ddof=1)
         rows = self._test_rows(results, d_max)
         abs_sorted = np.sort(np.abs(ev))
         stat = np.array([n * np.sum(abs_sorted[: p - m] ** 2) / (2 * var_r) for m in range(rows)])
@@ -172,38 +181,13 @@ class PHD(MomentEstimator):
         pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
         columns: dict[str, Any] = {"stat": stat, "df": df, "p_value": pv}
         names = {"stat": "Stat", "p_value": "Normal theory"}
-        if self.options["residuals"]:
-            case = getattr(std, "case_weights", None)
-            if case is None:
-                v = std.Z @ results.output.extras["raw_vectors"]
-                sw, w = np.ones(n), np.ones(n)
-            else:  # R's cov.ew.matrix: √w (x − x̄) on the unit directions, scaled to √n
-                sw, w = np.sqrt(case), case
-                v = ((results.spec.X - results.spec.X.mean(axis=0)) * sw[:, None]) @ (
-                    results.output.basis
-                )
-                v = np.sqrt(n) * v / np.linalg.norm(v, axis=0)
-            pairs = [(i, j) for i in range(p) for j in range(i, p)]
-            first = np.array([i for i, _ in pairs])
-
-            def features(resid: np.ndarray) -> np.ndarray:
-                cols = [
-                    resid * (v[:, j] ** 2 - 1) if i == j else resid * np.sqrt(2) * v[:, i] * v[:, j]
-                    for i, j in pairs
-                ]
-                return np.column_stack(cols)
-
-            def wcov(F: np.ndarray) -> np.ndarray:
-                t = sw[:, None] * (F - w @ F / w.sum())
-                return np.atleast_2d(t.T @ t / w.sum())
-
-            gamma = wcov(features(r - np.mean(sw * r)))
+        if gamma is not None:
+            first = np.array([i for i in range(p) for _ in range(i, p)])
             general = []
             for m in range(rows):
                 keep = first >= m
                 weights = np.linalg.eigvalsh(gamma[np.ix_(keep, keep)]) / (2 * var_r)
                 general.append(weighted_chi2_sf(stat[m], weights))
-            indep_gamma = wcov(features(np.ones(n)))
             indep = [weighted_chi2_sf(stat[0], np.linalg.eigvalsh(indep_gamma) / 2)]
             columns["p_value_indep"] = indep + [np.nan] * (rows - 1)
             columns["p_value_general"] = general
@@ -218,6 +202,40 @@ class PHD(MomentEstimator):
             title="Large-sample Marginal Dimension Tests",
             display_names=names,
         )
+
+    def _test_moments(self, results: Results) -> tuple[float, np.ndarray | None, np.ndarray | None]:
+        """``var(r)`` and the covariances of Cook's general and independence products
+        (``phdres`` only), from the fitted rows."""
+        std, _ = results._prepared()
+        r = self._residual(std, results.spec.Y)
+        p, n = results.p, results.n
+        var_r = r.var(ddof=1)
+        if not self.options["residuals"]:
+            return var_r, None, None
+        case = getattr(std, "case_weights", None)
+        if case is None:
+            v = std.Z @ results.output.extras["raw_vectors"]
+            sw, w = np.ones(n), np.ones(n)
+        else:  # R's cov.ew.matrix: √w (x − x̄) on the unit directions, scaled to √n
+            sw, w = np.sqrt(case), case
+            v = ((results.spec.X - results.spec.X.mean(axis=0)) * sw[:, None]) @ (
+                results.output.basis
+            )
+            v = np.sqrt(n) * v / np.linalg.norm(v, axis=0)
+        pairs = [(i, j) for i in range(p) for j in range(i, p)]
+
+        def features(resid: np.ndarray) -> np.ndarray:
+            cols = [
+                resid * (v[:, j] ** 2 - 1) if i == j else resid * np.sqrt(2) * v[:, i] * v[:, j]
+                for i, j in pairs
+            ]
+            return np.column_stack(cols)
+
+        def wcov(F: np.ndarray) -> np.ndarray:
+            t = sw[:, None] * (F - w @ F / w.sum())
+            return np.atleast_2d(t.T @ t / w.sum())
+
+        return var_r, wcov(features(r - np.mean(sw * r))), wcov(features(np.ones(n)))
 
 
 __all__ = ["PHD"]

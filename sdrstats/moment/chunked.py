@@ -11,9 +11,9 @@ range of the response (per distinct value sums, the ranges in order). IRE and pa
 take two passes at the default slicing (the moments, then the sums every ``Γ_ζ`` follows
 from), ``steps + 3`` with fewer slices than predictors (:mod:`.chunked_ire`).
 
-R ``dr``'s case weights (``weights="column"``) work for SIR, SAVE, DR and pHd (phdy,
-phdres) with the same passes (:mod:`.chunked_weights`); CUME, IRE and ``phdq`` with weights
-need the data in memory, as does ``phdq`` at all.
+R ``dr``'s case weights (``weights="column"``) work for SIR, SAVE, DR, pHd (phdy, phdres)
+and CUME with the same passes (:mod:`.chunked_weights`); IRE with weights needs the data in
+memory, as does ``phdq`` at all.
 """
 
 from __future__ import annotations
@@ -204,13 +204,15 @@ class ValueSums:
         return self
 
 
-def _cume_by_ranges(source: Any, mean: np.ndarray) -> np.ndarray:
+def _cume_by_ranges(source: Any, mean: np.ndarray, value_sums: Any = None) -> np.ndarray:
     """``Σ_k c_k C_k C_kᵀ`` on chunks: one pass per range of the response (each holding at
-    most ``CUME_BATCH_ROWS`` rows), the ranges in increasing order carrying the running sum."""
+    most ``CUME_BATCH_ROWS`` rows), the ranges in increasing order carrying the running sum
+    (``value_sums(low, high, mean)``: the per-value accumulator, default :class:`ValueSums`)."""
+    make = ValueSums if value_sums is None else value_sums
     running = np.zeros(mean.size)
     total = np.zeros((mean.size, mean.size))
     for low, high in source.response_ranges(CUME_BATCH_ROWS):
-        group = source.reduce(ValueSums(low, high, mean))
+        group = source.reduce(make(low, high, mean))
         if group.values.size == 0:
             continue
         cumulative = running + np.cumsum(group.sums, axis=0)

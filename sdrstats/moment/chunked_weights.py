@@ -1,4 +1,4 @@
-"""R ``dr``'s case weights on chunks and Dask partitions: SIR, SAVE and DR in one pass.
+"""R ``dr``'s case weights on chunks and Dask partitions: SIR, SAVE, DR (one pass) and CUME.
 
 The in-memory rule (:mod:`.case_weights`) is a function of sums over the rows, so chunks can
 accumulate it. With ``w⁰`` the given weights of the kept rows (``w⁰ > 1e-30``), ``n`` the
@@ -12,7 +12,10 @@ complete rows (zero weights included) and ``c = n / Σw⁰``, R's weights are ``
   ``√w⁰ (A⁰ − Ā⁰) = w⁰ x − √w⁰ Ā⁰``: per-slice centred cross-products of the columns
   ``(w⁰ x, √w⁰)``, combined with ``Ā⁰`` at the end; ``c`` enters only through R's rule that
   ``V_s = 0`` when ``W_s <= 1``;
-* R²(OLS|dr) and pHd's OLS fit need the plain moments of ``(x, A⁰, √w⁰, w⁰, √w⁰ y, y)``.
+* R²(OLS|dr) and pHd's OLS fit need the plain moments of ``(x, A⁰, √w⁰, w⁰, √w⁰ y, y)``;
+* CUME's ``m(t)`` is the running sum of ``w z`` over the sorted response, which whitens the
+  running sum of ``w (√w x − Ā)``: once ``c`` and ``Ā`` are known, the unweighted fit's
+  passes over the response's ranges (chunks) or the sorted rows (Dask) sum those rows.
 
 Every one of these is a mergeable sum (:class:`~sdrstats.stats.grouped.SliceStats`, centred
 and merged pairwise), and none needs ``c`` or ``Ā⁰`` before the pass, so a weighted fit takes
@@ -31,6 +34,7 @@ algorithm for computing sample variances. Stanford CS report STAN-CS-79-773.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -42,7 +46,15 @@ from ..design.weights import ZERO_WEIGHT
 from ..stats.grouped import SliceStats
 from ..stats.slicing import Slices
 from ._core import SliceMoments, Standardized, standardize_moments
-from .chunked import MAX_PAIR_P, ChunkedResults, PairMoments, _cut_points, check_rows
+from .chunked import (
+    MAX_PAIR_P,
+    ChunkedResults,
+    PairMoments,
+    ValueSums,
+    _cume_by_ranges,
+    _cut_points,
+    check_rows,
+)
 from .statistics import SliceRule, output_from_kernel
 
 
@@ -357,11 +369,95 @@ def fit_sliced_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, d
     return output, weighted_info(acc, source, (std, moments), output)
 
 
+def _cume_rows(
+    X: np.ndarray, w: np.ndarray, mean: np.ndarray, rescale: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """R's weights ``w = c w⁰`` of the kept rows and ``w (√w x − Ā)``, whose running sums
+    over the sorted response whiten to CUME's ``m(t)`` (times ``n``)."""
+    keep = w > ZERO_WEIGHT
+    weight = rescale * w[keep]
+    return weight, weight[:, None] * (X[keep] * np.sqrt(weight)[:, None] - mean)
+
+
+class WeightedValueSums(ValueSums):
+    """:class:`~sdrstats.moment.chunked.ValueSums` under R's case weights: per distinct
+    response value, the sum of the weights and of ``w (√w x − Ā)``."""
+
+    def __init__(self, low: float, high: float, shift: np.ndarray, rescale: float) -> None:
+        super().__init__(low, high, shift)
+        self.rescale = rescale
+
+    def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WeightedValueSums:
+        y = np.asarray(y, dtype=float).reshape(-1)
+        inside = (y >= self.low) & (y < self.high) & (w > ZERO_WEIGHT)
+        weight, rows = _cume_rows(X[inside], w[inside], self.shift, self.rescale)
+        self._regroup(
+            np.concatenate([self.values, y[inside]]),
+            np.concatenate([self.counts, weight]),
+            np.vstack([self.sums, rows]),
+        )
+        return self
+
+
+def _weighted_part(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Design rows, case weights and response of a partition of the sorted rows."""
+    X = part.drop(columns="__w__").to_numpy(dtype=float)
+    return X, part["__w__"].to_numpy(dtype=float), part.index.to_numpy(dtype=float)
+
+
+def weighted_partition_total(part: pd.DataFrame, mean: np.ndarray, rescale: float) -> np.ndarray:
+    """Sum of ``w (√w x − Ā)`` over one partition of the rows sorted by the response."""
+    X, w, _ = _weighted_part(part)
+    return _cume_rows(X, w, mean, rescale)[1].sum(axis=0)
+
+
+def weighted_partition_cume(
+    part: pd.DataFrame, offset: np.ndarray, mean: np.ndarray, rescale: float
+) -> np.ndarray:
+    """``Σ_k W_k C_k C_kᵀ`` over the distinct responses of a partition of the sorted rows
+    (``C_k`` the running sum of ``w (√w x − Ā)``, ``W_k`` the weight at value ``k``)."""
+    X, w, y = _weighted_part(part)
+    keep = w > ZERO_WEIGHT
+    if not keep.any():
+        return np.zeros((mean.size, mean.size))
+    weight, rows = _cume_rows(X, w, mean, rescale)
+    _, codes = np.unique(y[keep], return_inverse=True)
+    codes = codes.reshape(-1)
+    grouped = np.zeros((int(codes.max()) + 1, mean.size))
+    np.add.at(grouped, codes, rows)
+    running = offset + np.cumsum(grouped, axis=0)
+    return running.T @ (running * np.bincount(codes, weights=weight)[:, None])
+
+
+def fit_cume_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """CUME with R's case weights: the weighted moments, then ``Σ_k W_k C_k C_kᵀ`` over the
+    rows sorted by the response (Dask) or one pass per range of it (chunks), as unweighted."""
+    acc = source.reduce(CaseWeightedStatistics(source.p, SliceRule(single=True), response=True))
+    c = acc.rescale
+    check_rows(estimator, acc.n, source.p)
+    y = acc._block("y")
+    if not acc.overall.cov[y, y][0, 0] > 0:
+        raise ValueError("The response has a single value; cume needs a response that varies.")
+    std = acc.standardized(source.x_names)
+    if source.can_sort:
+        args = (std.mean, c)
+        cross = source.sorted_scan(weighted_partition_total, weighted_partition_cume, *args)
+    else:
+        cross = _cume_by_ranges(source, std.mean, functools.partial(WeightedValueSums, rescale=c))
+    M = std.whiten_moments(cross / std.n**3)
+    output = output_from_kernel(estimator, std, None, (M + M.T) / 2, {"n_chunks": source.n_chunks})
+    return output, weighted_info(acc, source, (std, None), output)
+
+
 __all__ = [
     "CaseWeightedStatistics",
     "WeightedChunkedResults",
     "WeightedPairMoments",
+    "WeightedValueSums",
+    "fit_cume_weighted",
     "fit_sliced_weighted",
+    "weighted_partition_cume",
+    "weighted_partition_total",
     "weighted_info",
     "weighted_ols_r2",
 ]

@@ -19,6 +19,7 @@ from ..stats.chi2 import chi2_sf
 from ..stats.moment_kernels import save_kernel, sir_kernel
 from ._core import SliceMoments
 from .chunked import ChunkedResults, fit_cume, pair_covariance_block
+from .chunked_weights import fit_cume_weighted
 from .estimator import MomentEstimator, response_vector
 from .phd import PHD
 from .results import MomentResults
@@ -249,6 +250,7 @@ class CUME(MomentEstimator):
     uses_slices = False
     response = "continuous"
     capabilities = Capabilities(from_statistics=True)
+    chunked_case_weights = True
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
         """Fit from chunks or Dask (see :func:`sdrstats.moment.chunked.fit_cume`).
@@ -275,6 +277,8 @@ class CUME(MomentEstimator):
         >>> bool(np.allclose(fit.eigenvalues, sdr.cume("lbm ~ log(wt) + log(ht)", ais).eigenvalues))
         True
         """
+        if getattr(source, "weights", None) is not None:
+            return fit_cume_weighted(self, source)
         return fit_cume(self, source)
 
     def __init__(self, *, d_max: int = 4, d: int | None = None) -> None:

@@ -136,12 +136,15 @@ class DaskFrame:
     def sorted_scan(self, plan: ChunkPlan, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the design rows sorted by the response.
 
-        The design rows are shuffled into response order (``set_index``, which keeps tied values
-        in one partition) and persisted; one pass gives each partition's ``total_fn``, the
+        The design rows (with a ``__w__`` column of their case weights when the plan has one)
+        are shuffled into response order (``set_index``, which keeps tied values in one
+        partition) and persisted; one pass gives each partition's ``total_fn``, the
         prefix sums of those each partition's starting ``offset``, a second pass the pieces.
         """
         p = len(plan.x_names)
         meta = pd.DataFrame({f"x{j}": pd.Series([], dtype=float) for j in range(p)})
+        if getattr(plan, "weights", None) is not None:
+            meta["__w__"] = pd.Series([], dtype=float)  # the rows' case weights
         meta["__y__"] = pd.Series([], dtype=float)
         design = self.ddf.map_partitions(_design_frame, plan, meta=meta)
         ordered = design.set_index("__y__").persist()
@@ -189,8 +192,13 @@ def _update_with(template: Any, y: Any, where: str) -> Any:
 
 
 def _design_frame(frame: pd.DataFrame, plan: ChunkPlan) -> pd.DataFrame:
-    X, y, _ = plan.arrays(frame, "a partition")
+    if getattr(plan, "weights", None) is not None:
+        X, y, w, _ = plan.weighted_arrays(frame, "a partition")
+    else:
+        (X, y, _), w = plan.arrays(frame, "a partition"), None
     out = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    if w is not None:
+        out["__w__"] = w
     out["__y__"] = y.reshape(-1)
     return out
 

@@ -342,3 +342,27 @@ def test_chunked_cume_equals_in_memory(monkeypatch, ties):
     # the same sums grouped differently: rounding only (~1e-15 relative)
     np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=1e-12)
     np.testing.assert_allclose(fit.output.basis[:, :3], memory.output.basis[:, :3], atol=TOL)
+
+
+def test_a_pickled_plan_is_small_and_codes_rows_as_the_original():
+    """Dask tasks carry the plan: it keeps a few rows of the first chunk when they rebuild the
+    same design, all of them when the design depends on every row (center, splines)."""
+    import pickle
+
+    from sdrstats.scale.chunks import PROTOTYPE_ROWS, ChunkPlan
+
+    rng = np.random.default_rng(3)
+    n = 20_000
+    frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=["a", "b", "y"])
+    frame["g"] = pd.Categorical(rng.choice(["u", "v", "w"], n), categories=["u", "v", "w", "z"])
+    later = frame.iloc[:500].copy()
+    later.loc[later.index[:3], "g"] = "z"  # a level absent from the first rows
+    for formula, small in [("y ~ a + b + g", True), ("y ~ center(a) + g", False)]:
+        plan = ChunkPlan(formula, frame)
+        copy = pickle.loads(pickle.dumps(plan))
+        assert (copy.x_source.shape[0] <= PROTOTYPE_ROWS) is small
+        X1, y1, _ = plan.arrays(later)
+        X2, y2, _ = copy.arrays(later)
+        # the same design and values exactly: the copy rebuilds patsy's coding, no arithmetic
+        np.testing.assert_array_equal(X1, X2)
+        np.testing.assert_array_equal(y1, y2)

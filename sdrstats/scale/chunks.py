@@ -238,6 +238,10 @@ def _na_action() -> patsy.NAAction:
     return patsy.NAAction(NA_types=["None", "NaN"])
 
 
+#: Rows of the first chunk a pickled :class:`ChunkPlan` keeps to rebuild its design.
+PROTOTYPE_ROWS = 5
+
+
 class ChunkPlan:
     """The formula, fixed on the first chunk and applied to every chunk alike.
 
@@ -266,6 +270,7 @@ class ChunkPlan:
         frame = frame.reset_index(drop=True)
         self.x_source = spec.source
         self._x_info = spec.design_info
+        self._design_names = list(spec.design_info.column_names)
         self.columns = list(frame.columns)
         self.dot = "." in formula.partition("~")[2].replace("...", "")
         numeric_codes = " ".join(
@@ -302,7 +307,39 @@ class ChunkPlan:
         state["_x_info"] = None
         state["_y_info"] = None
         state["spec"] = None
+        # A Dask task carries the plan: send a few rows of the first chunk, not all of it,
+        # when they rebuild the same design (no data-dependent transform, same columns).
+        state["x_source"] = self._small(self.x_source, self.rhs, self._design_names)
+        state["y_source"] = self._small(self.y_source, None, None)
         return state
+
+    #: patsy calls whose design depends on every row they see (means, sds, knots)
+    _STATEFUL = ("center(", "standardize(", "scale(", "bs(", "cr(", "cc(", "te(")
+
+    @classmethod
+    def _small(cls, source: pd.DataFrame, rhs: str | None, names: list[str] | None) -> pd.DataFrame:
+        """The first few complete rows of ``source`` when they code the formula as all of it."""
+        if source is None or source.shape[0] <= PROTOTYPE_ROWS:
+            return source
+        if rhs is not None and any(call in rhs.replace(" ", "") for call in cls._STATEFUL):
+            return source
+        if any(
+            not isinstance(source[c].dtype, pd.CategoricalDtype)
+            and not pd.api.types.is_numeric_dtype(source[c].dtype)
+            for c in source.columns
+        ):
+            return source  # text or boolean columns: their levels are the values present
+        small = source.dropna().head(PROTOTYPE_ROWS)
+        if small.shape[0] == 0:
+            return source
+        if rhs is not None and names is not None:
+            try:
+                rebuilt = patsy.dmatrix(rhs, small, eval_env=safe_env()).design_info
+            except Exception:  # anything the few rows cannot rebuild: keep them all
+                return source
+            if list(rebuilt.column_names) != names:
+                return source
+        return small
 
     def _env(self) -> patsy.EvalEnvironment:
         # rebuilt from stored text: only allow-listed functions are in scope (and checked)

@@ -458,6 +458,7 @@ class Estimator(FamilyHooks, Registered):
                 X=np.ascontiguousarray(spec.X[keep]),
                 Y=np.ascontiguousarray(spec.Y[keep]),
                 index=spec.index[keep],
+                positions=np.flatnonzero(keep) if spec.positions is None else spec.positions[keep],
             )
         self.case_weights_ = w
         return spec

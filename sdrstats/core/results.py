@@ -360,6 +360,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         random_state: Any = None,
         n_jobs: int = 1,
         progress: bool = True,
+        scheme: str = "multinomial",
     ) -> Any:
         """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`.
 
@@ -381,6 +382,11 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Parallel workers; the result does not depend on it.
         progress : bool, default True
             Show a progress bar.
+        scheme : {"multinomial", "poisson"}, default "multinomial"
+            ``"multinomial"``: ``n`` rows drawn with replacement. ``"poisson"``: a Poisson(1)
+            count per row, keyed by the row's position in the data, so that the replicates
+            equal those of the same fit on chunks or Dask partitions of the rows (whose
+            bootstrap uses this scheme).
 
         Returns
         -------
@@ -411,6 +417,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
             random_state=random_state,
             n_jobs=n_jobs,
             progress=progress,
+            scheme=scheme,
         )
 
     def conditional_density(self, estimator: str = "lscde", **options: Any) -> Any:

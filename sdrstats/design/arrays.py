@@ -112,6 +112,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         y_levels=y_levels,
         n_dropped=n_dropped,
         x_columns=x_columns,
+        positions=np.flatnonzero(mask) if n_dropped else None,
     )
 
 

@@ -320,6 +320,7 @@ def parse(
         n_dropped=n_dropped,
         rhs=rhs,
         source=frame[_mentioned_columns(rhs, columns)],
+        positions=np.flatnonzero(keep) if n_dropped else None,
     )
 
 

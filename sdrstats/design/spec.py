@@ -51,6 +51,10 @@ class ModelSpec:
     formula, design_info, design_columns, x_columns, rhs, source
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
+    positions : ndarray of int or None
+        0-based positions of the fitted rows among the rows given (after ``subset``), when
+        rows were dropped for missing values; ``None`` when the fitted rows are rows
+        ``0..n-1``. The Poisson bootstrap keys each row's counts by its position.
 
     Examples
     --------
@@ -74,6 +78,7 @@ class ModelSpec:
     x_columns: list[str] | None = field(default=None)
     rhs: str | None = None
     source: pd.DataFrame | None = field(default=None, repr=False)
+    positions: np.ndarray | None = field(default=None, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and

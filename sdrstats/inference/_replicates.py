@@ -11,6 +11,12 @@ Two paths give the same numbers as refitting the estimator on a resample:
 
 Replicate ``b`` draws from child ``b`` of ``random_state`` (SeedSequence.spawn), so the results
 do not depend on ``n_jobs`` or on how replicates are grouped.
+
+Two resampling schemes: ``"multinomial"`` (``n`` rows drawn with replacement, the classical
+bootstrap) and ``"poisson"`` (every row an independent Poisson(1) count keyed by its position,
+:mod:`.poisson`; a fit from chunks or Dask partitions, which keeps no rows, forms the weighted
+slice sums of its replicates in one more pass over the data through the kernel's
+``poisson_replicates``).
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..core.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
+from .poisson import counts_from_keys, replicate_keys
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
 CHUNK = 50
@@ -68,12 +75,63 @@ class _WeightedChunk:
         return self.kernel.replicates(counts)
 
 
+#: Resampling schemes of ``bootstrap(scheme=...)``.
+SCHEMES = ("multinomial", "poisson")
+
+
+def row_positions(results: Any) -> np.ndarray:
+    """0-based positions of the fitted rows among the rows given (the Poisson counts' keys)."""
+    n = results.spec.X.shape[0]
+    positions = getattr(results.spec, "positions", None)
+    if positions is None:
+        return np.arange(n)
+    positions = np.asarray(positions, dtype=np.int64)
+    if positions.shape != (n,):
+        raise ValueError(
+            f"The fit records {positions.size} row positions for its {n} rows; refit it to "
+            "use the Poisson bootstrap."
+        )
+    return positions
+
+
+def in_memory_poisson_counts(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Poisson counts (b × n) of the fitted rows at ``positions`` for the replicates ``keys``."""
+    if positions.size == 0:
+        return np.zeros((keys.shape[0], 0), dtype=np.uint8)
+    if positions.size == positions[-1] + 1:  # rows 0..n-1: no gather needed
+        return counts_from_keys(keys, 0, positions.size)
+    return counts_from_keys(keys, 0, int(positions.max()) + 1)[:, positions]
+
+
+class _PoissonChunk:
+    """Replicates of a block of Poisson keys through the fit's weighted kernel."""
+
+    def __init__(self, kernel: Any, positions: np.ndarray) -> None:
+        self.kernel = kernel
+        self.positions = positions
+
+    def __call__(self, keys: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
+        return self.kernel.replicates(in_memory_poisson_counts(keys, self.positions))
+
+
 def _refit_one(
-    seed: Any, results: Any, changes: dict[str, Any]
+    seed: Any,
+    results: Any,
+    changes: dict[str, Any],
+    scheme: str = "multinomial",
+    positions: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None] | str:
-    rng = np.random.default_rng(seed)
     X, Y = results.spec.X, results.spec.Y
-    rows = rng.integers(0, X.shape[0], size=X.shape[0])
+    if scheme == "poisson":
+        key, child = seed
+        counts = in_memory_poisson_counts(key[None], positions)[0]
+        rows = np.repeat(np.arange(X.shape[0]), counts)
+        # the refit's own seed: a grandchild of replicate b's SeedSequence child, so it is
+        # independent of the Philox stream of the counts (keyed by the child itself)
+        rng = np.random.default_rng(child.spawn(1)[0])
+    else:
+        rng = np.random.default_rng(seed)
+        rows = rng.integers(0, X.shape[0], size=X.shape[0])
     try:
         out = results.refit(
             X[rows], Y[rows], random_state=int(rng.integers(2**31 - 1)), rows=rows, **changes
@@ -87,9 +145,13 @@ def _refit_one(
 
 
 def _chunk_refits(
-    seeds: list[Any], results: Any, changes: dict[str, Any]
+    seeds: list[Any],
+    results: Any,
+    changes: dict[str, Any],
+    scheme: str = "multinomial",
+    positions: np.ndarray | None = None,
 ) -> list[tuple[np.ndarray, np.ndarray | None] | str]:
-    return [_refit_one(s, results, changes) for s in seeds]
+    return [_refit_one(s, results, changes, scheme, positions) for s in seeds]
 
 
 def bootstrap_replicates(
@@ -102,6 +164,7 @@ def bootstrap_replicates(
     changes: dict[str, Any] | None = None,
     engine: str = "auto",
     desc: str = "bootstrap",
+    scheme: str = "multinomial",
 ) -> Replicates:
     """``B`` bootstrap replicates of ``results``.
 
@@ -121,11 +184,20 @@ def bootstrap_replicates(
         Option changes for the refits (e.g. ``{"d": 2}``); forces the refit path.
     engine : {"auto", "moments", "refit"}
         ``"auto"`` uses the weighted-moment path where the method allows it.
+    scheme : {"multinomial", "poisson"}
+        Multinomial counts (``n`` rows drawn with replacement), or a Poisson(1) count per row
+        keyed by the row's position (:mod:`sdrstats.inference.poisson`).
     """
     changes = dict(changes or {})
+    if scheme not in SCHEMES:
+        raise ValueError(f"The 'scheme' option must be one of {list(SCHEMES)}; got {scheme!r}.")
+    kernel = None if engine == "refit" or changes else results.estimator.replicate_kernel(results)
+    if scheme == "poisson":
+        return _poisson_replicates(
+            results, B, random_state, n_jobs, progress, changes, engine, desc, kernel
+        )
     seeds = spawn_seeds(random_state, B)
     chunks = [seeds[i : i + CHUNK] for i in range(0, B, CHUNK)]
-    kernel = None if engine == "refit" or changes else results.estimator.replicate_kernel(results)
     use_moments = kernel is not None
     if engine == "moments" and changes:
         raise ValueError(
@@ -147,6 +219,51 @@ def bootstrap_replicates(
         size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
         chunks = [seeds[i : i + size] for i in range(0, B, size)]
     pieces = parallel_map(fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc)
+    return _collect(pieces, name)
+
+
+def _poisson_replicates(
+    results: Any,
+    B: int,
+    random_state: Any,
+    n_jobs: int | None,
+    progress: bool,
+    changes: dict[str, Any],
+    engine: str,
+    desc: str,
+    kernel: Any,
+) -> Replicates:
+    """The ``"poisson"`` scheme: replicate ``b`` weights row ``i`` by its Poisson count."""
+    base = as_seed_sequence(random_state)  # a Generator is consumed once, here
+    keys = replicate_keys(base, range(B))
+    if hasattr(kernel, "poisson_replicates"):  # a fit without rows: one pass over its data
+        items = kernel.poisson_replicates(keys, n_jobs=n_jobs, progress=progress, desc=desc)
+        return _collect([items], "weighted slice moments, one pass over the data")
+    if not results.spec.X.shape[0]:
+        raise ValueError(
+            f"The Poisson bootstrap of this {results.method} fit needs its rows or its data "
+            "source, and it has neither; fit it again on the data."
+        )
+    if engine == "moments" and kernel is None:
+        raise ValueError(f"The weighted-moment bootstrap is not available for {results.method}.")
+    positions = row_positions(results)
+    if kernel is not None:
+        blocks = [keys[i : i + CHUNK] for i in range(0, B, CHUNK)]
+        fn: Any = _PoissonChunk(kernel, positions)
+        name = "weighted slice moments"
+    else:
+        seeds = list(zip(keys, spawn_seeds(base, B)))
+        size = CHUNK if n_jobs in (None, 1) else max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
+        blocks = [seeds[i : i + size] for i in range(0, B, size)]
+        fn = partial(
+            _chunk_refits, results=results, changes=changes, scheme="poisson", positions=positions
+        )
+        name = "refit on rows repeated by their Poisson counts"
+    pieces = parallel_map(fn, blocks, n_jobs=n_jobs, progress=progress, desc=desc)
+    return _collect(pieces, name)
+
+
+def _collect(pieces: list[list[Any]], name: str) -> Replicates:
     bases: list[np.ndarray | None] = []
     values: list[np.ndarray | None] = []
     errors: list[str] = []
@@ -178,7 +295,10 @@ def procrustes_cosines(reference: np.ndarray, basis: np.ndarray) -> np.ndarray:
 
 
 __all__ = [
+    "SCHEMES",
     "Replicates",
+    "in_memory_poisson_counts",
+    "row_positions",
     "bootstrap_replicates",
     "fast_path_supported",
     "multinomial_counts",

@@ -11,7 +11,7 @@ from ..core.parallel import resolve_random_state
 from ..core.summary import dir_labels
 from ..core.validation import check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis
-from ._replicates import bootstrap_replicates
+from ._replicates import SCHEMES, bootstrap_replicates
 from .bootstrap_result import QUANTILES, BootstrapResult
 from .embedding import embedding_bootstrap
 
@@ -63,7 +63,9 @@ def default_dimension(results: Any) -> tuple[int, str]:
         return results.d, f"the fit's d ({extras['d_rule']})"
     if extras.get("d_chosen_by") == "cv" or "cv_d" in extras:
         return results.d, "the fit's d (chosen by cross-validation when fitting)"
-    if results.estimator.capabilities.asymptotic_test:
+    if results.estimator.capabilities.asymptotic_test and (
+        "asymptotic" in results._dimension_rules()  # a chunked fit may lack the statistics
+    ):
         test = results.test_dimension("asymptotic", level=DEFAULT_LEVEL)
         rule = f"chosen by the large-sample dimension test at level {DEFAULT_LEVEL:g}"
         if test.d == 0:
@@ -109,6 +111,7 @@ def bootstrap(
     random_state: Any = None,
     n_jobs: int | None = 1,
     progress: bool = True,
+    scheme: str = "multinomial",
 ) -> BootstrapResult:
     """Nonparametric bootstrap of a fitted subspace.
 
@@ -134,6 +137,15 @@ def bootstrap(
         joblib workers; results are identical for any ``n_jobs``.
     progress : bool, default True
         Progress bar when the loop runs over about 2 s.
+    scheme : {"multinomial", "poisson"}, default "multinomial"
+        How a replicate weights the rows. ``"multinomial"``: ``n`` rows drawn with
+        replacement (Efron's bootstrap). ``"poisson"``: every row gets an independent
+        Poisson(1) count, drawn from a counter-based generator keyed by ``random_state``, the
+        replicate and the row's position in the data (counting rows dropped for missing
+        values; after ``subset``), so a row's counts do not depend on how the data are split
+        (:func:`sdrstats.inference.poisson.poisson_counts`). This is the scheme of fits from
+        chunks or Dask partitions (their only one), and on a pandas frame it gives the same
+        replicates as on chunks of the same rows.
 
     Returns
     -------
@@ -141,10 +153,27 @@ def bootstrap(
 
     Notes
     -----
-    SIR, SAVE and DR replicates are the weighted fits with multinomial counts as case
-    weights on the full-sample slices, computed from per-observation slice statistics (one
-    pass over the data, then p×p work per replicate); other methods are refitted on resampled
-    rows with their own options and a seed per replicate.
+    SIR, SAVE and DR replicates are the weighted fits with the counts as case weights on
+    the full-sample slices, computed from per-observation slice statistics (one pass over the
+    data, then p×p work per replicate); other methods are refitted on resampled rows with
+    their own options and a seed per replicate (under ``"poisson"``, each row repeated by its
+    count, so a replicate has about ``n ± √n`` rows).
+
+    The Poisson bootstrap (Hanley & MacGibbon 2006) draws the counts independently, so they
+    do not sum to ``n``; as ``n`` grows its replicates behave as the multinomial ones
+    (Chamandy et al. 2012), and it needs neither ``n`` in advance nor random access to the
+    rows, which is what lets chunked data be resampled in one pass.
+
+    References
+    ----------
+    Efron, B. (1979). Bootstrap methods: another look at the jackknife. *The Annals of
+    Statistics* 7, 1–26.
+
+    Hanley, J. A. & MacGibbon, B. (2006). Creating non-parametric bootstrap samples using
+    Poisson frequencies. *Computer Methods and Programs in Biomedicine* 83, 57–62.
+
+    Chamandy, N., Muralidharan, O., Najmi, A. & Naidu, S. (2012). Estimating uncertainty for
+    massive data streams. Google technical report.
 
     Examples
     --------
@@ -154,12 +183,21 @@ def bootstrap(
     >>> boot = fit.bootstrap(B=50, random_state=0, progress=False)
     >>> bool(boot.stability["Dir1"] > 0.9)
     True
+    >>> poisson = fit.bootstrap(B=50, random_state=0, progress=False, scheme="poisson")
+    >>> bool(poisson.stability["Dir1"] > 0.9)
+    True
     """
     name = results.method
     random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
+    check_choice(scheme, "scheme", "bootstrap", list(SCHEMES))
     if results.output.basis is None:
+        if scheme != "multinomial":
+            raise ValueError(
+                f"The 'scheme' option {scheme!r} is not available for {name}, whose bootstrap "
+                "compares embeddings of the resampled rows; use scheme='multinomial'."
+            )
         d, d_rule = (
             (results.d, "the fit's d")
             if d is None
@@ -181,6 +219,7 @@ def bootstrap(
         progress=progress,
         changes=changes,
         desc=f"bootstrap {name}",
+        scheme=scheme,
     )
     p = results.p
     distances = np.full(B, np.nan)

@@ -53,19 +53,98 @@ class WeightedReplicates:
     def __init__(self, results: Any) -> None:
         est = results.estimator
         X, Y = results.spec.X, results.spec.Y
-        self.estimator = est
+        n, p = X.shape
+        center = X.mean(axis=0)
+        spread = X.std(axis=0)
+        spread[spread == 0] = 1.0
+        self._setup(est, est._slices(Y, p), center, spread)  # the slices a weighted refit uses
         self.Y = Y
-        self.n, self.p = X.shape
-        self.slices = est._slices(Y, self.p)  # the same slices a weighted refit uses
+        self.n = n
         self.order = np.argsort(self.slices.labels, kind="stable")
         sizes = np.bincount(self.slices.labels, minlength=self.slices.nslices)
         self.bounds = np.concatenate([[0], np.cumsum(sizes)])
-        self.center = X.mean(axis=0)
-        self.spread = X.std(axis=0)
-        self.spread[self.spread == 0] = 1.0
-        x0 = ((X - self.center) / self.spread)[self.order]
+        x0 = ((X - center) / spread)[self.order]
+        self.features = np.hstack([np.ones((n, 1)), x0, x0[:, self.iu[0]] * x0[:, self.iu[1]]])
+
+    def _setup(self, estimator: Any, slices: Any, center: np.ndarray, spread: np.ndarray) -> None:
+        self.estimator = estimator
+        self.slices = slices
+        self.center = np.asarray(center, dtype=float)
+        self.spread = np.asarray(spread, dtype=float)
+        self.p = self.center.size
         self.iu = np.triu_indices(self.p)
-        self.features = np.hstack([np.ones((self.n, 1)), x0, x0[:, self.iu[0]] * x0[:, self.iu[1]]])
+        self.Y = None
+
+    @classmethod
+    def from_statistics(
+        cls, estimator: Any, slices: Any, center: np.ndarray, spread: np.ndarray
+    ) -> WeightedReplicates:
+        """A kernel that finishes replicates from slice sums formed elsewhere (chunked data).
+
+        The sums (see :meth:`replicates_from_sums`) must be of the features ``[1, x0,
+        vech(x0 x0ᵀ)]`` with ``x0 = (x − center) / spread`` (``vech``: the upper triangle, row
+        by row, as ``numpy.triu_indices``); any ``center`` and positive ``spread`` give the
+        same replicates up to rounding (each replicate is re-standardised by its own weighted
+        moments).
+
+        Parameters
+        ----------
+        estimator : MomentEstimator
+            SIR, SAVE or DR, with the fit's options.
+        slices : Slices
+            The fit's slices (their number and sizes).
+        center, spread : ndarray of shape (p,)
+            Shift and scale of the features.
+
+        Returns
+        -------
+        WeightedReplicates
+            Without rows: :meth:`replicates` is not available, :meth:`replicates_from_sums` is.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", ais, nslices=8)
+        >>> full = WeightedReplicates(fit)
+        >>> sums = full.slice_sums(np.ones((1, fit.n)))
+        >>> outside = WeightedReplicates.from_statistics(
+        ...     fit.estimator, full.slices, full.center, full.spread)
+        >>> basis, values = outside.replicates_from_sums(sums)[0]
+        >>> bool(np.allclose(values, fit.output.eigenvalues))
+        True
+        """
+        kernel = cls.__new__(cls)
+        kernel._setup(estimator, slices, center, spread)
+        kernel.features = None
+        return kernel
+
+    @property
+    def n_features(self) -> int:
+        """Features per row: ``1 + p + p(p+1)/2``."""
+        return 1 + self.p + self.p * (self.p + 1) // 2
+
+    def slice_sums(self, counts: np.ndarray) -> np.ndarray:
+        """Per-slice sums of the features weighted by each row of ``counts``.
+
+        Parameters
+        ----------
+        counts : ndarray of shape (b, n)
+            Case weights of each replicate, in the fit's row order.
+
+        Returns
+        -------
+        ndarray of shape (b, h, 1 + p + p(p+1)/2)
+        """
+        if self.features is None:
+            raise ValueError("This kernel holds no rows; give it slice sums instead.")
+        counts = np.asarray(counts, dtype=float)[:, self.order]
+        h = self.slices.nslices
+        sums = np.empty((counts.shape[0], h, self.features.shape[1]))
+        for s in range(h):
+            lo, hi = self.bounds[s], self.bounds[s + 1]
+            sums[:, s] = counts[:, lo:hi] @ self.features[lo:hi]
+        return sums
 
     def replicates(self, counts: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
         """Basis and eigenvalues of each replicate (a row of ``counts``), or its error text.
@@ -79,13 +158,21 @@ class WeightedReplicates:
         -------
         list of (ndarray, ndarray) or str
         """
-        counts = np.asarray(counts, dtype=float)[:, self.order]
-        n_reps = counts.shape[0]
-        h = self.slices.nslices
-        sums = np.empty((n_reps, h, self.features.shape[1]))
-        for s in range(h):
-            lo, hi = self.bounds[s], self.bounds[s + 1]
-            sums[:, s] = counts[:, lo:hi] @ self.features[lo:hi]
+        return self.replicates_from_sums(self.slice_sums(counts))
+
+    def replicates_from_sums(self, sums: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
+        """Basis and eigenvalues of each replicate from its weighted slice sums, or its error.
+
+        Parameters
+        ----------
+        sums : ndarray of shape (b, h, 1 + p + p(p+1)/2)
+            Per replicate and slice, the weighted sums of the features (:meth:`slice_sums`).
+
+        Returns
+        -------
+        list of (ndarray, ndarray) or str
+        """
+        n_reps = sums.shape[0]
         try:
             stats = self._whitened_moments(sums)
         except (ValueError, np.linalg.LinAlgError):

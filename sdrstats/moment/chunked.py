@@ -82,6 +82,9 @@ def fit_sliced(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, 
     std, moments = acc.prepared(source.x_names, order=source.level_order)
     M = estimator.kernel(std, moments, None)
     output = output_from_kernel(estimator, std, moments, M, {"n_chunks": source.n_chunks})
+    # the slices in the fit's order, for passes after the fit (the Poisson bootstrap)
+    output.extras["slice_keys"] = acc.stats.ordered(source.level_order).keys
+    output.extras["cut_points"] = rule.cuts
     if getattr(estimator, "test_needs_pair_moments", False) and source.p <= MAX_PAIR_P:
         vectors = output.extras["raw_vectors"]
         # w = Vᵀz = (x − x̄) W: whitening and the eigenvectors in one p × p map

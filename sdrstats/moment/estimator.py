@@ -21,6 +21,7 @@ from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
 from .case_weights import case_weighted_prepare
 from .chunked import ChunkedResults, fit_sliced
+from .chunked_bootstrap import ChunkedReplicates
 from .chunked_weights import fit_sliced_weighted
 from .results import MomentResults
 from .statistics import MomentStatistics, SliceRule, output_from_kernel
@@ -241,8 +242,11 @@ class MomentEstimator(Estimator):
             return fit_sliced_weighted(self, source)
         return fit_sliced(self, source)
 
-    def replicate_kernel(self, results: Results) -> WeightedReplicates | None:
+    def replicate_kernel(self, results: Results) -> WeightedReplicates | ChunkedReplicates | None:
         """Weighted-moment bootstrap replicates (SIR, SAVE, DR), or None for a row refit.
+
+        A fit on chunks or Dask partitions gets a :class:`ChunkedReplicates`, whose Poisson
+        replicates take one more pass over its data.
 
         Parameters
         ----------
@@ -265,6 +269,8 @@ class MomentEstimator(Estimator):
             return None
         if getattr(self, "case_weights_", None) is not None:
             return None  # R case weights: replicates refit the resampled rows with them
+        if isinstance(results, ChunkedResults):
+            return ChunkedReplicates(results)
         if not WeightedReplicates.fits(results.n, results.p):
             return None
         return WeightedReplicates(results)

@@ -378,8 +378,12 @@ class ChunkPlan:
         *,
         column: str | None = None,
         extra: tuple[str, ...] = (),
+        kept: bool = False,
     ) -> tuple[Any, ...]:
         """Predictor matrix, response (floats, or labels) and rows dropped for missing values.
+
+        With ``kept``, the third item is the mask of the chunk's rows kept instead of the
+        count dropped (the Poisson bootstrap keys each row by its position).
 
         With ``column`` (a column of the chunk outside the formula, e.g. partial IRE's group),
         a fourth item: that column's values on the rows kept (a missing value is an error).
@@ -463,6 +467,8 @@ class ChunkPlan:
         else:
             y = y_all[keep] if dropped else y_all
             _check_finite(y, self.y_names, f"Response ({where})")
+        if kept:
+            return X, y, keep
         if column is not None:
             return X, y, dropped, _column_of_rows(frame, column, keep, where)
         if extra:

@@ -97,6 +97,25 @@ class DaskFrame:
         """``fn(plan, partition, where, *args)`` on every partition, merged pairwise."""
         return self._tree(self.ddf.to_delayed(), fn, plan, *args)
 
+    def map_reduce_positioned(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+        """``fn(plan, partition, where, offset, *args)`` on every partition, merged pairwise.
+
+        ``offset`` is the position of the partition's first row in the partitions' order,
+        from their lengths (``map_partitions(len)``, computed first: a pass that only counts
+        rows, on the workers).
+        """
+        lengths = [int(v) for v in self.ddf.map_partitions(len).compute()]
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+        delayed = self.dask.delayed
+        shared = [delayed(a, pure=True) for a in (plan, *args)]
+        tasks = [
+            delayed(_guarded, pure=True)(
+                fn, shared[0], part, f"partition {k + 1}", int(offsets[k]), *shared[1:]
+            )
+            for k, part in enumerate(self.ddf.to_delayed())
+        ]
+        return self._reduce(tasks)
+
     def _tree(self, parts: list[Any], fn: Any, *args: Any) -> Any:
         delayed = self.dask.delayed
         shared = [delayed(a, pure=True) if isinstance(a, ChunkPlan) else a for a in args]
@@ -104,6 +123,11 @@ class DaskFrame:
             delayed(_guarded, pure=True)(fn, shared[0], part, f"partition {k + 1}", *shared[1:])
             for k, part in enumerate(parts)
         ]
+        return self._reduce(tasks)
+
+    def _reduce(self, tasks: list[Any]) -> Any:
+        """The pairwise tree of merges of ``tasks``, computed on the workers."""
+        delayed = self.dask.delayed
         while len(tasks) > 1:
             paired = [delayed(_merge, pure=True)(a, b) for a, b in zip(tasks[::2], tasks[1::2])]
             tasks = paired + ([tasks[-1]] if len(tasks) % 2 else [])

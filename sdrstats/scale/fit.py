@@ -82,6 +82,22 @@ def accumulate_grouped_part(
     return Tally(part, int(X.shape[0] > 0), dropped)
 
 
+def accumulate_positioned(
+    plan: ChunkPlan, chunk: pd.DataFrame, where: str, offset: int, template: Any
+) -> Tally:
+    """``template``'s accumulator of one chunk's rows, told their positions in the data.
+
+    ``offset`` is the position of the chunk's first row; a kept row's position counts every
+    row before it, those dropped for missing values included (``update_positioned(X, y,
+    positions)`` of the accumulator).
+    """
+    X, y, keep = plan.arrays(chunk, where, kept=True)
+    part = copy.deepcopy(template)
+    if X.shape[0]:
+        part = part.update_positioned(X, y, int(offset) + np.flatnonzero(keep))
+    return Tally(part, int(X.shape[0] > 0), int(keep.size - np.count_nonzero(keep)))
+
+
 class LocalChunks:
     """Backend for a :class:`ChunkSource`: chunks are read and reduced in this process."""
 
@@ -120,6 +136,21 @@ class LocalChunks:
             part = fn(plan, chunk, f"chunk {k + 1}", *args)
             total = part if total is None else total.merge(part)
         return total
+
+    def map_reduce_positioned(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+        """``fn(plan, chunk, where, offset, *args)`` of every chunk, merged; ``offset`` is the
+        position of the chunk's first row (the rows of the chunks before it)."""
+        total, offset = None, 0
+        for k, chunk in enumerate(self._chunks()):
+            part = fn(plan, chunk, f"chunk {k + 1}", offset, *args)
+            offset += chunk.shape[0]
+            total = part if total is None else total.merge(part)
+        return total
+
+    def release_first(self) -> None:
+        """Drop the first chunk, kept for the formula (a fit holding its source keeps no rows)."""
+        if self._pending is None:
+            self._first = None
 
 
 def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
@@ -285,6 +316,24 @@ class ChunkedData:
             self.n_chunks, self.n_dropped = tally.n_chunks, tally.n_dropped
         return tally.accumulator
 
+    def reduce_positioned(self, template: Any) -> Any:
+        """An accumulator like ``template`` (``update_positioned(X, y, positions)``, ``merge``)
+        over every chunk, one more pass over the data.
+
+        ``positions`` are the kept rows' 0-based positions in the data as given: on chunks a
+        running count of the rows read (rows dropped for missing values included), on Dask the
+        partitions' offsets from their lengths (computed first, a cheap pass) plus the row's
+        place in its partition. The Poisson bootstrap keys each row's counts by it.
+        """
+        if not self.backend.rereadable:
+            raise ValueError(
+                "This step needs one more pass over the data, but the chunks came from a "
+                "one-shot iterator. Fit on a list, a function returning a fresh iterator "
+                "(sdr.chunks_from(make_chunks)) or a file (sdr.read_csv_chunks)."
+            )
+        tally = self.backend.map_reduce_positioned(accumulate_positioned, self.plan, template)
+        return tally.accumulator
+
     def response_cuts(self, nslices: int, function: str = "dr") -> np.ndarray:
         """Cut points that slice the one-column response exactly as R ``dr`` slices it in
         memory (``function`` "dr" or "arc", ties never split), from passes over the response
@@ -445,6 +494,9 @@ def fit_chunked(
     result = results_class(estimator, spec, output, call=call, **info)
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)
+    if hasattr(backend, "release_first"):
+        backend.release_first()
+    result._data_source = source  # for passes after the fit (the Poisson bootstrap)
     return result
 
 

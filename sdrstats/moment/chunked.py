@@ -249,8 +249,9 @@ class ChunkedResults(ChunkedMixin, MomentResults):
 
     Everything that needs only the statistics works as for an in-memory fit (directions,
     eigenvalues, summary, ``transform(newdata)``, the asymptotic tests of SIR, SAVE and pHd,
-    pickling); what needs the rows (``transform()`` of the training rows, bootstrap,
-    permutation tests) raises an error saying to load the data in memory.
+    pickling); SIR, SAVE and DR's ``bootstrap()`` is a Poisson bootstrap in one more pass over
+    the data (:mod:`.chunked_bootstrap`); what needs the rows (``transform()`` of the training
+    rows, permutation tests) raises an error saying to load the data in memory.
 
     Parameters
     ----------

@@ -23,6 +23,12 @@ the complete rows, drop weights ``<= 1e-30``, whiten ``√w x``) is applied to s
 the same passes as without weights, so the fit equals the in-memory weighted fit. pHd's three
 tests (normal theory, general, independence; Cook 1998) come from one more pass after the
 fit (for ``p <= 70``). ``subset=`` needs the data in memory: filter the chunks instead.
+
+``fit.bootstrap()`` of a SIR, SAVE or DR fit on such data is a Poisson bootstrap in one more
+pass over it (:mod:`sdrstats.moment.chunked_bootstrap`): each row's Poisson(1) counts come from
+a counter-based generator keyed by its position, so the replicates equal the in-memory
+``bootstrap(scheme="poisson")`` of the same rows, whatever the chunks or partitions (not yet
+for case-weighted fits).
 """
 
 from __future__ import annotations

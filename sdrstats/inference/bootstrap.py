@@ -162,7 +162,9 @@ def bootstrap(
     The Poisson bootstrap (Hanley & MacGibbon 2006) draws the counts independently, so they
     do not sum to ``n``; as ``n`` grows its replicates behave as the multinomial ones
     (Chamandy et al. 2012), and it needs neither ``n`` in advance nor random access to the
-    rows, which is what lets chunked data be resampled in one pass.
+    rows, which is what lets chunked data be resampled in one pass. On chunks or Dask
+    partitions (SIR, SAVE, DR) that pass holds, per chunk or worker, the ``B × h × (1 + p +
+    p(p+1)/2)`` weighted slice sums of the replicates: memory ``O(B h p²)``.
 
     References
     ----------

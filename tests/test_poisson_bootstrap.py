@@ -214,6 +214,8 @@ def test_chunked_poisson_bootstrap_equals_memory_on_ais(ais_missing, fn, options
     expected = memory.bootstrap(B=30, random_state=7, progress=False, scheme="poisson")
     got = chunked.bootstrap(B=30, random_state=7, progress=False)
     assert got.engine == "weighted slice moments, one pass over the data"
+    assert got.scheme == expected.scheme == "poisson"
+    assert "30 Poisson bootstrap replicates" in str(got.summary())
     assert_same_replicates(expected, got)
 
 

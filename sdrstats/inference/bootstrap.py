@@ -246,6 +246,7 @@ def bootstrap(
         engine=reps.engine,
         errors=reps.errors,
         d_rule=d_rule,
+        scheme=scheme,
     )
 
 

@@ -46,6 +46,8 @@ class BootstrapResult:
         ``"embedding"`` for a fit without linear directions (kernel SPCA): ``directions``
         then holds each replicate's ``n × d`` embedding of the training rows, ``reference``
         the full fit's, and ``cosines`` the canonical correlations of the two embeddings.
+    scheme : {"multinomial", "poisson"}, default "multinomial"
+        How the replicates weighted the rows (see :func:`sdrstats.inference.bootstrap`).
 
     Attributes
     ----------
@@ -80,8 +82,10 @@ class BootstrapResult:
         errors: list[str],
         d_rule: str = "given",
         kind: str = "directions",
+        scheme: str = "multinomial",
     ) -> None:
         self.kind = kind
+        self.scheme = scheme
         self.distances = distances
         self.cosines = cosines
         self.directions = directions
@@ -95,6 +99,9 @@ class BootstrapResult:
         self.d = reference.shape[1]
         self.B = distances.size
         self.n_failed = int(np.sum(np.isnan(distances)))
+
+    #: Results saved before the scheme was recorded were multinomial.
+    scheme = "multinomial"
 
     @property
     def mean(self) -> float:
@@ -169,7 +176,8 @@ class BootstrapResult:
                 f"5% {self._stat}": np.nanquantile(self.cosines, 0.05, axis=0),
             }
         ).T
-        foot = f"{self.B} replicates ({self.engine}), random_state = {self.random_state!r}" + (
+        kind = "Poisson bootstrap replicates" if self.scheme == "poisson" else "replicates"
+        foot = f"{self.B} {kind} ({self.engine}), random_state = {self.random_state!r}" + (
             f"; {self.n_failed} failed: {self.errors[0]}" if self.n_failed else "."
         )
         whole = (

@@ -279,6 +279,13 @@ def test_chunked_methods_without_weighted_replicates_are_refused(ais):
         fit.bootstrap(B=5, progress=False)
 
 
+def test_a_case_weighted_chunked_fit_is_refused(ais):
+    weighted = ais.assign(w=np.linspace(0.5, 2, len(ais)))
+    fit = sdr.sir(AIS, sdr.chunks_from(pieces(weighted, [100])), weights="w", nslices=8)
+    with pytest.raises(ValueError, match="case-weighted sir fit on chunked or Dask data"):
+        fit.bootstrap(B=5, progress=False)
+
+
 def test_a_one_shot_iterator_cannot_be_read_again(ais):
     fit = sdr.sir(AIS, sdr.chunks_from(iter(pieces(ais, [100]))), nslices=8, cut_points=[50, 60])
     with pytest.raises(

@@ -204,9 +204,9 @@ class ChunkedReplicates:
         if "weights_vary" in extras:
             raise ValueError(
                 f"The bootstrap of a case-weighted {results.method} fit on chunked or Dask data "
-                "is not available: R's weights are rescaled by n before the rows are resampled. "
-                "Load the data with pandas to bootstrap the weighted fit, or bootstrap the "
-                "unweighted one."
+                "is not available yet (its replicates need R's weighted sums, which the one-pass "
+                "Poisson bootstrap does not form). Load the data with pandas to bootstrap the "
+                "weighted fit."
             )
         if "slice_keys" not in extras:
             raise ValueError(

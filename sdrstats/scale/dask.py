@@ -102,9 +102,11 @@ class DaskFrame:
 
         ``offset`` is the position of the partition's first row in the partitions' order,
         from their lengths (``map_partitions(len)``, computed first: a pass that only counts
-        rows, on the workers).
+        rows, on the workers; kept for later calls).
         """
-        lengths = [int(v) for v in self.ddf.map_partitions(len).compute()]
+        if getattr(self, "_lengths", None) is None:
+            self._lengths = [int(v) for v in self.ddf.map_partitions(len).compute()]
+        lengths = self._lengths
         offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
         delayed = self.dask.delayed
         shared = [delayed(a, pure=True) for a in (plan, *args)]

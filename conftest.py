@@ -1,0 +1,17 @@
+"""Fixtures for every test and doctest (``tests/`` and the package's docstrings)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test or an example opened: pyplot keeps them, and more than 20
+    open in one worker raise matplotlib's RuntimeWarning, an error in this suite."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")

@@ -243,6 +243,27 @@ def test_dask_poisson_bootstrap_equals_memory(ais_missing, simulated, fn, option
             assert_same_replicates(expected, fit.bootstrap(B=20, random_state=3, progress=False))
 
 
+def test_dask_bootstrap_reads_the_data_once_after_the_fit(ais_missing, monkeypatch):
+    """The fit's statistics pass records the partitions' lengths (dropped rows included), so
+    the bootstrap's row positions need no pass that only counts rows."""
+    dd = pytest.importorskip("dask.dataframe")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.MissingValueWarning)
+        frame = dd.from_pandas(ais_missing, npartitions=3)
+        fit = sdr.sir(AIS, frame, nslices=8, d=2)
+        memory = sdr.sir(AIS, ais_missing, nslices=8, d=2)
+    backend = fit._data_source.backend
+    lengths = [int(v) for v in frame.map_partitions(len).compute()]
+    assert backend._lengths == lengths and sum(lengths) == ais_missing.shape[0]
+
+    def counted(*args, **kwargs):
+        raise AssertionError("a pass that only counts rows")
+
+    monkeypatch.setattr(type(backend.ddf), "map_partitions", counted)
+    expected = memory.bootstrap(B=10, random_state=2, progress=False, scheme="poisson")
+    assert_same_replicates(expected, fit.bootstrap(B=10, random_state=2, progress=False))
+
+
 def test_chunked_poisson_bootstrap_does_not_depend_on_n_jobs(ais):
     fit = sdr.sir(AIS, sdr.chunks_from(pieces(ais, [60, 60])), nslices=8, d=2)
     one = fit.bootstrap(B=120, random_state=5, progress=False)

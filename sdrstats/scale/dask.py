@@ -64,6 +64,15 @@ def _guarded(fn: Any, *args: Any) -> Any:
         return _Failure(error)
 
 
+def _measured(k: int, fn: Any, plan: Any, part: pd.DataFrame, where: str, *args: Any) -> Any:
+    """``fn(plan, part, where, *args)``, with partition ``k``'s row count on a result that
+    keeps ``lengths``."""
+    out = fn(plan, part, where, *args)
+    if hasattr(out, "lengths"):
+        out.lengths = {k: int(part.shape[0])}
+    return out
+
+
 def _merge(a: Any, b: Any) -> Any:
     if isinstance(b, _Failure) and not isinstance(a, _Failure):
         return b
@@ -94,15 +103,31 @@ class DaskFrame:
             self.ddf = self.ddf.astype(dtypes)
 
     def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
-        """``fn(plan, partition, where, *args)`` on every partition, merged pairwise."""
-        return self._tree(self.ddf.to_delayed(), fn, plan, *args)
+        """``fn(plan, partition, where, *args)`` on every partition, merged pairwise.
+
+        A result with ``lengths`` (the driver's tally) also records each partition's rows, so
+        the partitions' row positions are known without a pass that only counts them."""
+        delayed = self.dask.delayed
+        shared = [delayed(a, pure=True) if isinstance(a, ChunkPlan) else a for a in (plan, *args)]
+        tasks = [
+            delayed(_guarded, pure=True)(
+                _measured, k, fn, shared[0], part, f"partition {k + 1}", *shared[1:]
+            )
+            for k, part in enumerate(self.ddf.to_delayed())
+        ]
+        total = self._reduce(tasks)
+        lengths = getattr(total, "lengths", None)
+        if getattr(self, "_lengths", None) is None and lengths is not None:
+            if sorted(lengths) == list(range(self.ddf.npartitions)):
+                self._lengths = [lengths[k] for k in range(self.ddf.npartitions)]
+        return total
 
     def map_reduce_positioned(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
         """``fn(plan, partition, where, offset, *args)`` on every partition, merged pairwise.
 
         ``offset`` is the position of the partition's first row in the partitions' order,
-        from their lengths (``map_partitions(len)``, computed first: a pass that only counts
-        rows, on the workers; kept for later calls).
+        from their lengths: recorded by the fit's statistics pass (:meth:`map_reduce`), or,
+        when no such pass ran, counted first (``map_partitions(len)`` on the workers).
         """
         if getattr(self, "_lengths", None) is None:
             self._lengths = [int(v) for v in self.ddf.map_partitions(len).compute()]

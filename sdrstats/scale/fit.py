@@ -44,11 +44,15 @@ class Tally:
         self.accumulator = accumulator
         self.n_chunks = n_chunks
         self.n_dropped = n_dropped
+        #: rows (dropped ones included) of each partition seen, by index, when the backend
+        #: records them (Dask: the row positions a Poisson bootstrap needs)
+        self.lengths: dict[int, int] = {}
 
     def merge(self, other: Tally) -> Tally:
         self.accumulator = self.accumulator.merge(other.accumulator)
         self.n_chunks += other.n_chunks
         self.n_dropped += other.n_dropped
+        self.lengths.update(getattr(other, "lengths", {}))
         return self
 
 

@@ -19,7 +19,16 @@ Scenarios:
 * ``chunks_exact`` and ``dask_exact``: the chunk and Dask paths without cut points, so the
   default exact slicing (R ``dr``'s slices of the whole response, found in passes over the
   response: :mod:`sdrstats.stats.exact_slicing`) runs first; their table counts those passes and
-  compares the time with the one-pass fit given cut points.
+  compares the time with the one-pass fit given cut points;
+* ``ire_chunks`` and ``ire_dask``: IRE (``nslices=5``, ``d_max=2``) on the same rows: its
+  statistics pass, then the passes that accumulate the covariance Γ of its inverse-regression
+  moments (Cook & Ni 2005), each compared with one pass of SIR;
+* ``weighted_chunks`` and ``weighted_dask``: SIR with R ``dr``'s case weights (a column ``w``,
+  uniform on [0.5, 1.5]), against the unweighted one-pass fit;
+* ``boot_chunks`` and ``boot_dask``: ``fit.bootstrap(B=200, scheme="poisson")`` of the chunked
+  SIR fit, one more read of the data; ``floor`` times ``200 × X.T @ (X * w)`` with Poisson(1)
+  weights on 1e6 of the same rows, scaled to the row count (the work of an exact weighted
+  bootstrap that holds no slice structure), and the bootstrap's compute is compared with it.
 
 Rows per second include generating (or parsing) the rows, for every path alike. The machine
 (2 cores) is shared with other jobs, so times are noisy.
@@ -44,15 +53,61 @@ SEED = 20261202
 CHUNK = 100_000
 COLUMNS = [f"x{j + 1}" for j in range(P)]
 FORMULA = "y ~ ."
+FORMULA_X = "y ~ " + " + ".join(COLUMNS)  # for the weighted rows, whose `w` is not a predictor
+B_BOOT = 200
+IRE_OPTIONS = {"nslices": 5, "d_max": 2}
 
 
-def make_chunk(k: int, rows: int = CHUNK) -> pd.DataFrame:
-    """Chunk ``k`` of the simulated data (the same whatever reads it)."""
+def make_chunk(k: int, rows: int = CHUNK, weighted: bool = False) -> pd.DataFrame:
+    """Chunk ``k`` of the simulated data (the same whatever reads it); ``weighted`` adds a
+    case-weight column ``w`` drawn after the rows, so the predictors and response are the same."""
     rng = np.random.default_rng([SEED, k])
     X = rng.standard_normal((rows, P))
     frame = pd.DataFrame(X, columns=COLUMNS)
     frame["y"] = X[:, 0] + X[:, 1] ** 2 / 2 + rng.standard_normal(rows)
+    if weighted:
+        frame["w"] = rng.uniform(0.5, 1.5, rows)
     return frame
+
+
+def make_weighted_chunk(k: int, rows: int = CHUNK) -> pd.DataFrame:
+    return make_chunk(k, rows, weighted=True)
+
+
+def fit_scenario(sdr, name: str, data, cuts: np.ndarray, extra: dict):
+    """The fit (and, for the bootstrap scenarios, the bootstrap) of scenario ``name``."""
+    kind = "exact" if name.endswith("_exact") else name.split("_")[0]
+    if kind == "ire":
+        fit = sdr.ire(FORMULA, data, **IRE_OPTIONS)
+        extra["data_passes"] = fit.row_passes
+        extra["slicing_passes"] = fit.slicing_passes
+        return fit
+    if kind == "weighted":
+        return sdr.sir(FORMULA_X, data, weights="w", cut_points=cuts)
+    given = {"cut_points": cuts} if kind in ("chunks", "dask", "boot") else {"nslices": 10}
+    fit = sdr.sir(FORMULA, data, **given)
+    extra["slicing_passes"] = fit.slicing_passes
+    if kind == "boot":
+        start = time.perf_counter()
+        boot = fit.bootstrap(B=B_BOOT, scheme="poisson", random_state=1, progress=False)
+        extra["boot_s"] = time.perf_counter() - start
+        extra["boot_median_distance"] = float(np.nanmedian(boot.distances))
+    return fit
+
+
+def floor_seconds(rows: int) -> float:
+    """``B_BOOT`` products ``X.T @ (X * w)`` (Poisson(1) ``w``) over 1e6 rows, scaled to ``rows``."""
+    sample = min(rows, 1_000_000)
+    rng = np.random.default_rng(SEED)
+    elapsed = 0.0
+    for k in range(sample // CHUNK):
+        X = make_chunk(k)[COLUMNS].to_numpy()
+        w = rng.poisson(1.0, (B_BOOT, X.shape[0])).astype(float)
+        start = time.perf_counter()
+        for b in range(B_BOOT):
+            X.T @ (X * w[b][:, None])
+        elapsed += time.perf_counter() - start
+    return elapsed * rows / sample
 
 
 def pilot_cut_points() -> np.ndarray:
@@ -75,14 +130,15 @@ def scenario(name: str, rows: int, path: str | None) -> dict:
         built = time.perf_counter()
         fit = sdr.sir(FORMULA, frame, cut_points=cuts)
         extra["fit_only_s"] = time.perf_counter() - built
-    elif name in ("chunks", "chunks_exact"):
-        source = sdr.chunks_from(lambda: (make_chunk(k) for k in range(n_chunks)))
-        given = {"cut_points": cuts} if name == "chunks" else {"nslices": 10}
-        fit = sdr.sir(FORMULA, source, **given)
-        extra["slicing_passes"] = fit.slicing_passes
+    elif name == "floor":
+        return {"scenario": name, "rows": rows, "seconds": floor_seconds(rows)}
+    elif name.endswith("chunks") or name == "chunks_exact":
+        maker = make_weighted_chunk if name.startswith("weighted") else make_chunk
+        source = sdr.chunks_from(lambda: (maker(k) for k in range(n_chunks)))
+        fit = fit_scenario(sdr, name, source, cuts, extra)
     elif name == "csv":
         fit = sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=50_000), cut_points=cuts)
-    elif name in ("dask", "dask_exact"):
+    elif name.endswith("dask") or name == "dask_exact":
         import dask.dataframe as dd
         from dask.distributed import Client, LocalCluster
 
@@ -93,10 +149,9 @@ def scenario(name: str, rows: int, path: str | None) -> dict:
             Client(cluster) as client,
         ):
             ready = time.perf_counter()
-            ddf = dd.from_map(make_chunk, list(range(n_chunks)), meta=make_chunk(0, 0))
-            given = {"cut_points": cuts} if name == "dask" else {"nslices": 10}
-            fit = sdr.sir(FORMULA, ddf, **given)
-            extra["slicing_passes"] = fit.slicing_passes
+            maker = make_weighted_chunk if name.startswith("weighted") else make_chunk
+            ddf = dd.from_map(maker, list(range(n_chunks)), meta=maker(0, 0))
+            fit = fit_scenario(sdr, name, ddf, cuts, extra)
             extra["cluster_start_s"] = ready - start
             start = ready
             extra["worker_peak_mb"] = max(
@@ -149,6 +204,9 @@ def main() -> None:
     parser.add_argument("--scenario")
     parser.add_argument("--rows", type=int)
     parser.add_argument("--path")
+    parser.add_argument(
+        "--skip-more", action="store_true", help="only SIR (no IRE, weights or bootstrap)"
+    )
     args = parser.parse_args()
     if args.scenario:
         print(json.dumps(scenario(args.scenario, args.rows, args.path)))
@@ -225,6 +283,93 @@ def main() -> None:
             f"| {labels[key]} | {r['rows']:.2e} | {r['slicing_passes']} | 2 | "
             f"{r['seconds']:.1f} | {base['seconds']:.1f} | {extra_cost:.2f} | "
             f"{r['rows'] / r['seconds']:,.0f} | {peak} | {cos:.4f} |"
+        )
+    print()
+    if not args.skip_more:
+        more_tables(big, one_pass, exact, labels)
+
+
+def peak_text(r: dict) -> str:
+    peak = f"{r['peak_mb']:.0f}"
+    if "worker_peak_mb" in r:
+        peak += f" (worker {r['worker_peak_mb']:.0f})"
+    return peak
+
+
+def more_tables(big: int, one_pass: dict, exact: dict, labels: dict) -> None:
+    """IRE, weighted SIR and the Poisson bootstrap on chunks and Dask."""
+    ire = {key: run(f"ire_{key}", big) for key in one_pass}
+    print("### IRE: passes over the rows\n")
+    print(
+        f"`sdr.ire(formula, data, nslices={IRE_OPTIONS['nslices']}, d_max="
+        f"{IRE_OPTIONS['d_max']})`, default exact slicing. After the slicing passes over the "
+        "response and the moments pass, each further pass accumulates the covariance Γ of the "
+        "inverse-regression moments (all the Γ's one re-estimation round needs, in one pass). "
+        "The slicing passes and the moments pass are SIR's (the SIR fit with exact slicing "
+        "above); each extra pass costs (IRE seconds - that fit's seconds) / (data passes - 1). "
+        "Goal: each extra pass costs at most 1x one pass of SIR (the SIR fit given cut "
+        "points).\n"
+    )
+    print(
+        "| path | rows | slicing passes | data passes | seconds | SIR exact-slicing seconds | "
+        "SIR one-pass seconds | extra pass cost / SIR pass | peak MB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for key, r in ire.items():
+        base = one_pass[key]["seconds"]
+        first = exact[key]["seconds"]
+        passes = r["data_passes"]
+        per_pass = (r["seconds"] - first) / (passes - 1)
+        print(
+            f"| {labels[key]} | {r['rows']:.2e} | {r['slicing_passes']} | {passes} | "
+            f"{r['seconds']:.1f} | {first:.1f} | {base:.1f} | {per_pass / base:.2f} | "
+            f"{peak_text(r)} |"
+        )
+    print()
+    weighted = {key: run(f"weighted_{key}", big) for key in one_pass}
+    print("### Case-weighted SIR (R dr's rule)\n")
+    print(
+        'The same rows with a weight column `w` ~ U(0.5, 1.5), `weights="w"`, cut points '
+        "given. R's rule rescales the weights by their total, but every sum it needs can be "
+        "rescaled afterwards, so the weighted fit reads the rows once, as the unweighted one; "
+        "its pass accumulates the moments of `x` and `sqrt(w) x` together. Goal: the extra "
+        "cost at most 1x one pass.\n"
+    )
+    print(
+        "| path | rows | data passes | seconds | unweighted seconds | extra cost / one pass | "
+        "peak MB | abs(cos) vs unweighted |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for key, r in weighted.items():
+        base = one_pass[key]
+        cos = abs(float(np.dot(base["direction"], r["direction"])))
+        extra_cost = (r["seconds"] - base["seconds"]) / base["seconds"]
+        print(
+            f"| {labels[key]} | {r['rows']:.2e} | 1 | {r['seconds']:.1f} | "
+            f"{base['seconds']:.1f} | {extra_cost:.2f} | {peak_text(r)} | {cos:.4f} |"
+        )
+    print()
+    boot = {key: run(f"boot_{key}", big) for key in one_pass}
+    floor = run("floor", big)
+    print(f"### Poisson bootstrap, B = {B_BOOT}\n")
+    print(
+        f'`fit.bootstrap(B={B_BOOT}, scheme="poisson")` of the SIR fit given cut points: one '
+        "more read of the rows, each row's Poisson(1) counts from a counter-based generator, "
+        "B weighted slice statistics per partition, merged, then B fits of p x p size. The "
+        f"floor is {B_BOOT} weighted `X.T @ (X * w)` on the same rows (measured on 1e6 rows, "
+        f"scaled by rows): {floor['seconds']:.0f} s. Goals: one read of the data, compute "
+        "within 10x of the floor, client memory bounded.\n"
+    )
+    print(
+        "| path | rows | bootstrap seconds | one-pass fit seconds | bootstrap / floor | "
+        "peak MB | median distance |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for key, r in boot.items():
+        print(
+            f"| {labels[key]} | {r['rows']:.2e} | {r['boot_s']:.1f} | "
+            f"{one_pass[key]['seconds']:.1f} | {r['boot_s'] / floor['seconds']:.2f} | "
+            f"{peak_text(r)} | {r['boot_median_distance']:.4f} |"
         )
     print()
 

@@ -133,10 +133,12 @@ class GammaSums:
                 zb = z[start : start + step]
                 wz = ((zb @ M)[:, :, None] * zb[:, None, :]).reshape(zb.shape[0], k * p)
                 self.fourth[j] += wz.T @ wz
-                cb = codes[start : start + step]
-                for s in np.unique(cb):
-                    rows = cb == s
-                    self.third[j][s] += wz[rows].T @ zb[rows]
+                # the rows are in slice order: each slice's rows of the block are a range
+                edges = np.clip(bounds - start, 0, zb.shape[0])
+                for s in range(len(self.keys)):
+                    lo, hi = edges[s], edges[s + 1]
+                    if hi > lo:
+                        self.third[j][s] += wz[lo:hi].T @ zb[lo:hi]
         return self
 
     def merge(self, other: GammaSums) -> GammaSums:

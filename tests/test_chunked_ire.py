@@ -215,6 +215,18 @@ def test_bad_chunked_input_is_explained(ais):
         sdr.ire(AIS, parts, d=4)
 
 
+def test_gamma_sums_past_the_memory_limit_are_refused_before_they_are_allocated(ais):
+    """The Γ_ζ sums are O(h·p³ + p⁴) floats at h >= p: past ``max_memory`` the fit stops with
+    the estimate and the remedy instead of allocating (ais at p = 4 needs ~33 MB, mostly the
+    row block of the products)."""
+    parts = sdr.chunks_from(splits(ais, "even"))
+    with sdr.config_context(max_memory="1MB"):
+        with pytest.raises(MemoryError, match=r"ire needs about .* Γ_ζ .*fewer slices"):
+            sdr.ire(AIS, parts)
+    with sdr.config_context(max_memory="1GB"):
+        assert sdr.ire(AIS, parts).row_passes == 2
+
+
 dd = pytest.importorskip("dask.dataframe")
 
 

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.budget import check_memory, size_text
 from ..core.estimator import EstimatorOutput
 from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
@@ -259,11 +260,31 @@ class _RoundGammas:
         self._full_sums: dict[Any, GammaSums] | None = None
 
     def _pass(self, bases: dict[Any, list[np.ndarray]]) -> dict[Any, GammaSums]:
+        self._check_memory(bases)
         parts = {level: g.sums(bases[level]) for level, g in self.groups.items()}
         if self.column is None:
             ((level, part),) = parts.items()
             return {level: self.source.reduce(part)}
         return self.source.reduce(GroupedGammaSums(parts), column=self.column).parts
+
+    def _check_memory(self, bases: dict[Any, list[np.ndarray]]) -> None:
+        """Refuse, before allocating, sums that would not fit (:func:`check_memory`)."""
+        p = self.source.p
+        floats = 0
+        for level, g in self.groups.items():
+            for M in bases[level]:
+                width = M.shape[1] * p
+                floats += g.h * (width * p + p * p + p) + width * width
+        # a pass holds the running total, one chunk's (or partition's) sums and the merge
+        nbytes = 3 * 8 * floats + 8 * BLOCK_FLOATS
+        slices = max(g.h for g in self.groups.values())
+        check_memory(
+            "ire",
+            nbytes,
+            f"the sums its Γ_ζ covariances need at p = {p} with up to {slices} slices "
+            f"({size_text(nbytes / 3)} per copy, O(h·p³ + p⁴) floats at h >= p)",
+            "use fewer slices (nslices below p takes more passes but O(h·p²·d) floats)",
+        )
 
     def __call__(self, requests: list[Any]) -> list[list[np.ndarray]]:
         if self.full:

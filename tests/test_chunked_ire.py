@@ -215,6 +215,28 @@ def test_bad_chunked_input_is_explained(ais):
         sdr.ire(AIS, parts, d=4)
 
 
+@pytest.mark.parametrize("options", [{}, {"nslices": 3, "d_max": 2}])
+def test_case_weighted_ire_on_chunks_and_dask_equals_in_memory(sim, options):
+    """R's case weights (rescaled, a zero weight dropped, √w x whitened, counts as slice
+    fractions), at the default slicing (two passes) and with fewer slices than predictors
+    (steps + 3 passes); the summary says "using weights" as in memory."""
+    dd = pytest.importorskip("dask.dataframe")
+    frame = sim.assign(w=np.linspace(0.2, 3.0, len(sim)))
+    frame.loc[frame.index[[3, 90]], "w"] = 0.0
+    memory = sdr.ire(SIM, frame, weights="w", **options)
+    passes = 2 if not options else 4
+    for data in [
+        sdr.chunks_from(splits(frame, "one_row")),
+        sdr.chunks_from(splits(frame, "even")),
+        dd.from_pandas(frame, npartitions=3),
+    ]:
+        chunked = sdr.ire(SIM, data, weights="w", **options)
+        assert_same_ire(memory, chunked)
+        assert chunked.row_passes == passes
+        assert "using weights, from" in str(chunked.summary())
+    assert "using weights" in str(memory.summary())
+
+
 def test_gamma_sums_past_the_memory_limit_are_refused_before_they_are_allocated(ais):
     """The Γ_ζ sums are O(h·p³ + p⁴) floats at h >= p: past ``max_memory`` the fit stops with
     the estimate and the remedy instead of allocating (ais at p = 4 needs ~33 MB, mostly the

@@ -203,8 +203,8 @@ def test_bad_weights_on_chunks_are_explained(data):
     zero = [c.assign(w=0.0) for c in chunks]
     with pytest.raises(ValueError, match="zero for every fitted row"):
         sdr.sir(FORMULA, sdr.chunks_from(zero), weights="w", cut_points=[50, 60])
-    with pytest.raises(ValueError, match="ire.*not available for chunked or Dask data"):
-        sdr.ire(FORMULA, sdr.chunks_from(chunks), weights="w")
+    with pytest.raises(ValueError, match="Partial IRE .group=. with case weights"):
+        sdr.ire(FORMULA, sdr.chunks_from(chunks), weights="w", group="sex")
     with pytest.raises(ValueError, match="'subset' option needs the data in memory"):
         sdr.sir(FORMULA, sdr.chunks_from(chunks), subset="sex == 'f'")
 

@@ -11,9 +11,9 @@ range of the response (per distinct value sums, the ranges in order). IRE and pa
 take two passes at the default slicing (the moments, then the sums every ``Γ_ζ`` follows
 from), ``steps + 3`` with fewer slices than predictors (:mod:`.chunked_ire`).
 
-R ``dr``'s case weights (``weights="column"``) work for SIR, SAVE, DR, pHd (phdy, phdres)
-and CUME with the same passes (:mod:`.chunked_weights`); IRE with weights needs the data in
-memory, as does ``phdq`` at all.
+R ``dr``'s case weights (``weights="column"``) work for SIR, SAVE, DR, pHd (phdy, phdres),
+CUME (:mod:`.chunked_weights`) and IRE (:mod:`.chunked_ire`) with the same passes; partial IRE
+with weights is refused (as in memory), and ``phdq`` needs the data in memory.
 """
 
 from __future__ import annotations

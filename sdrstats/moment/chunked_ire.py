@@ -28,7 +28,14 @@ the first ``Γ_ζ`` (and the independence one), one pass per re-estimation round
 in ``slicing_passes``).
 
 Memory per worker: ``O(h p³ + p⁴)`` floats with ``M = I`` (p = 50, h = 53: about 100 MB),
-``O(Σ_d (h d p² + d² p²))`` otherwise.
+``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)`` the fit is
+refused before the sums are allocated.
+
+R ``dr``'s case weights (``weights="column"``) take the same passes: the first is the
+weighted moments pass of SIR (R's whitening of ``√w x``, weighted slice means), and the
+``Γ_ζ`` passes see the rows ``√(c w) x`` of weight above ``1e-30`` (:class:`WeightedRows`),
+with the slice counts as fractions, as R's ``ire``. Partial IRE with weights is refused, as in
+memory.
 
 Partial IRE (Wen & Cook 2007) whitens each group on its own rows by the Householder QR that
 R uses; its factor's signs depend on the first rows of the data, so the first pass also keeps
@@ -46,11 +53,13 @@ import pandas as pd
 
 from ..core.budget import check_memory, size_text
 from ..core.estimator import EstimatorOutput
+from ..design.weights import ZERO_WEIGHT
 from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
 from ._core import standardize_moments
 from ._ire_als import covariance_factor, helmert_basis
 from .chunked import _cut_points, _info, check_rows
+from .chunked_weights import CaseWeightedStatistics, weighted_info
 from .pire import solve_partial
 from .statistics import MomentStatistics, SliceRule
 
@@ -254,8 +263,15 @@ class _RoundGammas:
     call, then no more passes; else one pass per call with the requested spans.
     """
 
-    def __init__(self, source: Any, groups: dict[Any, _Group], column: str | None) -> None:
+    def __init__(
+        self,
+        source: Any,
+        groups: dict[Any, _Group],
+        column: str | None,
+        rescale: float | None = None,
+    ) -> None:
         self.source, self.groups, self.column = source, groups, column
+        self.rescale = rescale  # R case weights' c: the passes see the rows √(c w) x
         self.full = all(g.h >= source.p for g in groups.values())
         self._full_sums: dict[Any, GammaSums] | None = None
 
@@ -264,6 +280,8 @@ class _RoundGammas:
         parts = {level: g.sums(bases[level]) for level, g in self.groups.items()}
         if self.column is None:
             ((level, part),) = parts.items()
+            if self.rescale is not None:
+                return {level: self.source.reduce(WeightedRows(part, self.rescale)).inner}
             return {level: self.source.reduce(part)}
         return self.source.reduce(GroupedGammaSums(parts), column=self.column).parts
 
@@ -313,10 +331,70 @@ def check_ire(estimator: Any, p: int) -> None:
         raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
 
 
+class WeightedRows:
+    """An accumulator fed R's weighted rows ``√(c w) x`` of the rows with weight above
+    ``1e-30`` (``c`` rescales the weights to sum to the complete rows): R ``dr``'s ``Z`` of a
+    case-weighted fit is the whitened ``√w x``, and IRE's ``Γ_ζ`` is then the plain covariance
+    over those rows."""
+
+    def __init__(self, inner: Any, rescale: float) -> None:
+        self.inner, self.c = inner, rescale
+
+    def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WeightedRows:
+        keep = w > ZERO_WEIGHT
+        if keep.any():
+            self.inner.update(X[keep] * np.sqrt(self.c * w[keep])[:, None], y[keep])
+        return self
+
+    def merge(self, other: WeightedRows) -> WeightedRows:
+        self.inner.merge(other.inner)
+        return self
+
+
+def fit_ire_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+    """IRE with R ``dr``'s case weights: the weighted moments pass (R's whitening of ``√w x``,
+    weighted slice means), then the ``Γ_ζ`` passes over the weighted rows; the slice fractions
+    are the counts, as R's ``ire`` takes them."""
+    p = source.p
+    check_ire(estimator, p)
+    numeric = not source.categorical
+    rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
+    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric))
+    c = acc.rescale  # raises when every weight is zero
+    check_rows(estimator, acc.n, p)
+    if len(acc.slices.keys) < 2:
+        raise ValueError(
+            "The response has a single value, so ire finds only one slice; it needs a "
+            "response that varies."
+        )
+    std = acc.standardized(source.x_names)
+    moments = acc.slice_moments(std, source.level_order)
+    keys = acc.slices.ordered(source.level_order).keys
+    W = np.linalg.inv(std.chol).T / std.scale[:, None]
+    sizes = moments.slices.sizes
+    f = sizes / sizes.sum()
+    group = _Group(rule, keys, std.mean, W, moments.means.T, f)
+    gammas = _RoundGammas(source, {None: group}, None, rescale=c)
+    output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
+    output.extras["n_chunks"] = source.n_chunks
+    info = weighted_info(acc, source, (std, moments), output)
+    info["results_class"] = estimator.chunked_results_class
+    output.extras["weighted_ols"] = None  # IRE prints no R² row
+    return output, info
+
+
 def fit_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
     """IRE (or partial IRE with the ``group`` option) from chunked data (see module doc)."""
+    weighted = getattr(source, "weights", None) is not None
     if estimator.options["group"] is not None:
+        if weighted:
+            raise ValueError(
+                "Partial IRE (group=) with case weights is not available; R dr itself fails "
+                "on it when a weight is zero. Drop weights= or group=."
+            )
         return fit_partial_ire(estimator, source)
+    if weighted:
+        return fit_ire_weighted(estimator, source)
     p = source.p
     check_ire(estimator, p)
     numeric = not source.categorical

@@ -107,6 +107,13 @@ class ChunkedIREResults(ChunkedMixin, IREResults):
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         return None  # IRE has no eigenvalues (as in memory)
 
+    def _method_line(self) -> str:
+        line = super()._method_line()
+        if self.output.extras.get("weights_vary"):  # R case weights, as the in-memory line
+            head, _, tail = line.rpartition(", from ")
+            line = f"{head}, using weights, from {tail}"
+        return line
+
 
 class IRE(MomentEstimator):
     """Inverse regression estimation (Cook & Ni 2005), as R ``dr``'s ``method = "ire"``.
@@ -186,6 +193,7 @@ class IRE(MomentEstimator):
     method = "ire"
     capabilities = Capabilities(eigenvalues=False, asymptotic_test=True, from_statistics=True)
     results_class = IREResults
+    chunked_case_weights = True  # not with group= (refused in memory too, as R)
     chunked_results_class = ChunkedIREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,

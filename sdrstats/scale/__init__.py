@@ -17,7 +17,7 @@ passes over the response alone (one when it has few distinct values, three other
 :mod:`sdrstats.stats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
 ``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
 
-R ``dr``'s case weights work on both for SIR, SAVE, DR, pHd and CUME: name a column of the chunks,
+R ``dr``'s case weights work on both for SIR, SAVE, DR, pHd, CUME and IRE: name a column of the chunks,
 ``weights="w"`` (an array cannot be matched to rows read chunk by chunk); R's rule (rescale by
 the complete rows, drop weights ``<= 1e-30``, whiten ``√w x``) is applied to sums accumulated in
 the same passes as without weights, so the fit equals the in-memory weighted fit. pHd's three

@@ -99,8 +99,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(
-        f"{args.rows} rows; the first chunk is the initial batch and is not timed. Shared "
-        "2-core machine with other jobs running: wall times are noisy, CPU times steadier.\n"
+        f"{args.rows} rows; the first chunk is the initial batch and is not timed. Wall "
+        "times depend on the machine's load; CPU time counts both BLAS threads, so wall rows/s "
+        "can exceed CPU rows/s.\n"
     )
     print(
         f"State after 10k / 30k / 50k rows: bytes of the state arrays, bytes of the saved "

@@ -278,6 +278,20 @@ class WeightedPairMoments(PairMoments):
         return self
 
 
+def using_weights(line: str, extras: dict[str, Any]) -> str:
+    """A chunked fit's Method line with R's "using weights" (when the weights vary, as R).
+
+    Examples
+    --------
+    >>> using_weights("sir with 8 slices, n = 202, from 2 chunks", {"weights_vary": True})
+    'sir with 8 slices, n = 202, using weights, from 2 chunks'
+    """
+    if extras.get("weights_vary"):
+        head, _, tail = line.rpartition(", from ")
+        line = f"{head}, using weights, from {tail}"
+    return line
+
+
 class WeightedChunkedResults(ChunkedResults):
     """A case-weighted moment fit from chunks or Dask partitions; the rows are not kept.
 
@@ -307,11 +321,7 @@ class WeightedChunkedResults(ChunkedResults):
     """
 
     def _method_line(self) -> str:
-        line = super()._method_line()
-        if self.output.extras.get("weights_vary"):
-            head, _, tail = line.rpartition(", from ")
-            line = f"{head}, using weights, from {tail}"
-        return line
+        return using_weights(super()._method_line(), self.output.extras)
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         ev = np.asarray(self.output.eigenvalues[:k], dtype=float)

@@ -31,6 +31,7 @@ from ._ire_als import (
     projected_means,
     solve_rounds,
 )
+from .chunked_weights import using_weights
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
 
@@ -108,11 +109,7 @@ class ChunkedIREResults(ChunkedMixin, IREResults):
         return None  # IRE has no eigenvalues (as in memory)
 
     def _method_line(self) -> str:
-        line = super()._method_line()
-        if self.output.extras.get("weights_vary"):  # R case weights, as the in-memory line
-            head, _, tail = line.rpartition(", from ")
-            line = f"{head}, using weights, from {tail}"
-        return line
+        return using_weights(super()._method_line(), self.output.extras)
 
 
 class IRE(MomentEstimator):

@@ -94,3 +94,32 @@ def test_two_dimensional_class_projection(ais):
     fit = sdr.spca("sex ~ log(wt) + log(ht) + log(ssf) + log(hc)", ais, d=1)
     ax = fit.plot()
     assert ax.get_xlabel() == "Dir1" and ax.get_title() == "spca: 2-D projection"
+
+
+def _marker_label(ax, d):
+    """The tick label under the chosen-d marker (the vertical dotted line)."""
+    (marker,) = [line for line in ax.get_lines() if line.get_label().startswith("chosen d")]
+    x = marker.get_xdata()[0]
+    assert x == d
+    ax.figure.canvas.draw()
+    labels = {round(t.get_position()[0], 6): t.get_text() for t in ax.get_xticklabels()}
+    return labels.get(round(float(x), 6))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda ais: sdr.sir(FORMULA, ais).test_dimension("asymptotic"),
+        lambda ais: sdr.lsce(
+            "lbm ~ log(wt) + log(ht)", ais.iloc[:80], n_restarts=1, random_state=0, progress=False
+        ).test_dimension(),
+    ],
+    ids=["p-values", "cv labels"],
+)
+def test_chosen_d_marker_sits_on_the_chosen_row(ais, make):
+    """Rows labelled by text ("d = 1", "1D vs >= 2D") sit at their dimension, so the marker
+    drawn at the chosen d is on that row's tick, not on the next one."""
+    test = make(ais)
+    ax = test.plot()
+    label = _marker_label(ax, test.d)
+    assert label is not None and label.lstrip("d= ").startswith(str(test.d)), label

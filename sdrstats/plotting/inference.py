@@ -7,6 +7,7 @@ matplotlib is imported inside the functions, so the package works without it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,26 @@ def _axes(ax: Any, ncols: int = 1) -> Any:
 
     _, ax = plt.subplots(1, ncols, figsize=(4.5 * ncols, 3.5))
     return ax
+
+
+def _row_dimensions(index: Any) -> np.ndarray:
+    """The dimension each row of a test's table stands for, as x positions.
+
+    Rows are numbers (``k``), hypotheses (``"1D vs >= 2D"``: the null's dimension) or labels
+    such as ``"d = 2"``: the first integer in the label. Placing rows at their dimension,
+    rather than at their order, puts the chosen-d marker on the chosen row whatever dimension
+    the table starts at.
+    """
+    values = []
+    for label in index:
+        if isinstance(label, (int, np.integer)):
+            values.append(int(label))
+            continue
+        found = re.search(r"\d+", str(label))
+        if found is None:
+            return np.arange(len(index))
+        values.append(int(found.group()))
+    return np.asarray(values)
 
 
 def plot_dimension_test(test: Any, ax: Any = None) -> Any:
@@ -64,7 +85,7 @@ def plot_dimension_test(test: Any, ax: Any = None) -> Any:
         ax.set_xlabel("k")
         ax.set_ylabel(f"mean bootstrap {test.extras.get('distance', 'distance')}")
     elif "p_value" in table:
-        m = np.arange(len(table))
+        m = _row_dimensions(table.index)
         ax.plot(m, table["p_value"], "o-", label="p-value")
         if test.level is not None:
             ax.axhline(test.level, color="grey", linestyle=":", label=f"level {test.level:g}")
@@ -74,7 +95,10 @@ def plot_dimension_test(test: Any, ax: Any = None) -> Any:
         ax.set_ylabel("p-value")
     else:
         column = next(c for c in table.columns if np.issubdtype(table[c].dtype, np.number))
-        ax.plot(np.asarray(table.index), table[column], "o-")
+        k = _row_dimensions(table.index)
+        ax.plot(k, table[column], "o-")
+        ax.set_xticks(k)
+        ax.set_xticklabels([str(label) for label in table.index])
         ax.set_xlabel(str(table.index.name or "k"))
         ax.set_ylabel(str(column))
     if test.rule in ("ladle", "bootstrap"):

@@ -14,6 +14,10 @@ Formula conventions (as in R):
   full-rank treatment coding they get with an intercept.
 * ``log``, ``sqrt``, ``exp`` and ``abs`` evaluate as numpy's, alongside ``np`` and the
   caller's own names.
+* ``^`` is R's (:mod:`sdrstats.design.rsyntax`): a power inside ``I()`` and other arithmetic
+  (``I(hp^2)``, ``-2^2`` is -4), crossing between terms (``(a + b + c)^2`` is every term up
+  to two-way interactions, ``.^2`` of all columns), and a bare ``x^2`` term is ``x``.
+  Names are shown in R's spelling: ``I(hp^2)``, not patsy's ``I(hp ** 2)``.
 * predictors come in R's order: the terms as the formula names them, main effects before
   two-way interactions before higher ones (R's ``terms()``), so ``mpg ~ displacement +
   C(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
@@ -71,6 +75,7 @@ from .checks import (
     _quote,
 )
 from .names import check_called_columns, check_quoted_columns, display, quote_columns
+from .rsyntax import to_patsy
 from .spec import _R_NAMES, ModelSpec
 
 
@@ -269,7 +274,7 @@ def parse(
     original_index = frame.index
     frame = frame.reset_index(drop=True)
 
-    lhs, rhs = quote_columns(lhs, columns), quote_columns(rhs, columns)
+    lhs, rhs = to_patsy(quote_columns(lhs, columns)), to_patsy(quote_columns(rhs, columns))
     y_terms = _split_top(lhs)
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")

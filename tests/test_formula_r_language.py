@@ -97,3 +97,19 @@ def test_caret_in_chunked_and_streamed_fits_equals_in_memory(cars):
         for part in parts:
             stream.partial_fit(part, formula=formula)
     assert list(stream.directions.index) == memory.x_names
+
+
+def test_a_missing_code_in_a_numeric_response_is_named_with_its_rows(cars):
+    # a CSV with "?" for a missing response: read as text, it made one class per number
+    data = cars.assign(mpg=cars.mpg.round(1).astype(str))
+    data.index = [f"car{i}" for i in range(N)]
+    data.loc[["car3", "car8"], "mpg"] = "?"
+    with pytest.raises(
+        ValueError,
+        match=r"'mpg' holds numbers except for 2 value\(s\) \['\?'\] "
+        r"at row\(s\) \['car3', 'car8'\]",
+    ):
+        sdr.sir("mpg ~ hp + wt", data)
+    # digits that are class labels stay class labels
+    labels = cars.assign(mpg=np.where(cars.mpg > cars.mpg.median(), "1", "0"))
+    assert parse("mpg ~ hp + wt", labels).y_levels == ["0", "1"]

@@ -291,7 +291,9 @@ def parse(
             f"The response column(s) {both} also appear among the predictors of {formula!r}; "
             "a variable cannot predict itself: remove it from the right of '~'."
         )
-    _check_object_columns(frame, y_columns + rhs_columns, labels=tuple(y_columns))
+    _check_object_columns(
+        frame, y_columns + rhs_columns, labels=tuple(y_columns), index=original_index
+    )
     design = _predictor_design(rhs, frame, env)
     if design.columns.size == 0:
         raise ValueError(f"formula {formula!r} has no predictors besides the intercept.")

@@ -432,6 +432,14 @@ CASES += [
         r"na_values=\['\?'\]",
     ),
     (
+        # a text id column became 59 dummy columns; the error said "n = 60, p = 63"
+        "id-column-as-a-factor",
+        lambda: sdr.sir("y ~ .", with_(name=[f"car {i}" for i in range(N)])),
+        ValueError,
+        r"Predictor column 'name' has 60 distinct values among 60 rows \(one per row\)",
+        r"'y ~ \. - name', or data\.drop\(columns=\['name'\]\)",
+    ),
+    (
         # the same values among Python floats: "mixes value types" named no value nor row
         "missing-codes-among-float-objects",
         lambda: sdr.save(

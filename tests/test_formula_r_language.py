@@ -113,3 +113,24 @@ def test_a_missing_code_in_a_numeric_response_is_named_with_its_rows(cars):
     # digits that are class labels stay class labels
     labels = cars.assign(mpg=np.where(cars.mpg > cars.mpg.median(), "1", "0"))
     assert parse("mpg ~ hp + wt", labels).y_levels == ["0", "1"]
+
+
+def test_a_factor_with_more_levels_than_half_its_rows_is_named(cars):
+    from sdrstats.design.formula import MAX_LEVELS_PER_ROW
+
+    assert MAX_LEVELS_PER_ROW == 0.5
+    many = cars.assign(code=[f"c{i % 70}" for i in range(N)])  # 70 levels on 120 rows
+    with pytest.raises(
+        ValueError,
+        match=r"'code' has 70 distinct values among 120 rows "
+        r"\(more than 50% as many as rows\).*remove it from the formula",
+    ):
+        parse("mpg ~ hp + code", many)
+    # a numeric id made a factor by C() too; 60 levels on 120 rows are allowed
+    with pytest.raises(ValueError, match=r"'hp' has \d+ distinct values"):
+        parse("mpg ~ wt + C(hp)", cars)
+    half = cars.assign(code=[f"c{i % 60}" for i in range(N)])
+    assert parse("mpg ~ hp + code", half).p == 60
+    # a text column used only in a comparison is not a factor
+    named = cars.assign(name=[f"car {i}" for i in range(N)])
+    assert parse("mpg ~ hp + I(name == 'car 3')", named).p == 2

@@ -279,7 +279,7 @@ def parse(
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
-    rhs = _expand_dot(rhs, columns, y_columns)
+    original_rhs, rhs = rhs, _expand_dot(rhs, columns, y_columns)
     env = _user_env()
     for side in (lhs, rhs):
         check_called_columns(side, columns)
@@ -294,6 +294,8 @@ def parse(
     _check_object_columns(
         frame, y_columns + rhs_columns, labels=tuple(y_columns), index=original_index
     )
+    if not empty_levels:
+        _check_level_counts(rhs, frame, lhs if rhs != original_rhs else None)
     design = _predictor_design(rhs, frame, env)
     if design.columns.size == 0:
         raise ValueError(f"formula {formula!r} has no predictors besides the intercept.")
@@ -357,6 +359,48 @@ def _check_empty_levels(
             "has no observations (an unused category, or one whose rows were dropped as "
             "missing or by subset). Drop unused levels first, e.g. "
             f"data[{factor!r}] = data[{factor!r}].cat.remove_unused_categories()."
+        )
+
+
+#: A factor among the predictors may have at most this many levels per row: with more, most
+#: levels hold a single row and the column identifies rows (an id, a name) instead of grouping
+#: them; its coding columns would make p about n.
+MAX_LEVELS_PER_ROW = 0.5
+
+
+def _check_level_counts(rhs: str, frame: pd.DataFrame, dot_lhs: str | None) -> None:
+    """Refuse a factor predictor with more levels than :data:`MAX_LEVELS_PER_ROW` of its rows.
+
+    Counted before any matrix is built (an id column of a million rows would make a million
+    coding columns). A factor is a label column (text, boolean, categorical) standing as a
+    term's variable, or any column inside ``C()``; booleans have two levels and pass.
+    ``dot_lhs`` is the response when the formula used ``.`` (the message then shows how to
+    leave the column out of it).
+    """
+    for column in builder.factor_columns(rhs, frame):
+        series = frame[column]
+        if pd.api.types.is_bool_dtype(series.dtype):
+            continue
+        present = int(series.notna().sum())
+        levels = int(series.nunique())
+        if levels <= 2 or levels <= MAX_LEVELS_PER_ROW * present:
+            continue
+        how = (
+            "one per row"
+            if levels == present
+            else f"more than {MAX_LEVELS_PER_ROW:.0%} as many as rows"
+        )
+        remove = (
+            f"'{display(dot_lhs)} ~ . - {display(_quote(column))}'"
+            if dot_lhs is not None
+            else "remove it from the formula"
+        )
+        raise ValueError(
+            f"Predictor column {column!r} has {levels} distinct values among {present} rows "
+            f"({how}): as a factor it would give {levels - 1} coding columns, and a column "
+            "with most levels on a single row identifies rows (an id, a name) rather than "
+            f"grouping them. Leave it out ({remove}, or data.drop(columns=[{column!r}])); "
+            f"a factor may have at most {MAX_LEVELS_PER_ROW:.0%} as many levels as rows."
         )
 
 

@@ -34,6 +34,11 @@ Formula conventions (as in R):
   as ``MPG.city``, ``Rev.per.mile``, ``2nd`` or ``name with space``, means that column
   (:mod:`sdrstats.design.names`); names R writes bare are shown bare (``MPG.city``), the
   others as ``Q("...")`` where R shows backquotes.
+* a factor among the predictors may have at most half as many levels as rows
+  (:data:`MAX_LEVELS_PER_ROW`): a text column with a value per row (an id, a name) is an
+  error naming it, not ``n - 1`` dummy columns. A column of numbers with a few values that
+  are not numbers (``"?"``) is an error naming the values and their rows, predictor or
+  response alike.
 * rows with a missing value in any variable, or where a term is undefined (``log`` of a
   negative number is NaN), are dropped as R's ``na.omit`` does, with one warning naming
   them.

@@ -421,6 +421,36 @@ CASES += [
         r"na_values=\['\?'\]",
     ),
     (
+        # in the response it made a 60-class label: SIR fitted one-row slices, eigenvalues 1
+        "one-missing-code-in-a-numeric-response",
+        lambda: sdr.sir(
+            "y ~ x1 + x2", with_(y=FRAME.y.round(3).astype(str).where(FRAME.index != 7, "?"))
+        ),
+        ValueError,
+        r"Column 'y' holds numbers except for 1 value\(s\) \['\?'\] at row\(s\) \[7\].*"
+        r"class label with 60 classes",
+        r"na_values=\['\?'\]",
+    ),
+    (
+        # a text id column became 59 dummy columns; the error said "n = 60, p = 63"
+        "id-column-as-a-factor",
+        lambda: sdr.sir("y ~ .", with_(name=[f"car {i}" for i in range(N)])),
+        ValueError,
+        r"Predictor column 'name' has 60 distinct values among 60 rows \(one per row\)",
+        r"'y ~ \. - name', or data\.drop\(columns=\['name'\]\)",
+    ),
+    (
+        # the same values among Python floats: "mixes value types" named no value nor row
+        "missing-codes-among-float-objects",
+        lambda: sdr.save(
+            "y ~ x1 + x2",
+            with_(x2=FRAME.x2.astype(object).where(~FRAME.index.isin([4, 9]), "n/a")),
+        ),
+        ValueError,
+        r"Column 'x2' holds numbers except for 2 value\(s\) \['n/a'\] at row\(s\) \[4, 9\]",
+        r"errors='coerce'",
+    ),
+    (
         # patsy's own message failed with AttributeError: 'DataFrame' object has no 'dtype'
         "transform-text-in-numeric-column",
         lambda: _fit_then_transform_text("sir"),

@@ -47,7 +47,7 @@ def test_cli_reads_r_names_unquoted(frames, tmp_path, capsys):
 def test_names_inside_functions_and_the_response(frames):
     _, dotted = frames
     spec = parse("log(Resp.y + 10) ~ log(X.one + 5) + I(Rev.per.mile**2) + width cm:X.one", dotted)
-    assert spec.x_names == ["log(X.one + 5)", "I(Rev.per.mile ** 2)", 'Q("width cm"):X.one']
+    assert spec.x_names == ["log(X.one + 5)", "I(Rev.per.mile^2)", 'Q("width cm"):X.one']
     np.testing.assert_array_equal(spec.X[:, 0], np.log(dotted["X.one"] + 5))
     np.testing.assert_array_equal(spec.Y[:, 0], np.log(dotted["Resp.y"] + 10))
 

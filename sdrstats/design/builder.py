@@ -454,6 +454,75 @@ def design_info(rhs: str, frame: pd.DataFrame, env: Any) -> Any | None:
     return info
 
 
+#: Functions whose first argument is coded as a factor (patsy's ``C``).
+FACTOR_FUNCTIONS = frozenset({"C"})
+
+
+def _is_label_dtype(dtype: Any) -> bool:
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_bool_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+    )
+
+
+def factor_columns(rhs: str, frame: pd.DataFrame) -> list[str]:
+    """The columns of ``frame`` that ``rhs`` codes as factors: a label column (text, boolean,
+    categorical) standing as a variable of a term, or any column as the first argument of a
+    factor function (``C(k)``). Only parses; evaluates nothing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"x": [1.0, 2.0], "k": [1, 2], "g": ["a", "b"]})
+    >>> factor_columns("x + g:x + C(k) + I(g == 'a')", df)
+    ['g', 'k']
+    """
+    try:
+        terms = model_desc(rhs).rhs_termlist
+    except patsy.PatsyError:
+        return []
+    columns = frozenset(frame.columns)
+    found: list[str] = []
+    for factor in {f for term in terms for f in term.factors}:
+        try:
+            tree = ast.parse(factor.code.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        column = _named_column(tree, columns)
+        if column is not None and not _is_label_dtype(frame[column].dtype):
+            column = None
+        if (
+            column is None
+            and isinstance(tree, ast.Call)
+            and isinstance(tree.func, ast.Name)
+            and tree.func.id in FACTOR_FUNCTIONS
+            and tree.func.id not in columns
+            and tree.args
+        ):
+            column = _named_column(tree.args[0], columns)
+        if column is not None and column not in found:
+            found.append(column)
+    return sorted(found)
+
+
+def _named_column(node: ast.AST, columns: frozenset[str]) -> str | None:
+    """The column a bare name or ``Q("...")`` names, without looking anything up."""
+    if isinstance(node, ast.Name):
+        return node.id if node.id in columns else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Q"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value in columns
+    ):
+        return node.args[0].value
+    return None
+
+
 def _quoted(code: str) -> list[str]:
     names = []
     for node in ast.walk(ast.parse(code.strip(), mode="eval")):

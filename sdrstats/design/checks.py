@@ -142,7 +142,10 @@ _NUMBER_TYPES = (int, float, np.integer, np.floating)
 
 
 def _check_object_columns(
-    frame: pd.DataFrame, columns: list[str], labels: tuple[str, ...] = ()
+    frame: pd.DataFrame,
+    columns: list[str],
+    labels: tuple[str, ...] = (),
+    index: pd.Index | None = None,
 ) -> None:
     """Put the columns a formula uses into the dtypes patsy reads as R's model.frame would.
 
@@ -151,10 +154,14 @@ def _check_object_columns(
     numpy floats (``pd.NA`` -> NaN, a missing value) or object columns with ``None``; an object
     column holding only numbers (with ``None`` or NaN) becomes float, not a factor with a level
     per value. Refused, naming the column: datetime/timedelta/period columns, numbers stored as
-    text, and object columns mixing numbers with strings. Columns in ``labels`` (the response)
-    may hold text, digits included: a text response is a class label.
+    text, object columns mixing numbers with strings, and columns of numbers with a few
+    values that are not numbers (a missing-value code such as ``"?"``: named with their rows,
+    ``index`` giving the row labels of ``frame``'s rows). Columns in ``labels`` (the response)
+    may hold text, digits included: a text response is a class label; but numbers with a few
+    odd values are refused there too, as they would make a class per number.
     """
     times = []
+    rows = frame.index if index is None else index
     for col in columns:
         series = frame[col]
         dtype = series.dtype
@@ -169,11 +176,11 @@ def _check_object_columns(
         elif pd.api.types.is_extension_array_dtype(dtype):
             if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
                 frame[col] = series.astype(object).where(series.notna(), None)
-                _check_object_column(frame, col, col in labels)
+                _check_object_column(frame, col, col in labels, rows)
             else:
                 frame[col] = series.to_numpy(dtype=float, na_value=np.nan)
         elif pd.api.types.is_object_dtype(dtype):
-            _check_object_column(frame, col, col in labels)
+            _check_object_column(frame, col, col in labels, rows)
     if times:
         raise ValueError(
             f"Column(s) {times} hold dates or durations, which are not predictors; exclude them "
@@ -182,7 +189,9 @@ def _check_object_columns(
         )
 
 
-def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> None:
+def _check_object_column(
+    frame: pd.DataFrame, col: str, label: bool = False, rows: pd.Index | None = None
+) -> None:
     series = frame[col]
     values = series[series.notna()]
     kind = pd.api.types.infer_dtype(values, skipna=True)  # one C pass over the values
@@ -190,8 +199,8 @@ def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> 
         # Python strings only (a factor): the numbers-as-text checks need only the distinct
         # values and how often each occurs, not a parse of every row
         counts = values.value_counts(sort=False)
-        if len(counts) > 2 and not label:
-            _check_text_numbers(col, counts)
+        if len(counts) > 2:
+            _check_text_numbers(col, counts, series, rows, label=label)
         return
     numbers = values.map(lambda v: isinstance(v, _NUMBER_TYPES) and not isinstance(v, bool))
     if len(values) and numbers.all():
@@ -201,17 +210,36 @@ def _check_object_column(frame: pd.DataFrame, col: str, label: bool = False) -> 
         return
     kinds = {type(v).__name__ for v in values}
     if numbers.any() and len(kinds) > 1:
+        odd = values[~numbers.to_numpy()]
+        if numbers.mean() >= _MOSTLY_NUMBERS and all(isinstance(v, str) for v in odd):
+            _refuse_odd_values(col, odd.value_counts(sort=False), series, rows, label)
         raise ValueError(
             f"Column {col!r} mixes value types {sorted(kinds)}; convert it to one type, e.g. "
             f"data[{col!r}].astype(str) for a factor or pd.to_numeric(data[{col!r}]) for "
             "numbers."
         )
-    if kinds == {"str"} and values.nunique() > 2 and not label:
-        _check_text_numbers(col, values.value_counts(sort=False))
+    if kinds == {"str"} and values.nunique() > 2:
+        _check_text_numbers(col, values.value_counts(sort=False), series, rows, label=label)
 
 
-def _check_text_numbers(col: str, counts: pd.Series) -> None:
-    """Refuse a text column that holds numbers (``counts``: each distinct text, how often)."""
+#: A text column whose values are numbers in at least this share of its rows is numbers with
+#: a few odd values (a missing-value code such as "?"), not a factor.
+_MOSTLY_NUMBERS = 0.9
+
+
+def _check_text_numbers(
+    col: str,
+    counts: pd.Series,
+    series: pd.Series | None = None,
+    rows: pd.Index | None = None,
+    *,
+    label: bool = False,
+) -> None:
+    """Refuse a text column that holds numbers (``counts``: each distinct text, how often).
+
+    A response (``label``) of numbers stored as text is a class label ("0", "1", "2"); with
+    a few values that are not numbers it is refused as a predictor is.
+    """
     texts = pd.Series(counts.index, dtype=object)
     parsed = pd.to_numeric(texts, errors="coerce")
     weight = counts.to_numpy()
@@ -219,22 +247,41 @@ def _check_text_numbers(col: str, counts: pd.Series) -> None:
     n_odd, n_all = int(weight[odd].sum()), int(weight.sum())
     # almost all numbers: a missing-value code such as "?" or "NA " in a numeric column,
     # which would otherwise turn it into a factor with a level per number
-    if n_odd and (n_all - n_odd) / n_all >= 0.9:
-        shown = sorted(texts[odd].tolist())[:5]
-        raise ValueError(
-            f"Column {col!r} holds numbers except for {n_odd} value(s) {shown} that are "
-            f"not numbers (a missing-value code?); it would become a factor with "
-            f"{len(texts)} levels. Read them as missing (pd.read_csv(..., "
-            f"na_values={shown!r}), or data[{col!r}] = pd.to_numeric(data[{col!r}], "
-            "errors='coerce')), or correct them."
-        )
-    if not odd.any():
+    if n_odd and (n_all - n_odd) / n_all >= _MOSTLY_NUMBERS:
+        _refuse_odd_values(col, counts[odd], series, rows, label)
+    if not odd.any() and not label:
         raise ValueError(
             f"Column {col!r} holds numbers stored as text (e.g. {texts.iloc[0]!r}), which "
             f"would become a factor with {len(texts)} levels; convert it with "
             f"data[{col!r}] = pd.to_numeric(data[{col!r}]), or make it a categorical "
             f"(data[{col!r}].astype('category')) if it is a factor."
         )
+
+
+def _refuse_odd_values(
+    col: str, odd: pd.Series, series: pd.Series | None, rows: pd.Index | None, label: bool
+) -> None:
+    """The error for a column of numbers with a few values that are not (``odd``: each such
+    value, how often), naming the values and the first rows that hold them."""
+    shown = sorted(map(str, odd.index))[:5]
+    n_odd = int(odd.sum())
+    where = ""
+    if series is not None:
+        at = np.flatnonzero(series.isin(list(odd.index)).to_numpy())
+        labels = (series.index if rows is None else rows)[at[:5]].tolist()
+        where = f" at row(s) {labels}{' ...' if at.size > 5 else ''}"
+    n_levels = int(series.nunique()) if series is not None else len(odd)
+    becomes = (
+        f"the response would be read as a class label with {n_levels} classes"
+        if label
+        else f"it would become a factor with {n_levels} levels"
+    )
+    raise ValueError(
+        f"Column {col!r} holds numbers except for {n_odd} value(s) {shown}{where} that are "
+        f"not numbers (a missing-value code?); {becomes}. Read them as missing "
+        f"(pd.read_csv(..., na_values={shown!r}), or data[{col!r}] = "
+        f"pd.to_numeric(data[{col!r}], errors='coerce')), or correct them."
+    )
 
 
 def _is_label_column(series: pd.Series) -> bool:

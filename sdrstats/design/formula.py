@@ -14,6 +14,10 @@ Formula conventions (as in R):
   full-rank treatment coding they get with an intercept.
 * ``log``, ``sqrt``, ``exp`` and ``abs`` evaluate as numpy's, alongside ``np`` and the
   caller's own names.
+* ``^`` is R's (:mod:`sdrstats.design.rsyntax`): a power inside ``I()`` and other arithmetic
+  (``I(hp^2)``, ``-2^2`` is -4), crossing between terms (``(a + b + c)^2`` is every term up
+  to two-way interactions, ``.^2`` of all columns), and a bare ``x^2`` term is ``x``.
+  Names are shown in R's spelling: ``I(hp^2)``, not patsy's ``I(hp ** 2)``.
 * predictors come in R's order: the terms as the formula names them, main effects before
   two-way interactions before higher ones (R's ``terms()``), so ``mpg ~ displacement +
   C(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
@@ -30,6 +34,11 @@ Formula conventions (as in R):
   as ``MPG.city``, ``Rev.per.mile``, ``2nd`` or ``name with space``, means that column
   (:mod:`sdrstats.design.names`); names R writes bare are shown bare (``MPG.city``), the
   others as ``Q("...")`` where R shows backquotes.
+* a factor among the predictors may have at most half as many levels as rows
+  (:data:`MAX_LEVELS_PER_ROW`): a text column with a value per row (an id, a name) is an
+  error naming it, not ``n - 1`` dummy columns. A column of numbers with a few values that
+  are not numbers (``"?"``) is an error naming the values and their rows, predictor or
+  response alike.
 * rows with a missing value in any variable, or where a term is undefined (``log`` of a
   negative number is NaN), are dropped as R's ``na.omit`` does, with one warning naming
   them.
@@ -71,6 +80,7 @@ from .checks import (
     _quote,
 )
 from .names import check_called_columns, check_quoted_columns, display, quote_columns
+from .rsyntax import to_patsy
 from .spec import _R_NAMES, ModelSpec
 
 
@@ -269,12 +279,12 @@ def parse(
     original_index = frame.index
     frame = frame.reset_index(drop=True)
 
-    lhs, rhs = quote_columns(lhs, columns), quote_columns(rhs, columns)
+    lhs, rhs = to_patsy(quote_columns(lhs, columns)), to_patsy(quote_columns(rhs, columns))
     y_terms = _split_top(lhs)
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
-    rhs = _expand_dot(rhs, columns, y_columns)
+    original_rhs, rhs = rhs, _expand_dot(rhs, columns, y_columns)
     env = _user_env()
     for side in (lhs, rhs):
         check_called_columns(side, columns)
@@ -286,7 +296,11 @@ def parse(
             f"The response column(s) {both} also appear among the predictors of {formula!r}; "
             "a variable cannot predict itself: remove it from the right of '~'."
         )
-    _check_object_columns(frame, y_columns + rhs_columns, labels=tuple(y_columns))
+    _check_object_columns(
+        frame, y_columns + rhs_columns, labels=tuple(y_columns), index=original_index
+    )
+    if not empty_levels:
+        _check_level_counts(rhs, frame, lhs if rhs != original_rhs else None)
     design = _predictor_design(rhs, frame, env)
     if design.columns.size == 0:
         raise ValueError(f"formula {formula!r} has no predictors besides the intercept.")
@@ -350,6 +364,48 @@ def _check_empty_levels(
             "has no observations (an unused category, or one whose rows were dropped as "
             "missing or by subset). Drop unused levels first, e.g. "
             f"data[{factor!r}] = data[{factor!r}].cat.remove_unused_categories()."
+        )
+
+
+#: A factor among the predictors may have at most this many levels per row: with more, most
+#: levels hold a single row and the column identifies rows (an id, a name) instead of grouping
+#: them; its coding columns would make p about n.
+MAX_LEVELS_PER_ROW = 0.5
+
+
+def _check_level_counts(rhs: str, frame: pd.DataFrame, dot_lhs: str | None) -> None:
+    """Refuse a factor predictor with more levels than :data:`MAX_LEVELS_PER_ROW` of its rows.
+
+    Counted before any matrix is built (an id column of a million rows would make a million
+    coding columns). A factor is a label column (text, boolean, categorical) standing as a
+    term's variable, or any column inside ``C()``; booleans have two levels and pass.
+    ``dot_lhs`` is the response when the formula used ``.`` (the message then shows how to
+    leave the column out of it).
+    """
+    for column in builder.factor_columns(rhs, frame):
+        series = frame[column]
+        if pd.api.types.is_bool_dtype(series.dtype):
+            continue
+        present = int(series.notna().sum())
+        levels = int(series.nunique())
+        if levels <= 2 or levels <= MAX_LEVELS_PER_ROW * present:
+            continue
+        how = (
+            "one per row"
+            if levels == present
+            else f"more than {MAX_LEVELS_PER_ROW:.0%} as many as rows"
+        )
+        remove = (
+            f"'{display(dot_lhs)} ~ . - {display(_quote(column))}'"
+            if dot_lhs is not None
+            else "remove it from the formula"
+        )
+        raise ValueError(
+            f"Predictor column {column!r} has {levels} distinct values among {present} rows "
+            f"({how}): as a factor it would give {levels - 1} coding columns, and a column "
+            "with most levels on a single row identifies rows (an id, a name) rather than "
+            f"grouping them. Leave it out ({remove}, or data.drop(columns=[{column!r}])); "
+            f"a factor may have at most {MAX_LEVELS_PER_ROW:.0%} as many levels as rows."
         )
 
 

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from .checks import _IDENTIFIER, _masked, _quote, dotted_token, unknown_name
+from .rsyntax import r_code
 
 _R_LIKE = re.compile(r"[\w.]+(?: +[\w.]+)*")
 _R_SYNTACTIC = re.compile(r"(?:[^\W\d]|\.(?!\d))[\w.]*")
@@ -100,7 +101,7 @@ def display(name: str) -> str:
             return literal
         return m.group(0)
 
-    return _QUOTED.sub(bare, name) if "Q(" in name else name
+    return r_code(_QUOTED.sub(bare, name) if "Q(" in name else name)
 
 
 def check_called_columns(text: str, columns: list[str], what: str = "data") -> None:

@@ -21,6 +21,7 @@ from ..core.persistence import register
 from ..core.warnings import MissingValueWarning
 from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
 from ..design.names import quote_columns
+from ..design.rsyntax import to_patsy
 from ..design.safe_formula import evaluate_response
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
@@ -59,7 +60,7 @@ class ChunkReader:
         if (
             formula is not None
             and self.formula is not None
-            and quote_columns(formula, self.columns or []) != self.formula
+            and to_patsy(quote_columns(formula, self.columns or [])) != self.formula
         ):
             raise ValueError(
                 f"This stream was started with formula {self.formula!r}; a chunk "
@@ -104,8 +105,9 @@ class ChunkReader:
     def _first_formula(self, formula: str, data: pd.DataFrame, missing: str):
         spec = parse(formula, data, missing=missing, empty_levels=True)
         self.columns = [str(c) for c in data.columns]
-        # R's names (MPG.city, "x y") quoted as parse read them: later chunks evaluate the text
-        self.formula = quote_columns(formula, self.columns)
+        # R's names (MPG.city, "x y") quoted and R's operators translated as parse read
+        # them: later chunks evaluate the text
+        self.formula = to_patsy(quote_columns(formula, self.columns))
         return self._adopt(spec)
 
     # -- later chunks --------------------------------------------------------------------

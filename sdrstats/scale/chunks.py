@@ -33,6 +33,7 @@ from ..design.formula import (
     parse,
 )
 from ..design.names import quote_columns
+from ..design.rsyntax import to_patsy
 from ..design.safe_formula import check_expression, check_formula, safe_env
 from ..design.weights import ZERO_WEIGHT
 
@@ -279,7 +280,7 @@ class ChunkPlan:
             if info.type == "numerical"
         )
         self.numeric_columns = _mentioned_columns(numeric_codes, self.columns)
-        lhs = quote_columns(formula.split("~")[0].strip(), self.columns)
+        lhs = to_patsy(quote_columns(formula.split("~")[0].strip(), self.columns))
         if not spec.categorical:
             lhs_columns = _mentioned_columns(lhs, self.columns)
             self.numeric_columns += [c for c in lhs_columns if c not in self.numeric_columns]

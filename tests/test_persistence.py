@@ -462,3 +462,115 @@ def test_a_file_that_names_another_class_is_refused(saved, tmp_path):
     header = _header(members)
     header["class"] = "MomentResults"  # a dict posing as results
     _refused(_rewrite(tree, members, header), "the file's object is a dict, not a MomentResults")
+
+
+# -- forged files: checked before anything is allocated --------------------------------------
+def _forge(path, key, shape, target, *, table=True):
+    """A copy of ``path`` whose entry ``key`` has an ``.npy`` header claiming ``shape`` over
+    its original bytes; with ``table`` the JSON table claims it too and every checksum is
+    recomputed (as whoever edits a file can)."""
+    import io
+    import zipfile
+
+    members = _members(path)
+    header = _header(members)
+    arr = members[key]
+    if table:
+        claimed = np.lib.format.header_data_from_array_1_0(arr)
+        header["arrays"][key] = {
+            "dtype": claimed["descr"],
+            "shape": list(shape),
+            "sha256": header["arrays"][key]["sha256"],
+        }
+    members = dict(members)
+    text = json.dumps(header).encode()
+    members[persistence.HEADER] = np.frombuffer(text, np.uint8)
+    digest = hashlib.sha256(text).hexdigest().encode()
+    members[persistence.HEADER_CHECKSUM] = np.frombuffer(digest, np.uint8)
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, value in members.items():
+            buffer = io.BytesIO()
+            if name == key:
+                info = np.lib.format.header_data_from_array_1_0(value)
+                info["shape"] = tuple(shape)
+                np.lib.format.write_array_header_1_0(buffer, info)
+                buffer.write(np.ascontiguousarray(value).tobytes())
+            else:
+                np.lib.format.write_array(buffer, value)
+            archive.writestr(f"{name}.npy", buffer.getvalue())
+    return target
+
+
+@pytest.mark.parametrize("table", [True, False], ids=["table-forged-too", "header-only"])
+def test_a_forged_array_header_is_refused_before_anything_is_allocated(saved, tmp_path, table):
+    import time
+
+    _, path = saved
+    key = _node(_header(_members(path))["root"], "output", "basis")["key"]
+    forged = _forge(path, key, (4_000_000_000,), tmp_path / "forged.npz", table=table)
+    start = time.perf_counter()
+    _refused(
+        forged, rf"entry '{key}' declares <f8 \(4000000000,\) \(29\.8 GiB\) in its header but holds"
+    )
+    assert time.perf_counter() - start < 0.5
+
+
+def test_a_forged_stream_file_is_refused_before_anything_is_allocated(frame, tmp_path):
+    stream = sdr.online_sir("y ~ x1 + x2", frame, chunksize=40, nslices=5, init_size=40)
+    path = stream.save(tmp_path / "stream")
+    key = next(k for k in _header(_members(path))["arrays"] if "mean" in k)
+    forged = _forge(path, key, (4_000_000_000,), tmp_path / "forged.npz")
+    _refused(forged, r"entry .*mean.* declares <f8 \(4000000000,\)", loader=sdr.OnlineSIR.load)
+
+
+def test_arrays_over_the_memory_limit_are_refused_from_their_headers(saved):
+    fit, path = saved
+    with sdr.config_context(max_memory="4KiB"):  # header 3.6 KiB, arrays 5.5 KiB
+        with pytest.raises(
+            MemoryError, match=r"loading this file needs about .* for its arrays"
+        ) as info:
+            sdr.load(path)
+    assert "sdr.set_config(max_memory=...)" in str(info.value)
+    assert str(sdr.load(path).summary()) == str(fit.summary())  # under the default limit
+
+
+def test_a_table_that_disagrees_with_the_entry_header_is_named(saved, tmp_path):
+    _, path = saved
+    members = _members(path)
+    header = _header(members)
+    key = _node(header["root"], "spec", "X")["key"]
+    header["arrays"][key]["shape"] = [3, 3]  # the entry itself is untouched
+    _refused(
+        _rewrite(path, members, header),
+        rf"wrong shape or dtype of array '{key}': its entry holds <f8 \(80, 4\), the header says",
+    )
+
+
+@pytest.mark.parametrize(
+    "field", [("spec", "X"), ("spec", "Y"), ("output", "basis"), ("output", "center")]
+)
+def test_non_finite_values_in_a_loaded_fit_are_refused(saved, field):
+    _, path = saved
+    members = _members(path)
+    header = _header(members)
+    key = _node(header["root"], *field)["key"]
+    members[key] = members[key].copy()
+    members[key].flat[0] = np.nan
+    header["arrays"][key]["sha256"] = persistence._array_digest(members[key])  # recomputed
+    where = r"\.".join(field)
+    _refused(_rewrite(path, members, header), rf"{where} holds non-finite values")
+
+
+def test_the_docs_say_checksums_give_integrity_not_authenticity():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [
+        sdr.load.__doc__,
+        sdr.Results.save.__doc__,
+        sdr.OnlineSIR.save.__doc__,
+        (root / "docs" / "getting_started.md").read_text(),
+        (root / "README.md").read_text(),
+    ]
+    for text in texts:
+        assert "integrity, not authenticity" in " ".join(text.replace("*", "").split())

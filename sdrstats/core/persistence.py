@@ -21,6 +21,19 @@ The file's header records a schema version, the class of the saved object, and a
 checksum of every array (of its dtype, shape and bytes) and of the header itself. Anything
 missing, altered, truncated or of another version raises :class:`StateError`, a
 ``ValueError`` whose message starts ``"state is incomplete or corrupt: "`` and names the field.
+
+Before any array is read, :func:`read` takes each stored array's dtype and shape from its own
+``.npy`` header inside the archive (a few hundred bytes), checks that the entry holds exactly
+the bytes that header declares, that dtype and shape agree with the file's JSON array table,
+and that all the arrays together fit the memory limit (:func:`sdrstats.set_config`,
+``max_memory``): a forged header claiming a huge shape is refused before anything is
+allocated.
+
+The checksums give *integrity*, not *authenticity*: they catch a file damaged in storage or
+transfer, or edited by hand without care, but whoever edits a file can recompute them, so a
+file that loads is not thereby a file sdrstats wrote. What keeps a forged file harmless is
+that nothing in it is code and that every field is checked before it is used; to know who
+wrote a file, sign it (or keep it where only you can write).
 """
 
 from __future__ import annotations
@@ -38,6 +51,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse
 
+from .budget import check_memory, size_text
+
 #: Version of the layout written by :func:`write`; :func:`read` refuses any other.
 SCHEMA_VERSION = 1
 FORMAT = "sdrstats"
@@ -45,6 +60,7 @@ HEADER = "__header__"
 HEADER_CHECKSUM = "__header_sha256__"
 
 _PREFIX = "state is incomplete or corrupt: "
+_MORE_MEMORY = "load it on a machine with more memory"
 _REGISTRY: dict[str, type] = {}
 _AMBIGUOUS: set[str] = set()
 _BIT_GENERATORS = {
@@ -606,6 +622,67 @@ def _open(path: Any) -> Any:
         raise StateError(f"{path} is truncated or not an sdrstats file ({exc}).") from None
 
 
+def _entry_header(archive: Any, key: str) -> tuple[np.dtype, tuple[int, ...]] | None:
+    """The dtype and shape an ``.npz`` entry's own ``.npy`` header declares, read without
+    reading its data, after checking that the entry holds exactly the bytes they imply;
+    None when there is no such entry."""
+    name = f"{key}.npy"
+    try:
+        info = archive.zip.getinfo(name)
+    except KeyError:
+        return None
+    try:
+        with archive.zip.open(info) as handle:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+            else:
+                raise StateError(
+                    f"entry {key!r} has .npy format version {version}, which is not written."
+                )
+            offset = handle.tell()
+    except StateError:
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise StateError(f"the .npy header of entry {key!r} cannot be read ({exc}).") from None
+    if dtype.hasobject:
+        raise StateError(
+            f"entry {key!r} holds pickled objects, which are never loaded (they could run code)."
+        )
+    nbytes = math.prod(shape) * dtype.itemsize
+    if info.file_size != offset + nbytes:
+        raise StateError(
+            f"entry {key!r} declares {dtype.str} {tuple(shape)} ({size_text(nbytes)}) in its "
+            f"header but holds {size_text(max(info.file_size - offset, 0))} of data (the file "
+            "was altered or damaged)."
+        )
+    return dtype, tuple(shape)
+
+
+def _check_entries(archive: Any, table: dict[str, Any], path: Any) -> None:
+    """Compare every array the table lists with its entry's own header, and their total
+    size with the memory limit, before any of them is read."""
+    total = 0
+    for key, info in table.items():
+        if not isinstance(info, dict) or not {"dtype", "shape", "sha256"} <= set(info):
+            raise StateError(f"the header's entry for array {key!r} lacks dtype, shape or sha256.")
+        found = _entry_header(archive, key)
+        if found is None:
+            raise StateError(f"the file lacks array {key!r} (listed in its header).")
+        dtype, shape = found
+        if dtype.str != info["dtype"] or list(shape) != info["shape"]:
+            claimed = info["shape"]
+            claimed = tuple(claimed) if isinstance(claimed, list) else claimed
+            raise StateError(
+                f"wrong shape or dtype of array {key!r}: its entry holds {dtype.str} {shape}, "
+                f"the header says {info['dtype']} {claimed}."
+            )
+        total += math.prod(shape) * dtype.itemsize
+    check_memory("loading this file", total, f"its arrays ({path})", _MORE_MEMORY)
+
+
 def _member(archive: Any, key: str, where: str) -> np.ndarray:
     if key not in archive.files:
         raise StateError(f"the file lacks {where} (entry {key!r}).")
@@ -653,11 +730,16 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
     with _open(path) as archive:
         if not hasattr(archive, "files"):
             raise StateError(f"{path} is a single array, not an sdrstats file (no header).")
+        for key, where in ((HEADER, "its header"), (HEADER_CHECKSUM, "its header's checksum")):
+            found = _entry_header(archive, key)
+            if found is None:
+                raise StateError(f"the file lacks {where} (entry {key!r}).")
+            if found[0] != np.uint8 or len(found[1]) != 1:
+                raise StateError(f"{where} is not a byte string.")
+            check_memory("loading this file", found[1][0], f"{where} ({path})", _MORE_MEMORY)
         raw = _member(archive, HEADER, "its header")
         stored = _member(archive, HEADER_CHECKSUM, "the checksum of its header")
         text = raw.tobytes()
-        if raw.dtype != np.uint8 or raw.ndim != 1:
-            raise StateError("the header is not a byte string.")
         if stored.tobytes().decode("ascii", "replace") != hashlib.sha256(text).hexdigest():
             raise StateError("checksum mismatch of the header (the file was altered or damaged).")
         try:
@@ -684,6 +766,7 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
         table = header["arrays"]
         if not isinstance(table, dict):
             raise StateError("the header's array table is not a JSON object.")
+        _check_entries(archive, table, path)
 
         def array(key: str, where: str) -> np.ndarray:
             info = table.get(key)

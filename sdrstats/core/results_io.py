@@ -44,6 +44,12 @@ def _array(value: Any, where: str, ndim: int, rows: int | None = None, cols: int
     return value
 
 
+def _finite(value: Any, where: str) -> None:
+    """Refuse NaN or infinite values where a fit can hold none (its data, basis, centre)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc" and not np.isfinite(value).all():
+        raise StateError(f"{where} holds non-finite values; a fitted result never does.")
+
+
 def _names(value: Any, where: str, length: int | None = None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise StateError(f"{where} must be a list of names; got {type(value).__name__}.")
@@ -66,6 +72,8 @@ def check_spec(spec: Any, where: str = "spec") -> None:
         raise StateError(
             f"wrong shape of {where}.Y: {getattr(Y, 'shape', None)}, expected {n} rows."
         )
+    _finite(X, f"{where}.X")
+    _finite(Y, f"{where}.Y")
     _names(spec.x_names, f"{where}.x_names", p)
     _names(spec.y_names, f"{where}.y_names")
     if not isinstance(spec.index, pd.Index) or len(spec.index) != n:
@@ -125,9 +133,17 @@ def check_results(results: Any, prefix: str = "") -> None:
         _field(output, name, prefix + "output")
     p = results.spec.X.shape[1]
     if output.basis is not None:
-        _array(output.basis, f"{prefix}output.basis", 2, p)
+        _finite(_array(output.basis, f"{prefix}output.basis", 2, p), f"{prefix}output.basis")
     if output.center is not None:
-        _array(output.center, f"{prefix}output.center", 1, p)
+        _finite(_array(output.center, f"{prefix}output.center", 1, p), f"{prefix}output.center")
+    if isinstance(output.eigenvalues, np.ndarray):
+        _finite(output.eigenvalues, f"{prefix}output.eigenvalues")
+    weights = getattr(results.estimator, "case_weights_", None)
+    if weights is not None:
+        _array(weights, f"{prefix}estimator.case_weights_", 1, results.spec.X.shape[0])
+        _finite(weights, f"{prefix}estimator.case_weights_")
+        if weights.dtype.kind not in "fiu" or (weights < 0).any():
+            raise StateError(f"{prefix}estimator.case_weights_ must be non-negative numbers.")
     if not isinstance(output.d, (int, np.integer)) or output.d < 0:
         raise StateError(f"{prefix}output.d must be a non-negative integer; got {output.d!r}.")
     if not isinstance(output.extras, dict):
@@ -200,7 +216,9 @@ class SaveLoadMixin(Registered):
         """Save the fit to ``path`` as data: an ``.npz`` of arrays with a JSON header.
 
         Nothing in the file is code: :meth:`load` reads it with ``allow_pickle=False`` and
-        checks a SHA-256 checksum of every array and of the header.
+        checks a SHA-256 checksum of every array and of the header. The checksums give
+        integrity, not authenticity: they catch damage, but whoever edits the file can
+        recompute them (see :func:`sdrstats.load`).
 
         Parameters
         ----------
@@ -244,7 +262,15 @@ class SaveLoadMixin(Registered):
         ValueError
             ``"state is incomplete or corrupt: ..."`` naming the field, for a file that is
             truncated, altered (checksum mismatch), of another schema version, holds pickled
-            objects, or whose formula is outside the allow-list.
+            objects or non-finite values where a fit has none, or whose formula is outside
+            the allow-list.
+        MemoryError
+            When the arrays the file declares exceed ``sdr.set_config(max_memory=...)``
+            (checked from their headers, before anything is read).
+
+        Notes
+        -----
+        See :func:`sdrstats.load` for what loading checks and what the checksums promise.
 
         Examples
         --------
@@ -292,6 +318,22 @@ def load(path: Any) -> Any:
     ------
     ValueError
         ``"state is incomplete or corrupt: ..."`` naming the field; see ``Results.load``.
+    MemoryError
+        When the arrays the file declares exceed ``sdr.set_config(max_memory=...)``.
+
+    Notes
+    -----
+    Loading reads no code and allocates nothing unchecked: each array's dtype and shape are
+    read from its own ``.npy`` header and compared with the bytes its entry holds, with the
+    file's JSON array table and with the memory limit before any array is read; then every
+    field is checked before it is used (options re-validated, shapes agree, data, basis and
+    centre finite, the stored formula within the allow-list of functions).
+
+    The SHA-256 checksums give **integrity, not authenticity**. They detect a file damaged in
+    storage or transfer, or edited carelessly; they do not prove that sdrstats (or you) wrote
+    it, since whoever edits a file can recompute them. A forged file cannot run code or
+    exhaust memory when loaded, but its numbers are whatever the forger chose: load files
+    from sources you trust, or sign them.
 
     Examples
     --------

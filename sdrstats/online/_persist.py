@@ -210,6 +210,8 @@ class StreamStateMixin:
 
         Nothing in the file is code: :meth:`load` reads it with ``allow_pickle=False`` and
         checks the schema version and a SHA-256 checksum of every array and of the header.
+        The checksums give integrity, not authenticity: they catch damage, but whoever edits
+        the file can recompute them (see :func:`sdrstats.load`).
 
         Parameters
         ----------
@@ -265,7 +267,14 @@ class StreamStateMixin:
         ValueError
             ``"state is incomplete or corrupt: ..."`` naming the field, for a file that is
             truncated, altered (checksum mismatch), of another schema version, holds pickled
-            objects, or whose formula is outside the allow-list.
+            objects or non-finite values, or whose formula is outside the allow-list.
+        MemoryError
+            When the arrays the file declares exceed ``sdr.set_config(max_memory=...)``
+            (checked from their headers, before anything is read).
+
+        Notes
+        -----
+        See :func:`sdrstats.load` for what loading checks and what the checksums promise.
 
         Examples
         --------

@@ -114,7 +114,8 @@ def test_r_write_csv_row_names_are_taken_as_row_names(capsys, tmp_path):
     expected = str(sdr.sir("lbm ~ .", ais, nslices=8).summary()).split("Estimated Basis")[1]
     assert expected in out  # the same fit: no 202-level factor of row names
     assert main(["fit", "sir", "lbm ~ .", str(path), "--index-col", "none"]) == 2
-    assert "more observations than predictors" in capsys.readouterr().err
+    # kept as a column, the row names are an id column: refused, naming it
+    assert "'Unnamed: 0' has 202 distinct values among 202 rows" in capsys.readouterr().err
 
 
 def test_weights_and_subset_options(capsys, tmp_path):

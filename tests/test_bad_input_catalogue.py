@@ -440,6 +440,37 @@ CASES += [
         r"'y ~ \. - name', or data\.drop\(columns=\['name'\]\)",
     ),
     (
+        # a factor a subset leaves with one level silently vanished from the predictors
+        "factor-with-one-level",
+        lambda: sdr.sir("y ~ x1 + g", FRAME, subset="g == 'a'"),
+        ValueError,
+        r"The factor column 'g' has a single level \(a\) among the rows fitted",
+        "remove it from the formula",
+    ),
+    (
+        # R's nesting operator was patsy's syntax error
+        "r-in-operator",
+        lambda: sdr.save("y ~ x1 + x2 %in% g", with_()),
+        ValueError,
+        r"The formula term 'x2 %in% g' is R's, but not supported here",
+        r"write the interaction x2:g",
+    ),
+    (
+        "r-offset",
+        lambda: sdr.sir("y ~ x1 + offset(x2)", with_()),
+        ValueError,
+        r"The formula term 'offset\(x2\)' is R's",
+        r"subtract it from the response instead, e\.g\. I\(y - z\)",
+    ),
+    (
+        # R's as.integer() was "invalid syntax"
+        "r-function-not-available",
+        lambda: sdr.sir("y ~ x1 + as.integer(x2)", with_()),
+        ValueError,
+        r"R's function as\.integer\(\) is not available in formulas",
+        r"transform the column in pandas first",
+    ),
+    (
         # the same values among Python floats: "mixes value types" named no value nor row
         "missing-codes-among-float-objects",
         lambda: sdr.save(
@@ -459,15 +490,18 @@ CASES += [
         "give numbers in that column",
     ),
     (
-        # an unused category gave "Predictor 'g[T.c]' is constant"
-        "unused-factor-level",
+        # an unused category gave "Predictor 'g[T.c]' is constant"; unused levels are now
+        # dropped as R's model frame drops them, except of a column also read as numbers
+        "unused-factor-level-of-a-numeric-column",
         lambda: sdr.sir(
-            "y ~ x1 + g",
-            FRAME.assign(g=pd.Categorical(np.where(FRAME.x2 > 0, "a", "b"), ["a", "b", "c"])),
+            "y ~ x1 + factor(k) + I(k**2)",
+            FRAME.assign(k=np.where(FRAME.x2 > 0, 1, 2))
+            .assign(y=FRAME.y.where(FRAME.x2 < 1.5))
+            .assign(k=lambda d: np.where(d.x2 >= 1.5, 3, d.k)),
         ),
         ValueError,
-        r"Factor coding column\(s\) \['g\[T\.c\]'\] are zero in every fitted row",
-        r"data\['g'\] = data\['g'\]\.cat\.remove_unused_categories\(\)",
+        r"Factor coding column\(s\) \['factor\(k\)3'\] are zero in every fitted row",
+        r"data\['k_level'\] = data\['k'\]\.astype\('category'\)",
     ),
     (
         "eps-kde-on-three-rows",

@@ -172,3 +172,19 @@ def test_dask_backend_without_a_client_explains(monkeypatch):
     with pytest.raises(ValueError, match="no active dask.distributed.Client"):
         with dask_backend():
             pass
+
+
+def test_dask_fit_reads_r_formula_functions_as_in_memory(client, frame):
+    # R's ^, factor(), as.numeric() and an ordered factor's polynomial contrasts are rebuilt
+    # on the workers from the stored formula (their allow-list) and give the in-memory fit
+    data = frame.assign(
+        k=np.arange(len(frame)) % 3 + 4,
+        o=pd.Categorical(frame["g"].astype(str), categories=["w", "u", "v"], ordered=True),
+    )
+    formula = "y ~ a + I(b^2) + factor(k) + o + as.numeric(c > 0) + d"
+    cuts = np.quantile(data["y"], np.linspace(0, 1, 9)[1:-1])
+    memory = sdr.sir(formula, data, cut_points=cuts)
+    fit = sdr.sir(formula, dd.from_pandas(data, npartitions=4), cut_points=cuts)
+    assert fit.x_names == memory.x_names
+    assert "o.L" in fit.x_names and "factor(k)6" in fit.x_names
+    np.testing.assert_allclose(fit.output.basis, memory.output.basis, atol=TOL)

@@ -202,6 +202,9 @@ def test_the_allow_list_accepts_what_formulas_use():
         "y ~ te(cr(x1, df=3), cc(x2, df=3)) + x1:x2 + x1*x2 - 1",
         "y ~ Q('odd name') + I(g == 'a')",
         "y ~ (Q(\"x1\") + Q('x2'))",
+        # R's functions, as the formula front writes them (as.factor is as_factor)
+        "y ~ factor(g) + as_factor(x1) + ordered(g, levels=['b', 'a']) + ordered_column(g)",
+        "y ~ as_numeric(g) + poly(x1, 2) + poly(x2, degree=3, raw=True) + scale(x1, center=False)",
     ]:
         check_formula(formula, columns)  # no exception
 

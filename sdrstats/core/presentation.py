@@ -115,7 +115,11 @@ class SummaryMixin:
         sir with 8 slices, n = 202.
         ...
         """
-        return Summary(self._summary_blocks())
+        blocks = self._summary_blocks()
+        notes = getattr(self.spec, "notes", ())  # what the formula front did to the data
+        if notes:
+            blocks.append(Block("Note", text="\n".join(notes)))
+        return Summary(blocks)
 
     def __str__(self) -> str:
         return str(self.summary())

@@ -9,8 +9,8 @@ values and fills the matrix one subterm at a time through pandas. Here
 * each factor that is a numeric column, or an element-wise function of numeric columns
   (``log``, ``sqrt``, ``exp``, ``abs``, ``np.<ufunc>``, ``I(x ** 2)``, arithmetic with
   numbers), is evaluated once on the column arrays;
-* a factor that is a column of labels (strings, booleans, a pandas categorical) or ``C(col,
-  ...)`` is read as integer codes against the levels patsy chose (pandas categorical codes
+* a factor that is a column of labels (strings, booleans, a pandas categorical), ``C(col,
+  ...)`` or R's ``factor(col)`` (:mod:`sdrstats.design.rfunctions`) is read as integer codes against the levels patsy chose (pandas categorical codes
   when the categories are those levels), and coded with patsy's own contrast matrices;
 * each design column is the product of its factors' columns in patsy's order (the same
   floating-point operations as :func:`patsy.build_design_matrices`), written straight into a
@@ -42,6 +42,7 @@ import patsy
 import patsy.builtins
 from patsy.categorical import C as _patsy_C
 
+from .rfunctions import FACTOR_FUNCTIONS, R_FORMULA_FUNCTIONS
 from .safe_formula import ALLOWED_NUMPY
 
 #: numpy functions that return booleans: their factor is categorical for patsy (not bulk).
@@ -212,13 +213,17 @@ def _factor_plan(factor: Any, columns: Any, env: Any, dtypes: pd.Series) -> Any:
         and isinstance(tree.func, ast.Name)
         and tree.func.id not in columns
         and tree.args
-        and _lookup(env, tree.func.id) is _patsy_C
+        and any(_lookup(env, tree.func.id) is f for f in _FACTOR_CALLS)
     ):
         inner = _column_of(tree.args[0], columns, env)
         if inner is None or not _constant_arguments(tree, columns):
             raise NotBulk("C of an expression")
         return _Categorical(inner)
     return _Numeric(tree, columns, env)
+
+
+#: The functions that code their first argument as a factor (patsy's C, R's factor()...).
+_FACTOR_CALLS = (_patsy_C, *(R_FORMULA_FUNCTIONS[n] for n in FACTOR_FUNCTIONS if n != "C"))
 
 
 def _constant_arguments(call: ast.Call, columns: Any) -> bool:
@@ -454,10 +459,6 @@ def design_info(rhs: str, frame: pd.DataFrame, env: Any) -> Any | None:
     return info
 
 
-#: Functions whose first argument is coded as a factor (patsy's ``C``).
-FACTOR_FUNCTIONS = frozenset({"C"})
-
-
 def _is_label_dtype(dtype: Any) -> bool:
     return (
         isinstance(dtype, pd.CategoricalDtype)
@@ -470,7 +471,7 @@ def _is_label_dtype(dtype: Any) -> bool:
 def factor_columns(rhs: str, frame: pd.DataFrame) -> list[str]:
     """The columns of ``frame`` that ``rhs`` codes as factors: a label column (text, boolean,
     categorical) standing as a variable of a term, or any column as the first argument of a
-    factor function (``C(k)``). Only parses; evaluates nothing.
+    factor function (``C(k)``, ``factor(k)``). Only parses; evaluates nothing.
 
     Examples
     --------
@@ -483,28 +484,47 @@ def factor_columns(rhs: str, frame: pd.DataFrame) -> list[str]:
         terms = model_desc(rhs).rhs_termlist
     except patsy.PatsyError:
         return []
-    columns = frozenset(frame.columns)
-    found: list[str] = []
+    found: set[str] = set()
     for factor in {f for term in terms for f in term.factors}:
-        try:
-            tree = ast.parse(factor.code.strip(), mode="eval").body
-        except (SyntaxError, ValueError, RecursionError):
-            continue
-        column = _named_column(tree, columns)
-        if column is not None and not _is_label_dtype(frame[column].dtype):
-            column = None
-        if (
-            column is None
-            and isinstance(tree, ast.Call)
-            and isinstance(tree.func, ast.Name)
-            and tree.func.id in FACTOR_FUNCTIONS
-            and tree.func.id not in columns
-            and tree.args
-        ):
-            column = _named_column(tree.args[0], columns)
-        if column is not None and column not in found:
-            found.append(column)
+        column, called = _factor_column(factor.code, frame.columns)
+        if column is not None and (called or _is_label_dtype(frame[column].dtype)):
+            found.add(column)
     return sorted(found)
+
+
+def factor_column(code: str, columns: Any) -> str | None:
+    """The column behind a categorical factor's code: the column itself (bare or ``Q()``), or
+    the first argument of a factor function; None for anything else (``I(x > 2)``).
+
+    Examples
+    --------
+    >>> factor_column("factor(cyl, levels=[4, 6])", ["cyl"]), factor_column("I(x > 2)", ["x"])
+    ('cyl', None)
+    """
+    return _factor_column(code, columns)[0]
+
+
+def _factor_column(code: str, columns: Any) -> tuple[str | None, bool]:
+    """(column, whether a factor function is called on it) for one factor's code."""
+    columns = frozenset(columns)
+    try:
+        tree = ast.parse(code.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return None, False
+    column = _named_column(tree, columns)
+    if column is not None:
+        return column, False
+    if (
+        isinstance(tree, ast.Call)
+        and isinstance(tree.func, ast.Name)
+        and tree.func.id in FACTOR_FUNCTIONS
+        and tree.func.id not in columns
+        and tree.args
+    ):
+        column = _named_column(tree.args[0], columns)
+        if column is not None:
+            return column, True
+    return None, False
 
 
 def _named_column(node: ast.AST, columns: frozenset[str]) -> str | None:
@@ -601,4 +621,13 @@ def r_order(design_info: Any, rhs: str) -> np.ndarray:
     return np.asarray(out, dtype=int)
 
 
-__all__ = ["NotBulk", "UnseenLevelError", "DesignPlan", "plan", "design_info", "r_order"]
+__all__ = [
+    "NotBulk",
+    "UnseenLevelError",
+    "DesignPlan",
+    "plan",
+    "design_info",
+    "r_order",
+    "factor_columns",
+    "factor_column",
+]

@@ -4,32 +4,59 @@ The spec holds the response and predictor arrays with their names, patsy's desig
 (so :meth:`ModelSpec.transform_x` applies the same transforms and factor levels to new rows),
 and the rows that were kept. It is built once per fit; estimators never see formulas.
 
-Formula conventions (as in R):
+Formula conventions (as in R; R's formula language is read as R reads it, see
+:mod:`sdrstats.design.rsyntax` and :mod:`sdrstats.design.rfunctions`):
 
 * ``y ~ .`` expands ``.`` to every column not used in the response; ``y ~ . - x3`` then
-  removes a term.
+  removes a term, and ``y ~ .^2`` adds every two-way interaction.
 * ``y1 + y2 ~ x1 + x2`` is a two-column response.
 * a string, boolean or categorical response column (or ``C(y)``) is a class label.
 * the intercept column is dropped (SDR centres the predictors) while factors keep the
-  full-rank treatment coding they get with an intercept.
-* ``log``, ``sqrt``, ``exp`` and ``abs`` evaluate as numpy's, alongside ``np`` and the
-  caller's own names.
-* ``^`` is R's (:mod:`sdrstats.design.rsyntax`): a power inside ``I()`` and other arithmetic
-  (``I(hp^2)``, ``-2^2`` is -4), crossing between terms (``(a + b + c)^2`` is every term up
-  to two-way interactions, ``.^2`` of all columns), and a bare ``x^2`` term is ``x``.
-  Names are shown in R's spelling: ``I(hp^2)``, not patsy's ``I(hp ** 2)``.
+  full-rank coding they get with an intercept. R's ``- 1`` and ``+ 0`` are accepted and
+  change nothing (R's model matrix would code the first factor in full, which centring
+  makes collinear).
+* ``^`` is R's: a power inside ``I()`` and other arithmetic (``I(hp^2)``, ``-2^2`` is -4,
+  right-associative), crossing between terms (``(a + b + c)^2`` is every term up to two-way
+  interactions), and a bare ``x^2`` term is ``x``. ``%%`` and ``%/%`` are R's too.
+* R's functions: ``log``, ``log2``, ``log10``, ``log1p``, ``exp``, ``sqrt`` and ``abs``
+  evaluate as numpy's; ``factor()``, ``as.factor()`` (treatment contrasts), ``ordered()``
+  (R's polynomial contrasts ``contr.poly``), ``as.numeric()`` (a factor's level codes, as
+  R), ``poly(x, k)`` (R's orthogonal polynomials, the same numbers and signs; ``raw =
+  TRUE`` for powers) and ``scale()`` (mean and ``n - 1`` standard deviation of the fitted
+  data, reused by ``transform(newdata)``), with ``TRUE``/``FALSE``, ``c(...)`` and ``2L`` in
+  their arguments; alongside ``np`` and the caller's own names, and patsy's ``C()``,
+  ``center()``, ``standardize()`` and splines. What R accepts and is not supported here
+  (``%in%``, ``offset()``, ``ns()``, R's argument names of ``bs()``, ``log(x, base)``,
+  R's other dotted functions) is an error naming the term and saying what to write.
+* an ordered categorical column is an ordered factor: polynomial contrasts (``size.L``,
+  ``size.Q``), as R codes it; an unordered one, text and booleans get treatment contrasts.
+  Where a term needs a factor coded in full (``x:size`` without ``x`` among the terms, by
+  R's rule) it gets one indicator column per level, as in R's model matrix.
 * predictors come in R's order: the terms as the formula names them, main effects before
   two-way interactions before higher ones (R's ``terms()``), so ``mpg ~ displacement +
-  C(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
+  factor(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
   factor-only terms first). Within an interaction the left-most factor's levels vary fastest.
   ``directions``, summaries, ``transform`` and the predictor tests all use this order.
+  (R also reorders the variables inside an interaction by their first appearance in the
+  formula, so R writes ``wt:size`` after ``size`` as ``size:wt``; here the term keeps the
+  order it is written in.)
+* predictor names are R's ``model.matrix`` names, so an R user recognises them: a factor's
+  column is the term followed by its level (``sexm``, ``factor(cyl)6``, ``amTRUE``; patsy
+  would write ``sex[T.m]``), polynomial contrasts add ``.L``, ``.Q``, ``.C``, ``^4``, a term
+  of several columns adds ``1``, ``2``... (``poly(hp, 2)1``), and terms are spelt as R
+  deparses them (``I(hp^2)``, ``as.factor(am)``, ``poly(hp, 2, raw = TRUE)``). Patsy's own
+  contrasts keep patsy's suffixes (``C(g, Sum)[S.a]``), and a name R would backquote is
+  shown as ``Q("name with space")``.
 * factor levels follow R's ``factor()``: a pandas categorical keeps its categories in their
   order (R keeps a factor's levels); otherwise the distinct values sorted, numbers
   numerically, ``False`` before ``True`` and text by character code, which is R's order in
   the C collation locale (in other locales R may sort mixed-case or punctuated text
   differently: pass a categorical to fix the order). The first level is the reference
-  (R's ``contr.treatment``); ``C(g, Treatment("v"))`` makes ``v`` the reference, as R's
-  ``relevel``. An unused category is an error naming it (R would give a zero column).
+  (R's ``contr.treatment``); ``factor(g, levels = c("v", ...))`` or ``C(g, Treatment("v"))``
+  makes ``v`` the reference, as R's ``relevel``. Levels no fitted row holds (an unused
+  category, or one whose rows a subset or missing values removed) are dropped, as R's model
+  frame drops them, and the summary says so in a note; a factor left with a single level is
+  an error naming it, as in R.
 * R's column names work unquoted: formula text that is exactly a column of ``data``, such
   as ``MPG.city``, ``Rev.per.mile``, ``2nd`` or ``name with space``, means that column
   (:mod:`sdrstats.design.names`); names R writes bare are shown bare (``MPG.city``), the
@@ -41,7 +68,8 @@ Formula conventions (as in R):
   response alike.
 * rows with a missing value in any variable, or where a term is undefined (``log`` of a
   negative number is NaN), are dropped as R's ``na.omit`` does, with one warning naming
-  them.
+  them. (R evaluates ``subset=`` after the terms, so R's ``scale()`` and ``poly()`` learn
+  from every row; here ``subset`` selects the rows first.)
 
 The matrix is built in bulk from the column arrays where every term allows it (numeric
 columns, element-wise functions, interactions, factors), with patsy's own design
@@ -79,8 +107,15 @@ from .checks import (
     _mentioned_columns,
     _quote,
 )
-from .names import check_called_columns, check_quoted_columns, display, quote_columns
-from .rsyntax import to_patsy
+from .names import (
+    check_called_columns,
+    check_quoted_columns,
+    display,
+    quote_columns,
+    r_column_names,
+    r_level,
+)
+from .rsyntax import to_patsy, wrap_ordered
 from .spec import _R_NAMES, ModelSpec
 
 
@@ -267,7 +302,7 @@ def parse(
     >>> import sdrstats as sdr
     >>> spec = parse("lbm ~ log(wt) + ht + sex", sdr.datasets.load("ais"))
     >>> spec.x_names  # R's order: as the formula names them
-    ['log(wt)', 'ht', 'sex[T.m]']
+    ['log(wt)', 'ht', 'sexm']
     """
     lhs, rhs = _split_formula(formula, missing)
     data = select_rows(data, subset)
@@ -279,12 +314,14 @@ def parse(
     original_index = frame.index
     frame = frame.reset_index(drop=True)
 
-    lhs, rhs = to_patsy(quote_columns(lhs, columns)), to_patsy(quote_columns(rhs, columns))
+    lhs = to_patsy(quote_columns(lhs, columns), columns)
+    rhs = to_patsy(quote_columns(rhs, columns), columns)
     y_terms = _split_top(lhs)
     if any(t == "" for t in y_terms):
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
     original_rhs, rhs = rhs, _expand_dot(rhs, columns, y_columns)
+    rhs = _keep_intercept(wrap_ordered(rhs, _ordered_columns(frame)))
     env = _user_env()
     for side in (lhs, rhs):
         check_called_columns(side, columns)
@@ -310,16 +347,23 @@ def parse(
         with_na = [c for c in rhs_columns if frame[c].isna().any()]
         raise ValueError(
             f"No rows are left: a transform that learns from its column (center, standardize, "
-            f"scale, bs, cr, cc, te) is undefined on every row when the column has missing "
+            f"bs, cr, cc, te) is undefined on every row when the column has missing "
             f"values ({with_na}). Drop those rows first, e.g. data.dropna(subset={with_na})."
         )
     n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing, design.undefined)
+    notes: list[str] = []
+    if not empty_levels:
+        dropped = _drop_unused_levels(design.info, frame, keep)
+        if dropped:
+            design = _predictor_design(rhs, frame, env)
+            notes.append(_dropped_levels_note(dropped))
+        _check_single_levels(design.info, frame.columns)
 
-    x_names = [display(design.names[j]) for j in design.columns]
+    x_names = [r_column_names(design.info)[j] for j in design.columns]
     X = design.matrix(keep)
     _check_finite(X, x_names, "Predictor")
     if not empty_levels:
-        _check_empty_levels(X, x_names, design.info, design.columns)
+        _check_empty_levels(X, x_names, design.info, design.columns, columns)
     Y, y_levels = response.values(frame, keep)
     return ModelSpec(
         X=X,
@@ -335,35 +379,126 @@ def parse(
         rhs=rhs,
         source=frame[_mentioned_columns(rhs, columns)],
         positions=np.flatnonzero(keep) if n_dropped else None,
+        notes=tuple(notes),
     )
 
 
-_STATEFUL = re.compile(r"(?<![\w.])(center|standardize|scale|bs|cr|cc|te)\s*\(")
+_STATEFUL = re.compile(r"(?<![\w.])(center|standardize|bs|cr|cc|te)\s*\(")
 _DOT = re.compile(r"(?<![\w.])\.(?![\w.])")
 _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
 
 
+def _ordered_columns(frame: pd.DataFrame) -> list[str]:
+    return [
+        c
+        for c in frame.columns
+        if isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered
+    ]
+
+
+def _keep_intercept(rhs: str) -> str:
+    """``rhs`` with its intercept: R's ``- 1`` and ``+ 0`` change nothing in SDR, which centres
+    the predictors, and a factor keeps the reduced coding it has beside an intercept (R's
+    model matrix would code it in full, which centring makes collinear)."""
+    try:
+        terms = builder.model_desc(rhs).rhs_termlist
+    except patsy.PatsyError:
+        return rhs
+    if any(not term.factors for term in terms):
+        return rhs
+    return f"{rhs} + 1"
+
+
+def _drop_unused_levels(
+    design_info: Any, frame: pd.DataFrame, keep: np.ndarray
+) -> dict[str, list[Any]]:
+    """Drop the factor levels no fitted row holds, as R's model frame does
+    (``drop.unused.levels``): each such column of ``frame`` becomes a categorical of the
+    levels used, in their order. Returns the dropped levels of each column.
+
+    A column also read as numbers elsewhere in the formula (``factor(k) + k``) is left as it
+    is; its empty coding columns are then refused by :func:`_check_empty_levels`.
+    """
+    columns = list(frame.columns)
+    numeric = " ".join(
+        f.code for f, info in design_info.factor_infos.items() if info.type == "numerical"
+    )
+    as_numbers = set(_mentioned_columns(numeric, columns))
+    dropped: dict[str, list[Any]] = {}
+    for factor, info in design_info.factor_infos.items():
+        if info.type != "categorical":
+            continue
+        column = builder.factor_column(factor.code, columns)
+        if column is None or column in as_numbers or column in dropped:
+            continue
+        series = frame[column]
+        levels = list(info.categories)
+        used = pd.Index(levels).isin(pd.unique(series[keep].dropna().to_numpy()))
+        if used.all() or not used.any():
+            continue
+        ordered = isinstance(series.dtype, pd.CategoricalDtype) and series.dtype.ordered
+        kept = [level for level, u in zip(levels, used) if u]
+        frame[column] = pd.Categorical(series, categories=kept, ordered=ordered)
+        dropped[column] = [level for level, u in zip(levels, used) if not u]
+    return dropped
+
+
+def _dropped_levels_note(dropped: dict[str, list[Any]]) -> str:
+    shown = "; ".join(
+        f"{display(_quote(column))}: {', '.join(map(r_level, levels))}"
+        for column, levels in dropped.items()
+    )
+    return f"Unused factor levels dropped (no fitted rows), as R's model frame drops them: {shown}."
+
+
+def _check_single_levels(design_info: Any, columns: Any) -> None:
+    """A factor predictor needs two levels among the fitted rows (R: "contrasts can be
+    applied only to factors with 2 or more levels"); with one it would vanish unseen."""
+    for factor, info in design_info.factor_infos.items():
+        if info.type == "categorical" and len(info.categories) < 2:
+            column = builder.factor_column(factor.code, columns)
+            what = (
+                f"column {column!r}" if column is not None else f"term {display(factor.name())!r}"
+            )
+            level = r_level(info.categories[0]) if info.categories else "none"
+            raise ValueError(
+                f"The factor {what} has a single level ({level}) among the rows fitted (a "
+                "subset or missing values can leave one); a factor needs two levels to "
+                "predict anything: remove it from the formula, or fit on rows with more levels."
+            )
+
+
 def _check_empty_levels(
-    X: np.ndarray, x_names: list[str], design_info: Any, design_columns: np.ndarray
+    X: np.ndarray,
+    x_names: list[str],
+    design_info: Any,
+    design_columns: np.ndarray,
+    columns: list[str],
 ) -> None:
-    """A factor level with no row among those fitted gives an all-zero coding column."""
-    factor_columns: set[int] = set()
+    """A factor level with no row among those fitted gives an all-zero coding column. Unused
+    levels are dropped before (:func:`_drop_unused_levels`) except where the factor's column
+    is read as numbers too, or the levels were given (``factor(g, levels = ...)``)."""
+    factor_columns: dict[int, Any] = {}
     for term in design_info.terms:
-        if any(design_info.factor_infos[f].type == "categorical" for f in term.factors):
+        factors = [f for f in term.factors if design_info.factor_infos[f].type == "categorical"]
+        if factors:
             part = design_info.term_slices[term]
-            factor_columns.update(range(part.start, part.stop))
+            factor_columns.update({j: factors[0] for j in range(part.start, part.stop)})
     empty = [
         k for k, j in enumerate(design_columns) if int(j) in factor_columns and not X[:, k].any()
     ]
     if empty:
         shown = [x_names[k] for k in empty]
-        factor = shown[0].split("[")[0]
-        factor = factor if re.fullmatch(r"\w+", factor) else "g"
+        factor = factor_columns[int(design_columns[empty[0]])]
+        column = builder.factor_column(factor.code, columns) or "g"
         raise ValueError(
             f"Factor coding column(s) {shown} are zero in every fitted row: a factor level "
-            "has no observations (an unused category, or one whose rows were dropped as "
-            "missing or by subset). Drop unused levels first, e.g. "
-            f"data[{factor!r}] = data[{factor!r}].cat.remove_unused_categories()."
+            "has no observations (one whose rows were dropped as missing or by subset), and "
+            f"the factor {display(factor.name())!r} keeps it (its levels were given, or its "
+            "column is read as numbers elsewhere in the formula). Make the factor from a "
+            f"categorical column of its own, e.g. data[{column + '_level'!r}] = "
+            f"data[{column!r}].astype('category') and {column + '_level'!r} in the formula: "
+            "unused levels of a factor column are dropped."
         )
 
 

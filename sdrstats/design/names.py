@@ -18,10 +18,13 @@ write bare (letters, digits, ``_`` and dots, not starting with a digit): ``MPG.c
 
 from __future__ import annotations
 
+import itertools
 import json
 import keyword
 import re
 from typing import Any
+
+import numpy as np
 
 from .checks import _IDENTIFIER, _masked, _quote, dotted_token, unknown_name
 from .rsyntax import r_code
@@ -104,6 +107,73 @@ def display(name: str) -> str:
     return r_code(_QUOTED.sub(bare, name) if "Q(" in name else name)
 
 
+def r_level(level: Any) -> str:
+    """A factor level as R writes it in a column name: ``TRUE``, ``6`` (not ``6.0``), ``b``."""
+    if isinstance(level, (bool, np.bool_)):
+        return "TRUE" if level else "FALSE"
+    if isinstance(level, (float, np.floating)):
+        return str(int(level)) if float(level).is_integer() else format(float(level), ".15g")
+    return str(level)
+
+
+#: R's suffixes of polynomial contrast columns (contr.poly) for patsy's (Poly).
+_POLY_SUFFIXES = {".Linear": ".L", ".Quadratic": ".Q", ".Cubic": ".C"}
+
+
+def _r_suffix(contrast: Any, column: int, levels: tuple) -> str:
+    """R's name of one coding column of a factor: the level of an indicator column
+    (treatment coding, and R's full dummy coding), ``.L``/``.Q``/``.C``/``^4`` for polynomial
+    contrasts; patsy's bracketed suffix for the other contrasts (Sum, Helmert, Diff)."""
+    suffix = contrast.column_suffixes[column]
+    if suffix in _POLY_SUFFIXES:
+        return _POLY_SUFFIXES[suffix]
+    if re.fullmatch(r"\^\d+", suffix):
+        return suffix
+    values = np.asarray(contrast.matrix)[:, column]
+    if np.count_nonzero(values) == 1 and values.max() == 1 and len(values) == len(levels):
+        return r_level(levels[int(np.argmax(values))])
+    return suffix
+
+
+def r_column_names(design_info: Any) -> list[str]:
+    """The name of every column of a patsy design as R's ``model.matrix`` writes it.
+
+    A term's pieces are joined by ``:``: a numeric variable is its term in R's spelling
+    (:func:`display`), a matrix of ``k`` columns adds ``1..k`` (``poly(hp, 2)1``), and a factor
+    adds its level (``factor(cyl)6``, ``sexm``, ``bTRUE``) or R's polynomial suffix (``.L``).
+
+    Examples
+    --------
+    >>> import pandas as pd, patsy
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, 4.0], "g": ["a", "b", "a"], "k": [4, 6, 8]})
+    >>> r_column_names(patsy.dmatrix("x + g + C(k) + I(x ** 2):g", df).design_info)
+    ['(Intercept)', 'gb', 'C(k)6', 'C(k)8', 'x', 'I(x^2):ga', 'I(x^2):gb']
+    """
+    names = []
+    for term in design_info.terms:
+        for subterm in design_info.term_codings[term]:
+            infos = [design_info.factor_infos[f] for f in subterm.factors]
+            counts = [
+                len(subterm.contrast_matrices[f].column_suffixes)
+                if info.type == "categorical"
+                else info.num_columns
+                for f, info in zip(subterm.factors, infos)
+            ]
+            # patsy's order: the left-most factor varies fastest (as R's)
+            for combo in itertools.product(*[range(k) for k in reversed(counts)]):
+                pieces = []
+                for factor, info, index in zip(subterm.factors, infos, combo[::-1]):
+                    shown = display(factor.name())
+                    if info.type == "categorical":
+                        contrast = subterm.contrast_matrices[factor]
+                        shown += _r_suffix(contrast, index, tuple(info.categories))
+                    elif info.num_columns > 1:
+                        shown += str(index + 1)
+                    pieces.append(shown)
+                names.append(":".join(pieces) if pieces else "(Intercept)")
+    return names
+
+
 def check_called_columns(text: str, columns: list[str], what: str = "data") -> None:
     """Refuse a function call whose name is also a column: patsy would call the column.
 
@@ -165,6 +235,8 @@ def check_quoted_columns(text: str, columns: list[str], env: Any, what: str = "d
 __all__ = [
     "quote_columns",
     "display",
+    "r_column_names",
+    "r_level",
     "check_called_columns",
     "check_quoted_columns",
     "unknown_name",

@@ -13,8 +13,10 @@ accepted only if it is made of
   exponent is a number, ``|exponent| <= 1000``), unary ``+``/``-`` and comparisons;
 * lists and tuples of numbers or strings as call arguments (``knots=[...]``, ``levels=[...]``),
   and patsy's contrasts by name (``C(g, Sum)``);
-* calls of the functions in :data:`ALLOWED_FUNCTIONS` (R-style ``log``, ``sqrt``... and patsy's
-  ``I``, ``Q``, ``C``, contrasts, ``center``, ``standardize``, ``scale`` and the splines) and
+* calls of the functions in :data:`ALLOWED_FUNCTIONS` (R-style ``log``, ``sqrt``..., R's
+  ``factor``, ``as.factor``, ``ordered``, ``as.numeric``, ``poly`` and ``scale``
+  (:mod:`sdrstats.design.rfunctions`), and patsy's ``I``, ``Q``, ``C``, contrasts,
+  ``center``, ``standardize`` and the splines) and
   of ``np.<name>`` / ``numpy.<name>`` for ``name`` in :data:`ALLOWED_NUMPY`.
 
 Anything else (attribute access other than those numpy functions, subscripts, lambdas,
@@ -33,6 +35,8 @@ import numpy as np
 import pandas as pd
 import patsy
 
+from .rfunctions import R_FORMULA_FUNCTIONS
+
 #: numpy functions a stored formula may call as ``np.<name>`` (element-wise, no I/O).
 ALLOWED_NUMPY = frozenset(
     {
@@ -45,7 +49,7 @@ ALLOWED_NUMPY = frozenset(
     }
 )  # fmt: skip
 
-#: R-style names evaluated as numpy's (as the formula front does).
+#: R-style names evaluated as numpy's, and R's formula functions (as the formula front does).
 R_FUNCTIONS: dict[str, Any] = {
     "log": np.log,
     "log2": np.log2,
@@ -54,6 +58,7 @@ R_FUNCTIONS: dict[str, Any] = {
     "sqrt": np.sqrt,
     "exp": np.exp,
     "abs": np.abs,
+    **R_FORMULA_FUNCTIONS,
 }
 
 #: patsy's own functions a stored formula may call (identity, quoting, factors, contrasts,

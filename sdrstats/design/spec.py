@@ -12,6 +12,7 @@ import patsy
 from ..core.persistence import register
 from . import builder
 from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
+from .rfunctions import R_FORMULA_FUNCTIONS
 from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
 _R_NAMES: dict[str, Any] = {
@@ -23,6 +24,7 @@ _R_NAMES: dict[str, Any] = {
     "exp": np.exp,
     "abs": np.abs,
     "np": np,
+    **R_FORMULA_FUNCTIONS,
 }
 
 
@@ -51,6 +53,8 @@ class ModelSpec:
     formula, design_info, design_columns, x_columns, rhs, source
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
+    notes : tuple of str
+        What the formula front did that the summary should say (factor levels dropped).
     positions : ndarray of int or None
         0-based positions of the fitted rows among the rows given (after ``subset``), when
         rows were dropped for missing values; ``None`` when the fitted rows are rows
@@ -60,9 +64,9 @@ class ModelSpec:
     --------
     >>> import sdrstats as sdr
     >>> from sdrstats.design.formula import parse
-    >>> spec = parse("lbm ~ log(wt) + C(sex)", sdr.datasets.load("ais"))
+    >>> spec = parse("lbm ~ log(wt) + factor(sex)", sdr.datasets.load("ais"))
     >>> spec.X.shape, spec.x_names
-    ((202, 2), ['log(wt)', 'C(sex)[T.m]'])
+    ((202, 2), ['log(wt)', 'factor(sex)m'])
     """
 
     X: np.ndarray
@@ -79,6 +83,7 @@ class ModelSpec:
     rhs: str | None = None
     source: pd.DataFrame | None = field(default=None, repr=False)
     positions: np.ndarray | None = field(default=None, repr=False)
+    notes: tuple[str, ...] = ()
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and

@@ -315,7 +315,7 @@ class ChunkPlan:
         return state
 
     #: patsy calls whose design depends on every row they see (means, sds, knots)
-    _STATEFUL = ("center(", "standardize(", "scale(", "bs(", "cr(", "cc(", "te(")
+    _STATEFUL = ("center(", "standardize(", "scale(", "poly(", "bs(", "cr(", "cc(", "te(")
 
     @classmethod
     def _small(cls, source: pd.DataFrame, rhs: str | None, names: list[str] | None) -> pd.DataFrame:

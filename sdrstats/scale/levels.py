@@ -55,6 +55,8 @@ class LevelSet:
         self.columns = list(columns)
         self.values: dict[str, set] = {c: set() for c in self.columns}
         self.declared: dict[str, list | None] = {}
+        #: whether every chunk declares the column an ordered categorical (R's ordered factor)
+        self.ordered: dict[str, bool] = {}
 
     def update(self, chunk: pd.DataFrame) -> LevelSet:
         frame = chunk.set_axis([str(c) for c in chunk.columns], axis=1)
@@ -64,14 +66,15 @@ class LevelSet:
             series = frame[col]
             if isinstance(series.dtype, pd.CategoricalDtype):
                 cats = list(series.cat.categories)
-                self._declare(col, cats)
+                self._declare(col, cats, series.dtype.ordered)
                 self.values[col].update(cats)
             else:
                 self._declare(col, None)
                 self.values[col].update(series.dropna().unique().tolist())
         return self
 
-    def _declare(self, col: str, cats: list | None) -> None:
+    def _declare(self, col: str, cats: list | None, ordered: bool = False) -> None:
+        self.ordered[col] = self.ordered.get(col, True) and bool(ordered)
         if col not in self.declared:
             self.declared[col] = cats
         elif self.declared[col] != cats:
@@ -81,7 +84,7 @@ class LevelSet:
         for col in self.columns:
             self.values[col] |= other.values[col]
             if col in other.declared:
-                self._declare(col, other.declared[col])
+                self._declare(col, other.declared[col], other.ordered.get(col, False))
         return self
 
     def dtypes(self) -> dict[str, pd.CategoricalDtype]:
@@ -89,14 +92,15 @@ class LevelSet:
         out = {}
         for col in self.columns:
             declared = self.declared.get(col)
+            ordered = False
             if declared is not None:
-                levels = declared
+                levels, ordered = declared, self.ordered.get(col, False)
             else:
                 try:
                     levels = sorted(self.values[col])
                 except TypeError:  # values of mixed types: the formula front refuses them
                     continue
-            out[col] = pd.CategoricalDtype(levels)
+            out[col] = pd.CategoricalDtype(levels, ordered=ordered)
         return out
 
 

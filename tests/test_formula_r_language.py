@@ -189,7 +189,8 @@ def test_ordered_factors_get_r_polynomial_contrasts(mixed):
     np.testing.assert_allclose(spec.X[:, 2:4], R_POLY_3[cyl], atol=1e-15)
     # R codes an ordered factor in full (indicators) where a term needs it in full
     spec = parse("mpg ~ size + wt:size", mixed)
-    assert spec.x_names == ["size.L", "size.Q", "wt:sizeS", "wt:sizeM", "wt:sizeL"]
+    # (R orders an interaction's variables as they first appear in the formula: size:wt)
+    assert spec.x_names == ["size.L", "size.Q", "sizeS:wt", "sizeM:wt", "sizeL:wt"]
     np.testing.assert_array_equal(spec.X[:, 2], mixed.wt * (codes == 0))
     # and by its contrasts where the term's other variable is in the model (R's rule)
     assert parse("mpg ~ wt + wt:size", mixed).x_names == ["wt", "wt:size.L", "wt:size.Q"]
@@ -204,9 +205,11 @@ def test_as_numeric_is_rs(mixed):
     # a factor's level codes 1, 2, 3 (R's as.numeric of a factor), not its labels
     np.testing.assert_array_equal(spec.X[:, 1], mixed.origin.cat.codes + 1.0)
     np.testing.assert_array_equal(spec.X[:, 2], mixed.cyl.astype(float))
+    # a text column is a factor: the codes of its sorted levels, fixed by the fit
     text = mixed.assign(label=np.where(mixed.am, "yes", "no"))
-    with pytest.raises(ValueError, match=r"as\.numeric\(\) needs numbers.*got text"):
-        parse("mpg ~ as.numeric(label)", text)
+    spec = parse("mpg ~ as.numeric(label)", text)
+    np.testing.assert_array_equal(spec.X[:, 0], np.where(mixed.am, 2.0, 1.0))
+    np.testing.assert_array_equal(spec.transform_x(text[text.am].head(2)), [[2.0], [2.0]])
 
 
 # R 4.x: poly(c(1, 3, 4, 7, 8, 10), 2), printed to 7 digits
@@ -351,3 +354,16 @@ def test_a_pickled_chunk_plan_keeps_what_poly_and_scale_learned(mixed):
     worker = pickle.loads(pickle.dumps(plan))
     X, _, _ = plan.arrays(mixed.iloc[60:])
     np.testing.assert_array_equal(worker.arrays(mixed.iloc[60:])[0], X)
+
+
+def test_and_or_bind_below_comparisons_as_in_r(cars):
+    # R: x > 3 & z < 200 is (x > 3) & (z < 200); Python's & would bind first
+    spec = parse("mpg ~ hp + I(wt > 3 & hp < 200) + I(wt < 2 | qsec > 20)", cars)
+    np.testing.assert_array_equal(spec.X[:, 1], (cars.wt > 3) & (cars.hp < 200))
+    np.testing.assert_array_equal(spec.X[:, 2], (cars.wt < 2) | (cars.qsec > 20))
+
+
+def test_terms_are_spelt_as_r_deparses_them(cars):
+    spec = parse("mpg ~ I(1/wt) + I(hp %% 7) + I(2.50 * qsec) + I(hp * 1e-3)", cars)
+    assert spec.x_names == ["I(1/wt)", "I(hp%%7)", "I(2.5 * qsec)", "I(hp * 0.001)"]
+    np.testing.assert_array_equal(spec.X[:, 1], cars.hp % 7)

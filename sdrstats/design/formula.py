@@ -35,11 +35,10 @@ Formula conventions (as in R; R's formula language is read as R reads it, see
 * predictors come in R's order: the terms as the formula names them, main effects before
   two-way interactions before higher ones (R's ``terms()``), so ``mpg ~ displacement +
   factor(origin)`` lists ``displacement`` before the ``origin`` columns (patsy alone would put
-  factor-only terms first). Within an interaction the left-most factor's levels vary fastest.
-  ``directions``, summaries, ``transform`` and the predictor tests all use this order.
-  (R also reorders the variables inside an interaction by their first appearance in the
-  formula, so R writes ``wt:size`` after ``size`` as ``size:wt``; here the term keeps the
-  order it is written in.)
+  factor-only terms first). The variables inside an interaction are in the order they first
+  appear in the formula, as R's ``terms()`` puts them (``size + wt:size`` has the term
+  ``size:wt``), and the left-most factor's levels vary fastest. ``directions``, summaries,
+  ``transform`` and the predictor tests all use this order.
 * predictor names are R's ``model.matrix`` names, so an R user recognises them: a factor's
   column is the term followed by its level (``sexm``, ``factor(cyl)6``, ``amTRUE``; patsy
   would write ``sex[T.m]``), polynomial contrasts add ``.L``, ``.Q``, ``.C``, ``^4``, a term
@@ -68,8 +67,10 @@ Formula conventions (as in R; R's formula language is read as R reads it, see
   response alike.
 * rows with a missing value in any variable, or where a term is undefined (``log`` of a
   negative number is NaN), are dropped as R's ``na.omit`` does, with one warning naming
-  them. (R evaluates ``subset=`` after the terms, so R's ``scale()`` and ``poly()`` learn
-  from every row; here ``subset`` selects the rows first.)
+  them. Two differences from R's model frame are deliberate: ``subset=`` selects the rows
+  first (R evaluates the terms on every row, so R's ``scale()`` and ``poly()`` learn from
+  rows the subset leaves out), and a column removed with ``- x`` plays no part (R still drops
+  the rows where it is missing).
 
 The matrix is built in bulk from the column arrays where every term allows it (numeric
 columns, element-wise functions, interactions, factors), with patsy's own design
@@ -321,7 +322,7 @@ def parse(
         raise ValueError(f"formula {formula!r} has an empty response term.")
     y_columns = _mentioned_columns(lhs, columns)
     original_rhs, rhs = rhs, _expand_dot(rhs, columns, y_columns)
-    rhs = _keep_intercept(wrap_ordered(rhs, _ordered_columns(frame)))
+    rhs = _r_term_order(_keep_intercept(wrap_ordered(rhs, _ordered_columns(frame))))
     env = _user_env()
     for side in (lhs, rhs):
         check_called_columns(side, columns)
@@ -407,6 +408,30 @@ def _keep_intercept(rhs: str) -> str:
     if any(not term.factors for term in terms):
         return rhs
     return f"{rhs} + 1"
+
+
+def _r_term_order(rhs: str) -> str:
+    """``rhs`` with the variables inside each interaction in R's order: their first
+    appearance in the formula (R's ``terms()``), so ``size + wt:size`` has the term
+    ``size:wt`` and R's names (``sizesmall:wt``); patsy keeps the order written.
+
+    The terms are written out one by one (``hp * wt`` becomes ``hp + wt + hp:wt``) only when
+    some interaction is reordered.
+    """
+    try:
+        terms = builder.model_desc(rhs).rhs_termlist
+    except patsy.PatsyError:
+        return rhs
+    first: dict[Any, int] = {}
+    for term in terms:
+        for factor in term.factors:
+            first.setdefault(factor, len(first))
+    ordered = [sorted(term.factors, key=first.__getitem__) for term in terms]
+    if all(list(term.factors) == factors for term, factors in zip(terms, ordered)):
+        return rhs
+    written = [":".join(f.code for f in factors) for factors in ordered if factors]
+    intercept = "1" if any(not term.factors for term in terms) else "0"
+    return " + ".join([intercept, *written])
 
 
 def _drop_unused_levels(

@@ -12,7 +12,8 @@ names become Python names (``as.factor`` is :func:`as_factor`, ``as.numeric`` is
   :func:`ordered` always uses polynomial contrasts. Levels are R's: the distinct values sorted
   (or a categorical's categories in their order), or those given by ``levels=``.
 * :func:`as_numeric` is R's ``as.numeric``: numbers stay numbers, ``TRUE``/``FALSE`` become
-  1/0 and a factor becomes its level codes 1, 2, ... (R's, not the level values).
+  1/0 and a factor (a categorical, or a text column, which is a factor here) becomes its
+  level codes 1, 2, ... (R's, not the level values), the levels fixed by the fit.
 * :func:`poly` is R's ``poly(x, degree)``: orthogonal polynomials of the fitted rows, unit
   columns orthogonal to the constant and each other, each with a positive leading coefficient
   (R's sign convention); new rows (``transform(newdata)``) go through R's three-term
@@ -92,29 +93,76 @@ def ordered_column(x: Any) -> Any:
     return C(x, RPoly)
 
 
-def as_numeric(x: Any) -> np.ndarray:
-    """R's ``as.numeric(x)``: numbers as floats, ``TRUE``/``FALSE`` as 1/0, a factor (pandas
-    categorical) as its level codes 1, 2, ...; missing values stay missing.
+class AsNumeric:
+    """R's ``as.numeric(x)`` as a stateful transform: numbers as floats, ``TRUE``/``FALSE`` as
+    1/0, a factor as its level codes 1, 2, ... (R's ``as.numeric`` of a factor, not its
+    labels). A text column is a factor here, as it is among the predictors: its levels are
+    the fitted rows' distinct values sorted (a categorical's categories in their order), and
+    new rows are coded with the fit's levels. Missing values stay missing.
 
     Examples
     --------
-    >>> as_numeric(pd.Series(pd.Categorical(["b", "a", None, "b"]))).tolist()
-    [2.0, 1.0, nan, 2.0]
+    >>> import pandas as pd, patsy
+    >>> df = pd.DataFrame({"g": ["b", "a", None, "c"], "y": [1.0, 2.0, 3.0, 4.0]})
+    >>> patsy.dmatrix("0 + as_numeric(g)", df, eval_env=patsy.EvalEnvironment(
+    ...     [{"as_numeric": as_numeric}])).ravel().tolist()
+    [2.0, 1.0, 3.0]
     """
-    series = pd.Series(x) if not isinstance(x, pd.Series) else x
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        codes = series.cat.codes.to_numpy()
-        return np.where(codes < 0, np.nan, codes + 1.0)
-    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
-        return series.to_numpy(dtype=float, na_value=np.nan)
+
+    def __init__(self) -> None:
+        self.levels: list[Any] | None = None
+        self._seen: list[Any] = []
+
+    def memorize_chunk(self, x: Any) -> None:
+        series = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x))
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            self.levels = list(series.cat.categories)
+        elif _is_text(series):
+            self._seen.extend(series.dropna().unique().tolist())
+
+    def memorize_finish(self) -> None:
+        if self.levels is None and self._seen:
+            self.levels = sorted(set(self._seen))
+        self._seen = []
+
+    def transform(self, x: Any) -> np.ndarray:
+        series = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x))
+        if isinstance(series.dtype, pd.CategoricalDtype) or _is_text(series):
+            levels = self.levels if self.levels is not None else sorted(series.dropna().unique())
+            codes = pd.Index(levels).get_indexer(series.astype(object))
+            unseen = (codes < 0) & series.notna().to_numpy()
+            if unseen.any():
+                shown = sorted(map(str, pd.unique(series[unseen])))[:5]
+                raise ValueError(
+                    f"as.numeric(): level(s) {shown} were not seen when fitting; the fit's "
+                    f"levels are {list(levels)}."
+                )
+            return np.where(codes < 0, np.nan, codes + 1.0)
+        if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(
+            series.dtype
+        ):
+            return series.to_numpy(dtype=float, na_value=np.nan)
+        values = series.dropna()
+        if values.map(lambda v: isinstance(v, (bool, np.bool_))).all():
+            return series.map(lambda v: np.nan if v is None else float(v)).to_numpy(dtype=float)
+        raise ValueError(
+            "as.numeric() needs numbers, TRUE/FALSE or a factor; it got values of types "
+            f"{sorted({type(v).__name__ for v in values})}."
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        raise NotImplementedError("as.numeric()'s state is rebuilt from the data, never pickled")
+
+
+def _is_text(series: pd.Series) -> bool:
+    if pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_object_dtype(
+        series.dtype
+    ):
+        return True
+    if not pd.api.types.is_object_dtype(series.dtype):
+        return False
     values = series.dropna()
-    if len(values) and values.map(lambda v: isinstance(v, (bool, np.bool_))).all():
-        return series.map(lambda v: np.nan if v is None else float(v)).to_numpy(dtype=float)
-    raise ValueError(
-        "as.numeric() needs numbers, TRUE/FALSE or a factor (a pandas categorical, whose level "
-        "codes 1, 2, ... it gives, as R does); it got text. Convert the column first, e.g. "
-        "pd.to_numeric(data[col]) or data[col].astype('category')."
-    )
+    return bool(len(values)) and values.map(lambda v: isinstance(v, str)).all()
 
 
 def _column(x: Any, name: str) -> np.ndarray:
@@ -235,6 +283,7 @@ class Scale:
 
 poly = stateful_transform(Poly_)
 scale = stateful_transform(Scale)
+as_numeric = stateful_transform(AsNumeric)
 
 #: The functions a formula (and a formula read back from saved state) may call by R's name;
 #: ``as_factor`` and ``as_numeric`` are R's ``as.factor`` and ``as.numeric``.

@@ -29,9 +29,12 @@ Strings, and names quoted with ``Q("...")``, are never rewritten.
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from collections.abc import Collection
+
+import numpy as np
 
 _TOKEN = re.compile(
     r"""
@@ -177,7 +180,66 @@ def to_patsy(text: str, columns: Collection[str] = ()) -> str:
             elif token == "L" and out and tokens[i - 1][0] == "number":
                 token = ""  # R's integer literal 2L
         out.append(token)
-    return "".join(out)
+    return _comparisons_first("".join(out))
+
+
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+
+
+def _comparisons_first(text: str) -> str:
+    """R's precedence of ``&`` and ``|`` below comparisons: ``x > 3 & z < 2`` is
+    ``(x > 3) & (z < 2)`` in R, but Python's ``&`` binds first; each operand of ``&``/``|``
+    that holds a comparison is put in parentheses."""
+    if "&" not in text and "|" not in text:
+        return text
+    tokens = _tokens(text)
+
+    def level(start: int, stop: int) -> str:
+        done: list[str] = []  # finished arguments (a comma ends one)
+        parts: list[str] = [""]  # operands of & and | of the current argument, and those
+        compares = False
+
+        def finish() -> None:
+            pieces = parts if compares and len(parts) > 1 else ["".join(parts)]
+            for piece in pieces:
+                body = piece.strip()
+                if compares and len(parts) > 1 and body not in ("&", "|"):
+                    lead = piece[: len(piece) - len(piece.lstrip())]
+                    trail = piece[len(piece.rstrip()) :]
+                    piece = f"{lead}({body}){trail}"
+                done.append(piece)
+
+        i = start
+        while i < stop:
+            kind, token = tokens[i]
+            if kind == "op" and token in "([{":
+                depth, j = 1, i + 1
+                while j < stop and depth:
+                    if tokens[j][0] == "op" and tokens[j][1] in "([{":
+                        depth += 1
+                    elif tokens[j][0] == "op" and tokens[j][1] in ")]}":
+                        depth -= 1
+                    j += 1
+                if depth:  # unbalanced: left for patsy to report
+                    parts[-1] += "".join(t for _, t in tokens[i:stop])
+                    break
+                parts[-1] += token + level(i + 1, j - 1) + tokens[j - 1][1]
+                i = j
+                continue
+            if kind == "op" and token in ("&", "|"):
+                parts.extend([token, ""])
+            elif kind == "op" and token == ",":
+                finish()
+                done.append(token)
+                parts, compares = [""], False
+            else:
+                compares = compares or (kind == "op" and token in _COMPARISONS)
+                parts[-1] += token
+            i += 1
+        finish()
+        return "".join(done)
+
+    return level(0, len(tokens))
 
 
 def _call(tokens: list[tuple[str, str]], i: int, name: str, closing: list[str]) -> str:
@@ -299,14 +361,35 @@ def _q_literal(tokens: list[tuple[str, str]], j: int) -> str | None:
     """The string inside ``Q(...)`` whose opening parenthesis is ``tokens[j]``."""
     k = _next_code(tokens, j)
     if k < len(tokens) and tokens[k][0] == "string":
-        import ast
-
         try:
             value = ast.literal_eval(tokens[k][1])
         except (ValueError, SyntaxError):
             return None
         return value if isinstance(value, str) else None
     return None
+
+
+def r_number(text: str) -> str:
+    """A number as R deparses it: 15 significant digits, fixed or scientific notation
+    whichever is shorter (fixed on a tie), R's exponent style.
+
+    Examples
+    --------
+    >>> [r_number(t) for t in ("2.0", "2.50", "1e-3", "0.0001", "100000", "1e6", "123")]
+    ['2', '2.5', '0.001', '1e-04', '1e+05', '1e+06', '123']
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    if not np.isfinite(value):
+        return text
+    mantissa, exponent = f"{value:.14e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    power = int(exponent)
+    scientific = f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power):02d}"
+    fixed = np.format_float_positional(float(f"{value:.15g}"), trim="-")
+    return fixed if len(fixed) <= len(scientific) else scientific
 
 
 def r_code(code: str) -> str:
@@ -360,8 +443,13 @@ def r_code(code: str) -> str:
             while out and out[-1].isspace():
                 out.pop()
             token, skip_space = " = ", True
-        elif kind == "op" and token in _SHOWN_OPERATORS:
-            token = _SHOWN_OPERATORS[token]
+        elif kind == "op" and token in ("/", *_SHOWN_OPERATORS):
+            # R writes / %% %/% without spaces (as ^ and :)
+            while out and out[-1].isspace():
+                out.pop()
+            token, skip_space = _SHOWN_OPERATORS.get(token, token), True
+        elif kind == "number":
+            token = r_number(token)
         elif kind == "name" and following == "(" and token in _SHOWN_CALLS:
             token = _SHOWN_CALLS[token]
         elif kind == "name" and token in _SHOWN_CONSTANTS and following != "(":
@@ -372,4 +460,12 @@ def r_code(code: str) -> str:
     return "".join(out)
 
 
-__all__ = ["to_patsy", "wrap_ordered", "r_code", "RFormulaError", "UNSUPPORTED", "R_CALLS"]
+__all__ = [
+    "to_patsy",
+    "wrap_ordered",
+    "r_code",
+    "r_number",
+    "RFormulaError",
+    "UNSUPPORTED",
+    "R_CALLS",
+]

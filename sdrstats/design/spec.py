@@ -199,7 +199,8 @@ def _prepare_newdata(newdata: pd.DataFrame, design_info: Any) -> pd.DataFrame:
     numeric_codes = " ".join(
         factor.name()
         for factor, info in design_info.factor_infos.items()
-        if info.type == "numerical"
+        # as.numeric() reads a factor (text) column as its level codes
+        if info.type == "numerical" and not factor.name().startswith("as_numeric(")
     )
     for col in _mentioned_columns(numeric_codes, list(frame.columns)):
         series = frame[col]

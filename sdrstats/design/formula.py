@@ -360,7 +360,8 @@ def parse(
             notes.append(_dropped_levels_note(dropped))
         _check_single_levels(design.info, frame.columns)
 
-    x_names = [r_column_names(design.info)[j] for j in design.columns]
+    names = r_column_names(design.info)
+    x_names = [names[j] for j in design.columns]
     X = design.matrix(keep)
     _check_finite(X, x_names, "Predictor")
     if not empty_levels:

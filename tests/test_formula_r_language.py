@@ -367,3 +367,10 @@ def test_terms_are_spelt_as_r_deparses_them(cars):
     spec = parse("mpg ~ I(1/wt) + I(hp %% 7) + I(2.50 * qsec) + I(hp * 1e-3)", cars)
     assert spec.x_names == ["I(1/wt)", "I(hp%%7)", "I(2.5 * qsec)", "I(hp * 0.001)"]
     np.testing.assert_array_equal(spec.X[:, 1], cars.hp % 7)
+
+
+def test_a_factor_response_is_a_class_label(mixed):
+    coded = mixed.assign(good=(mixed.mpg > mixed.mpg.median()).astype(int))
+    for formula in ("factor(good) ~ hp + wt", "as.factor(good) ~ hp + wt", "C(good) ~ hp + wt"):
+        spec = parse(formula, coded)
+        assert spec.categorical and spec.y_levels == [0, 1] and spec.y_names == ["good"]

@@ -176,17 +176,17 @@ def _rhs_columns(rhs: str, columns: list[str]) -> list[str]:
 
 
 def _label_term(term: str, data: pd.DataFrame) -> str | None:
-    """The column behind a response term that should be read as a class label, else None."""
+    """The column behind a response term that should be read as a class label, else None:
+    a label column, or a column inside ``C()`` or R's ``factor()``, ``as.factor()``,
+    ``ordered()``."""
     inner = term
-    m = re.fullmatch(r"C\((.+)\)", term)
+    m = re.fullmatch(r"(?:C|factor|as_factor|ordered)\((.+)\)", term, flags=re.S)
     if m:
         inner = m.group(1).strip()
     quoted = _quoted_literal(inner)
     if quoted is not None:
         inner = quoted
-    if inner in data.columns and (
-        term != inner and term.startswith("C(") or _is_label_column(data[inner])
-    ):
+    if inner in data.columns and (m is not None or _is_label_column(data[inner])):
         return inner
     return None
 

@@ -138,9 +138,7 @@ class AsNumeric:
                     f"levels are {list(levels)}."
                 )
             return np.where(codes < 0, np.nan, codes + 1.0)
-        if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(
-            series.dtype
-        ):
+        if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_numeric_dtype(series.dtype):
             return series.to_numpy(dtype=float, na_value=np.nan)
         values = series.dropna()
         if values.map(lambda v: isinstance(v, (bool, np.bool_))).all():

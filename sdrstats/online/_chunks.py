@@ -60,7 +60,8 @@ class ChunkReader:
         if (
             formula is not None
             and self.formula is not None
-            and to_patsy(quote_columns(formula, self.columns or [])) != self.formula
+            and to_patsy(quote_columns(formula, self.columns or []), self.columns or [])
+            != self.formula
         ):
             raise ValueError(
                 f"This stream was started with formula {self.formula!r}; a chunk "
@@ -107,7 +108,7 @@ class ChunkReader:
         self.columns = [str(c) for c in data.columns]
         # R's names (MPG.city, "x y") quoted and R's operators translated as parse read
         # them: later chunks evaluate the text
-        self.formula = to_patsy(quote_columns(formula, self.columns))
+        self.formula = to_patsy(quote_columns(formula, self.columns), self.columns)
         return self._adopt(spec)
 
     # -- later chunks --------------------------------------------------------------------

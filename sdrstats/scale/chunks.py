@@ -280,7 +280,7 @@ class ChunkPlan:
             if info.type == "numerical"
         )
         self.numeric_columns = _mentioned_columns(numeric_codes, self.columns)
-        lhs = to_patsy(quote_columns(formula.split("~")[0].strip(), self.columns))
+        lhs = to_patsy(quote_columns(formula.split("~")[0].strip(), self.columns), self.columns)
         if not spec.categorical:
             lhs_columns = _mentioned_columns(lhs, self.columns)
             self.numeric_columns += [c for c in lhs_columns if c not in self.numeric_columns]

@@ -1,9 +1,9 @@
 """R-style formulas give R's own model matrix: the same predictor names, columns and rows.
 
 Reference: tests/reference/r_model_matrix.json, written by
-tests/reference/make_r_model_matrix.R (base R 4.2: ``model.frame(..., na.action = na.omit,
-drop.unused.levels = TRUE)`` then ``model.matrix``, intercept column removed) on the data it
-writes beside it: an mtcars-like frame (numbers, integer codes, a logical, text factors, an
+tests/reference/make_r_model_matrix.R (R 4.2 and its splines package:
+``model.frame(..., na.action = na.omit, drop.unused.levels = TRUE)`` then ``model.matrix``,
+intercept column removed) on the data it writes beside it: an mtcars-like frame (numbers, integer codes, a logical, text factors, an
 ordered factor, a factor with an unused level, missing values) and an iris-like one with R's
 dotted names.
 
@@ -50,7 +50,7 @@ def test_the_corpus_is_large_and_covers_r_s_formula_language():
     assert len(CASES) >= 40
     text = " ".join(case["formula"] for case in CASES)
     for piece in ("^2", "I(", "factor(", "as.factor(", "ordered(", "as.numeric(", "poly(",
-                  "raw = TRUE", "scale(", "log1p(", "exp(", "- 1", "0 +", "~ .", "%%", "*"):  # fmt: skip
+                  "raw = TRUE", "bs(", "scale(", "log1p(", "exp(", "- 1", "0 +", "~ .", "%%", "*"):  # fmt: skip
         assert piece in text, piece
 
 

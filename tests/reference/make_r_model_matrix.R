@@ -1,7 +1,7 @@
 # Reference model matrices from R for R-style formulas: the predictors' names, columns and
-# rows that R's model.frame + model.matrix give (base R only), for the corpus of formulas an R
-# user writes (^, I(), factor(), as.factor(), ordered(), as.numeric(), poly(), scale(), log1p(),
-# exp(), -1, interactions, ., unused levels, missing values).
+# rows that R's model.frame + model.matrix give (base R and its splines package), for the
+# corpus of formulas an R user writes (^, I(), factor(), as.factor(), ordered(), as.numeric(), poly(), bs(), scale(),
+# log1p(), exp(), -1, interactions, ., unused levels, missing values).
 #
 # Run from the repository root:  Rscript tests/reference/make_r_model_matrix.R
 # Writes the data it uses, tests/reference/r_model_matrix_cars.csv and
@@ -17,6 +17,7 @@
 # collation locale (character-code order), as sdrstats orders them.
 
 source("tests/reference/json_writer.R")  # to_json
+library(splines)  # bs(), part of base R's distribution
 invisible(Sys.setlocale("LC_COLLATE", "C"))
 set.seed(20240938)
 
@@ -95,6 +96,8 @@ CARS <- c(
   "mpg ~ poly(hp, 3) + poly(wt, 2)",
   "mpg ~ poly(hp, 2, raw = TRUE) + wt",
   "mpg ~ poly(qsec, degree = 2) + origin",
+  "mpg ~ bs(wt, df = 4) + hp",
+  "mpg ~ bs(qsec, degree = 2, knots = c(17, 20)) + wt",
   "mpg ~ scale(hp) + scale(wt)",
   "mpg ~ scale(hp, center = FALSE) + wt",
   "mpg ~ log(hp) + log1p(wt) + exp(qsec/10)",

@@ -111,7 +111,7 @@ def _written_entry(doc: str) -> str:
 
 def takes_case_weights(cls: type) -> bool:
     """Whether the estimator applies R ``dr``'s case weights (the moment methods)."""
-    return hasattr(cls, "_case_weights")
+    return bool(cls.capabilities.case_weights)
 
 
 def formula_function(

@@ -1,8 +1,10 @@
 """Fitted results: the contract every method keeps.
 
-:class:`Results` holds the estimator (with its options), the model spec and the estimator's
-output, and attaches labels once. Families subclass it only for what really differs (summary
-blocks, predictor tests, densities). :class:`DimensionTest` is the one result type of every
+:class:`Results` holds its own clone of the estimator (the options of the fit, taken when it
+was made), the model spec (rows, names, case weights, groups) and the estimator's output, and
+attaches labels once: nothing done later to the estimator that fitted it changes a result.
+Families subclass it only for what really differs (summary blocks, predictor tests,
+densities). :class:`DimensionTest` is the one result type of every
 dimension rule.
 """
 
@@ -31,10 +33,14 @@ class Results(SummaryMixin, ResultsSaveLoad):
     Every method's formula function (``sdr.sir``, ``sdr.mave``, ...) returns one; families
     subclass it only for what differs. ``print(fit)`` shows the R-style summary.
 
+    A result is a value: it keeps a clone of the estimator taken when it is made, so
+    ``set_params`` or another fit of that estimator change neither its options nor its
+    refits (tests, bootstrap); R case weights and groups are part of its ``spec``.
+
     Parameters
     ----------
     estimator : Estimator
-        The estimator, holding the options used.
+        The estimator that fitted; the result keeps a clone of it (its options).
     spec : ModelSpec
         Data, names and formula information.
     output : EstimatorOutput
@@ -244,7 +250,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Seed of a randomised method.
         rows : ndarray of int, optional
             Which fitted rows ``X`` holds (a bootstrap draw), so that R-style case weights
-            follow their rows.
+            and groups follow their rows (see :meth:`ModelSpec.resampled`).
         **changes
             Options to change in a clone of the estimator.
 
@@ -261,13 +267,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
         [50, 50, 51, 51]
         """
         est = self.estimator.clone(**changes) if changes else self.estimator
-        case = getattr(est, "case_weights_", None)
-        if case is not None and rows is not None:
-            # resampled rows keep their case weights, with R's rescaling on the new data
-            w = np.asarray(case)[rows]
-            est = est.clone()
-            est.case_weights_ = w.size * w / w.sum()
-        return est._fit(X, Y, weights=weights, random_state=random_state)
+        spec = self.spec.resampled(X, Y, rows)
+        return est.fit_output(spec, weights=weights, random_state=random_state)
 
     # -- inference -----------------------------------------------------------------------
     def _dimension_rules(self) -> dict[str, Callable[..., DimensionTest]]:

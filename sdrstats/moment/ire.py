@@ -139,9 +139,9 @@ class IRE(MomentEstimator):
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
         group; each level is sliced on its own (default ``nslices`` is then p, as R), and
-        every level needs at least p rows. Only the formula function :func:`ire` fits it (it
-        attaches the rows' levels, see :mod:`.pire`); case weights and refits on resampled
-        rows (bootstrap, permutation) are not available with it.
+        every level needs at least p rows. Only the formula function :func:`ire` fits it (its
+        model spec carries the rows' levels, see :mod:`.pire`); refits on resampled rows
+        (the bootstrap) keep each row's level; case weights are not available with it.
 
     Notes
     -----
@@ -188,7 +188,9 @@ class IRE(MomentEstimator):
     """
 
     method = "ire"
-    capabilities = Capabilities(eigenvalues=False, asymptotic_test=True, from_statistics=True)
+    capabilities = Capabilities(
+        eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
+    )
     results_class = IREResults
     chunked_case_weights = True  # not with group= (refused in memory too, as R)
     chunked_results_class = ChunkedIREResults
@@ -294,17 +296,52 @@ class IRE(MomentEstimator):
         if d is not None and d > p - 1:
             raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
 
-    def _fit(
+    def fit_output(
+        self,
+        spec: Any,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """IRE of ``spec``'s rows; with ``group=``, partial IRE in the spec's groups.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Rows, names, case weights and (partial IRE) the group of each row.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (not with ``group=``).
+        random_state : optional
+            Unused (IRE is deterministic).
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", sdr.datasets.load("ais"))
+        >>> fit.estimator.fit_output(fit.spec).extras["numdir"]
+        2
+        """
+        if self.options["group"] is not None:
+            groups = group_values(self, spec.groups, spec.n, weights)
+            return fit_partial_ire(self, spec.X, spec.Y, groups)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
+
+    def _fit_rows(
         self,
         X: np.ndarray,
         Y: np.ndarray,
         *,
         weights: np.ndarray | None = None,
-        random_state: Any = None,
+        case_weights: np.ndarray | None = None,
+        names: list[str] | None = None,
     ) -> EstimatorOutput:
-        if self.options["group"] is not None:
-            return fit_partial_ire(self, X, Y, group_values(self, X.shape[0], weights))
-        std, moments = self._prepare(X, Y, weights)
+        if self.options["group"] is not None:  # arrays alone carry no groups
+            group_values(self, None, X.shape[0], weights)
+        std, moments = self._prepare(X, Y, weights, case_weights=case_weights, names=names)
         f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
         labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
 

@@ -72,7 +72,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         output: EstimatorOutput,
         call: str | None = None,
     ) -> None:
-        self.estimator = estimator
+        self.estimator = estimator.clone()
         self.spec = spec
         self.output = output
         self.call = call or f"{estimator.method}(...)"

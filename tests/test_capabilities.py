@@ -32,7 +32,6 @@ def test_declared_capabilities_match_the_fit(fitted):
     else:
         with pytest.raises(TypeError, match="does not take case weights"):
             fit.estimator.fit(fit.spec.X, fit.spec.Y, sample_weight=weights)
-    assert type(fit.estimator).linear == caps.linear_directions  # the earlier name
 
 
 def test_from_statistics_is_what_chunked_data_accepts(fitted):

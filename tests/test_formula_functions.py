@@ -106,8 +106,9 @@ def test_generated_docs_carry_the_class_text(name):
 
 def test_generated_function_binds_like_its_signature():
     ais = sdr.datasets.load("ais")
-    with pytest.warns(FutureWarning, match="'d' is keyword-only in sdspcaan; use d=..."):
-        fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d by position
+    with pytest.raises(TypeError, match="positional"):
+        sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d is keyword-only
+    fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, d=2, max_iter=5)
     assert fit.d == 2 and fit.options["max_iter"] == 5
     with pytest.raises(TypeError, match="unexpected keyword argument 'nslice'"):
         sdr.sir("lbm ~ ht + wt", ais, nslice=4)

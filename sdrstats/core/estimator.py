@@ -135,25 +135,20 @@ class Estimator(FamilyHooks, Registered):
     is made, by ``set_params`` and before every fit, with one wording. ``_check_options``
     adds checks that involve several options, ``_check_data`` those that need the data.
 
-    ``_renamed_options`` (old name -> name) keep working with a ``FutureWarning``;
-    ``_option_aliases`` (e.g. R's ``numdir`` for ``d_max``) are accepted silently. An unknown
-    option raises ``TypeError``.
+    ``_option_aliases`` (R's names, e.g. ``numdir`` for ``d_max``) are accepted as the
+    options they name. An unknown option raises ``TypeError``.
     """
 
     method: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
-    _renamed_options: ClassVar[dict[str, str]] = {}
     _option_aliases: ClassVar[dict[str, str]] = {}
     response: ClassVar[str] = "any"
     capabilities: ClassVar[Capabilities] = Capabilities()
-    #: ``capabilities.linear_directions``, under its earlier name.
-    linear: ClassVar[bool] = True
     results_class: ClassVar[type[Results]] = Results
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.linear = cls.capabilities.linear_directions
         init = cls.__dict__.get("__init__")
         if init is not None:
             cls.params = _options_of(cls, init)
@@ -175,21 +170,9 @@ class Estimator(FamilyHooks, Registered):
         return {name: getattr(self, name) for name in type(self).params}
 
     @classmethod
-    def _translate_call(cls, arguments: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
-        """``arguments`` with old option names and aliases under the current names (old names
-        warn; ``stacklevel`` 5 points at the caller of the caller of this method)."""
-        return translate_options(
-            arguments,
-            cls.__name__,
-            renamed=cls._renamed_options,
-            aliases=cls._option_aliases,
-            stacklevel=stacklevel,
-        )
-
-    @classmethod
-    def _translate(cls, options: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
-        """``options`` under their current names (old names warn); unknown names raise."""
-        options = cls._translate_call(options, stacklevel=stacklevel + 1)
+    def _translate(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` with R's aliases under the options' names; unknown names raise."""
+        options = translate_options(options, cls.__name__, aliases=cls._option_aliases)
         unknown = [name for name in options if name not in cls.params]
         if unknown:
             raise TypeError(

@@ -16,9 +16,10 @@ import re
 import sys
 import textwrap
 import types
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from .validation import translate_options
 
 FORMULA_DOC = """formula : str
     A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
@@ -126,7 +127,6 @@ def formula_function(
     data_doc: str | None = None,
     extra: Sequence[tuple[inspect.Parameter, str]] = (),
     subset_doc: str | None = None,
-    positional: str | None = None,
     fit: Callable[..., Any] | None = None,
 ) -> Callable[..., Any]:
     """The formula function ``name(formula, data, *, <options>, missing, subset)`` of ``cls``.
@@ -134,8 +134,8 @@ def formula_function(
     The signature is the class constructor's (names, order, defaults and annotations), with
     ``weights`` where the class takes R case weights, and ``missing`` and ``subset`` last;
     the Parameters section is the numpydoc text of the class and its bases. Old option
-    names and aliases the class declares (``_renamed_options``, ``_option_aliases``) are
-    accepted as the class accepts them.
+    aliases the class declares (``_option_aliases``, R's names) are accepted as the class
+    accepts them.
 
     Parameters
     ----------
@@ -161,9 +161,6 @@ def formula_function(
         its numpydoc entry; placed after the options.
     subset_doc : str, optional
         The numpydoc entry of ``subset`` when it differs from the usual one.
-    positional : str, optional
-        An option that earlier versions took by position after ``data`` (``d``): a third
-        positional argument is still taken as it, with a ``FutureWarning``.
     fit : callable, optional
         ``fit(formula, data, missing=, subset=, [weights=,] **arguments)``; default
         ``cls.from_formula``.
@@ -211,13 +208,10 @@ def formula_function(
     signature = inspect.Signature(params, return_annotation=result_type)
     names = [p.name for p in params[2:-2] if p.name != "weights"]
     fitter = fit if fit is not None else cls.from_formula
-    warn_positional = _positional_warning  # the function runs in the caller's globals
+    translate = translate_options  # the function runs in the caller's globals
 
     def template(*args: Any, **kwargs: Any) -> Any:
-        if positional is not None and len(args) == 3 and positional not in kwargs:
-            warn_positional(name, positional)
-            *args, kwargs[positional] = args
-        kwargs = cls._translate_call(kwargs, stacklevel=5)
+        kwargs = translate(kwargs, name, aliases=cls._option_aliases)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         given = bound.arguments
@@ -246,15 +240,6 @@ def formula_function(
     parts.append("Examples\n--------\n" + inspect.cleandoc(examples))
     fn.__doc__ = "\n\n".join(parts) + "\n"
     return fn
-
-
-def _positional_warning(name: str, option: str) -> None:
-    warnings.warn(
-        f"{option!r} is keyword-only in {name}; use {option}=... (passing it by position "
-        "will stop working)",
-        FutureWarning,
-        stacklevel=3,
-    )
 
 
 __all__ = [

@@ -293,8 +293,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Default "asymptotic" where the method has one, else "cv", else "permutation" for
             methods with eigenvalues and linear directions, "ladle" (of the embedding of the
             training rows) for eigen methods without linear directions (kernel SPCA), and
-            "bootstrap" (Ye & Weiss) for the others. (Earlier ``method=``, which still works
-            with a ``FutureWarning``.)
+            "bootstrap" (Ye & Weiss) for the others.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``d_max`` -- R's
             ``numdir`` is an alias --, ``random_state``...).
@@ -318,15 +317,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
         3D vs >= 4D   0.7754  4 9.417e-01
         Chosen d = 2: smallest m whose test is not rejected at level 0.05.
         """
-        given = translate_options(
-            {**options, **({} if rule is None else {"rule": rule})},
-            "test_dimension",
-            renamed={"method": "rule", "k_max": "d_max"},
-            aliases={"numdir": "d_max"},
-            stacklevel=4,
-        )
-        method = given.pop("rule", None)
-        options = given
+        options = translate_options(options, "test_dimension", aliases={"numdir": "d_max"})
+        method = rule
         rules = self._dimension_rules()
         if method is None:
             # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss

@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.formula_functions import formula_function
 from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options, accepts_old_names, check_choice
+from ..core.validation import Interval, Options, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, kernel_sir
@@ -63,7 +63,7 @@ class MAVE(Estimator):
         ``"meanmave"`` and ``"meanopg"`` (Xia, Tong, Li & Zhu 2002) the central mean subspace;
         ``"ksir"`` is kernel sliced inverse regression (the Nadaraya–Watson inverse regression
         curve; not R's KSIR). Case is ignored (R's ``"csMAVE"`` works). R's ``MAVE`` calls
-        this option ``method``; ``method=...`` still works here, with a ``FutureWarning``.
+        this option ``method``; here ``method`` names the estimator only.
         R's own default is ``"csopg"``, which is faster.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; ``None`` (default) chooses it
@@ -72,8 +72,8 @@ class MAVE(Estimator):
         ``d = 1``). With ``d`` given the CV table is computed only when asked for.
     d_max : int, default 10
         Solutions are kept for every dimension ``1..d_max`` (capped at the number of
-        predictors kept by screening), available through ``directions_for(k)``. (Earlier
-        ``max_dim``, which still works with a ``FutureWarning``.)
+        predictors kept by screening), available through ``directions_for(k)``. (R's
+        ``MAVE`` calls it ``max.dim``.)
     screen : int, optional
         When there are more predictors than ``screen`` (default ``⌈n / log n⌉`` as in R), only
         the ``screen`` predictors with the largest distance correlation with the response
@@ -168,8 +168,6 @@ class MAVE(Estimator):
         "tol": [Interval(float, 0, None, closed="neither"), None],
         "cv_rule": [Options(CV_RULES)],
     }
-    #: R's ``MAVE`` calls the variant ``method``; here ``method`` names the estimator only.
-    _renamed_options: ClassVar[dict[str, str]] = {"method": "variant", "max_dim": "d_max"}
     results_class = MaveResults
 
     def __init__(
@@ -359,7 +357,6 @@ class MAVE(Estimator):
                 extras["cv"] = cv_values(inputs["reduced"], inputs["targets"], inputs["weights"])
         return extras["cv"]
 
-    @accepts_old_names(renamed={"rule": "cv_rule"})
     def cv_test(self, results: Results, cv_rule: str | None = None) -> DimensionTest:
         """R ``mave.dim``: the CV table for ``d = 0..d_max`` and the chosen ``d``.
 

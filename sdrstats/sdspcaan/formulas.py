@@ -17,7 +17,6 @@ sdspcaan = formula_function(
     Returns the projection as ``directions`` (p x d), the learned graph ``similarity``
     (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
     """,
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
@@ -34,7 +33,6 @@ sdspca = formula_function(
     SDSPCA,
     "sdspca",
     summary="SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
@@ -47,7 +45,6 @@ sdspca_lpp = formula_function(
     SDSPCALPP,
     "sdspca_lpp",
     summary="SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
@@ -60,7 +57,6 @@ spcan = formula_function(
     SPCAN,
     "spcan",
     summary="Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
@@ -73,7 +69,6 @@ pcan = formula_function(
     PCAN,
     "pcan",
     summary="Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
@@ -86,7 +81,6 @@ pca = formula_function(
     PCA,
     "pca",
     summary="PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)
@@ -99,7 +93,6 @@ vpca = formula_function(
     VPCA,
     "vpca",
     summary="vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)

@@ -295,7 +295,6 @@ bpca = formula_function(
     BPCA,
     "bpca",
     summary="Bair's supervised PCA from a formula; see :class:`BPCA` for the options.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")

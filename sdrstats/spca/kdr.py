@@ -104,7 +104,7 @@ class KDR(Estimator):
         ``"auto"`` takes the Fourier route above 1000 rows.
     n_landmarks : int, default 300
         Number of random Fourier features (the low-rank size, named as in every kernel
-        method; earlier ``n_features``, which still works with a ``FutureWarning``).
+        method).
     n_jobs : int, default 1
         Restarts run on this many workers (results do not depend on it).
     progress : bool, default True
@@ -146,7 +146,6 @@ class KDR(Estimator):
         "n_jobs": ["n_jobs", None],
         "progress": ["boolean"],
     }
-    _renamed_options: ClassVar[dict[str, str]] = {"n_features": "n_landmarks"}
     results_class = KDRResults
 
     def __init__(
@@ -313,7 +312,6 @@ kdr = formula_function(
     KDR,
     "kdr",
     summary="Kernel dimension reduction from a formula; see :class:`KDR` for the options.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")

@@ -114,8 +114,7 @@ class KSPCA(Estimator):
         does so above 2000 rows.
     n_landmarks : int, default 300
         Nyström rank: the number of landmark rows (every kernel method calls its low-rank
-        size ``n_landmarks``; earlier ``n_components``, which still works with a
-        ``FutureWarning``).
+        size ``n_landmarks``).
     random_state : int or Generator, optional
         Nyström landmarks.
 
@@ -155,7 +154,6 @@ class KSPCA(Estimator):
         "n_landmarks": [Interval(int, 2, None)],
         "random_state": ["random_state"],
     }
-    _renamed_options: ClassVar[dict[str, str]] = {"n_components": "n_landmarks"}
     results_class = KSPCAResults
 
     def __init__(
@@ -364,7 +362,6 @@ kspca = formula_function(
     KSPCA,
     "kspca",
     summary="Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")

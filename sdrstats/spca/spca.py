@@ -279,7 +279,6 @@ spca = formula_function(
     SPCA,
     "spca",
     summary="Supervised PCA from a formula; see :class:`SPCA` for the options.",
-    positional="d",
     examples="""
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")

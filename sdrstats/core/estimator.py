@@ -16,7 +16,7 @@ Writing a new method: subclass :class:`Estimator`, declare ``method``, ``respons
 :class:`Capabilities`, write the options as a keyword-only ``__init__`` and their
 ``_parameter_constraints``, implement ``_fit`` and, if it needs data-dependent checks,
 ``_check_data``; make its formula function with
-:func:`sdrstats.core.formula_functions.formula_function`.
+:func:`sdrstats.core.formula_functions.formula_doc`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``

@@ -9,7 +9,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results
 from ..core.validation import Interval, Options, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
@@ -389,18 +389,48 @@ class MAVE(Estimator):
         )
 
 
-mave = formula_function(
-    MAVE,
-    "mave",
-    summary="MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.",
-    examples="""
+@formula_doc(MAVE)
+def mave(
+    formula: str,
+    data: Any,
+    *,
+    variant: str = "csmave",
+    d: int | None = None,
+    d_max: int = 10,
+    screen: int | None = None,
+    bandwidth: float | None = None,
+    y_transform: str = "indicator",
+    y_bandwidth: float | None = None,
+    y_points: int | None = None,
+    max_iter: int | None = None,
+    tol: float | None = None,
+    cv_rule: str = "min",
+    missing: str = "drop",
+    subset: Any = None,
+) -> MaveResults:
+    """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MaveResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", d_max=2)
     >>> fit.d, fit.directions_for(2).shape
     (1, (3, 2))
-    """,
-)
+    """
+    return fit_formula(MAVE, locals(), "mave")
 
 
 __all__ = ["MAVE", "mave", "MEAN_SUBSPACE", "CENTRAL_SUBSPACE"]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
 from ..core.validation import Interval, check_int
@@ -490,20 +490,51 @@ class IRE(MomentEstimator):
         }
 
 
-ire = formula_function(
-    IRE,
-    "ire",
-    summary="Inverse regression estimation from a formula; see :class:`IRE` for the options.",
-    returns="""MomentResults
-    With R ``dr``'s IRE summary (the solution of every dimension).""",
-    examples="""
+@formula_doc(IRE)
+def ire(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    d_max: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    steps: int = 1,
+    tol: float = 1e-6,
+    max_iter: int = 200,
+    group: str | None = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Inverse regression estimation from a formula; see :class:`IRE` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+        With R ``dr``'s IRE summary (the solution of every dimension).
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d_max=2)
     >>> fit.directions.shape
     (4, 2)
-    """,
-)
+    """
+    return fit_formula(IRE, locals(), "ire")
 
 
 __all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]

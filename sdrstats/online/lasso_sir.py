@@ -17,7 +17,7 @@ from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
 from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import as_seed_sequence, parallel_map
 from ..core.results import Results
 from ..core.summary import Block
@@ -521,21 +521,48 @@ class LassoSIR(Estimator):
             return fixed_lasso(Z, target, mu, o["max_iter"]), float(mu)
 
 
-lasso_sir = formula_function(
-    LassoSIR,
-    "lasso_sir",
-    summary="Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.",
-    description="""
+@formula_doc(LassoSIR)
+def lasso_sir(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int = 10,
+    d: int | None = None,
+    d_rule: str = "kmeans",
+    penalty: str | float = "cv",
+    n_folds: int = 10,
+    max_iter: int = 5000,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    missing: str = "drop",
+    subset: Any = None,
+) -> LassoSIRResults:
+    """Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.
+
     The formula's predictors may outnumber the rows (``p > n``).
-    """,
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    LassoSIRResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lasso_sir("lbm ~ ht + wt + ssf + rcc + wcc + hg", ais, d=1, random_state=0)
     >>> "wt" in fit.selected()["Dir1"]
     True
-    """,
-)
+    """
+    return fit_formula(LassoSIR, locals(), "lasso_sir")
 
 
 __all__ = [

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import parallel_map, spawn_generators
 from ..core.summary import Block
 from ..core.validation import Interval, Options
@@ -308,18 +308,50 @@ class KDR(Estimator):
         }
 
 
-kdr = formula_function(
-    KDR,
-    "kdr",
-    summary="Kernel dimension reduction from a formula; see :class:`KDR` for the options.",
-    examples="""
+@formula_doc(KDR)
+def kdr(
+    formula: str,
+    data: Any,
+    *,
+    d: int = 2,
+    sigma: float | None = None,
+    sigma_start: float | None = None,
+    n_anneal: int = 5,
+    eps: float = 0.001,
+    gamma_y: float | None = None,
+    max_iter: int = 30,
+    n_restarts: int = 1,
+    approximation: str = "auto",
+    n_landmarks: int = 300,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    missing: str = "drop",
+    subset: Any = None,
+) -> KDRResults:
+    """Kernel dimension reduction from a formula; see :class:`KDR` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    KDRResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.kdr("sex ~ ht + wt + lbm + ssf", ais, d=1, n_anneal=2, max_iter=5)
     >>> fit.directions.shape
     (4, 1)
-    """,
-)
+    """
+    return fit_formula(KDR, locals(), "kdr")
 
 
 __all__ = ["KDR", "KDRResults", "kdr", "whiten"]

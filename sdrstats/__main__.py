@@ -175,9 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
             help="also print a dimension test (asymptotic, permutation, ...)",
         )
         described = _option_help(cls)
-        other_names: dict[str, list[str]] = {}  # old names and R's aliases, as flags too
-        for old, new in {**cls._option_aliases, **cls._renamed_options}.items():
-            other_names.setdefault(new, []).append(f"--{old.replace('_', '-')}")
+        other_names: dict[str, list[str]] = {}  # R's aliases, as flags too
+        for other, name in cls._option_aliases.items():
+            other_names.setdefault(name, []).append(f"--{other.replace('_', '-')}")
         for option, default in cls.params.items():
             text = described.get(option, "")
             shown = "required" if default is inspect.Parameter.empty else f"default: {default!r}"

@@ -25,7 +25,13 @@ def test_declared_capabilities_match_the_fit(fitted):
     assert caps.asymptotic_test == hasattr(fit.estimator, "asymptotic_test"), name
     assert caps.cv_test == hasattr(fit.estimator, "cv_test"), name
     assert caps.weighted_replicates == (fit.estimator.replicate_kernel(fit) is not None), name
-    assert type(fit.estimator).linear == caps.linear_directions  # the earlier name
+    weights = np.linspace(0.5, 2.0, fit.n)
+    if caps.case_weights:
+        weighted = fit.estimator.fit(fit.spec.X, fit.spec.Y, sample_weight=weights)
+        assert weighted.spec.case_weights is not None, name
+    else:
+        with pytest.raises(TypeError, match="does not take case weights"):
+            fit.estimator.fit(fit.spec.X, fit.spec.Y, sample_weight=weights)
 
 
 def test_from_statistics_is_what_chunked_data_accepts(fitted):

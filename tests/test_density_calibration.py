@@ -4,8 +4,6 @@ The scores are checked against their definitions (numerical integrals of the exa
 and, on a model with a known truth, against what a calibrated density must show.
 """
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -127,17 +125,11 @@ def test_calibration_summary_plot_and_errors(fitted):
         cal.covered(1.0)
 
 
-def test_sd_is_a_method_and_the_old_array_warns(fitted):
+def test_sd_is_the_conditional_standard_deviation(fitted):
     test, dens = fitted
     d = dens["single"]
     rows = test.iloc[:4]
     np.testing.assert_allclose(d.sd(rows), np.sqrt(d.var(rows)), rtol=1e-12)
     np.testing.assert_allclose(d.std(rows), np.sqrt(d.var(rows)), rtol=1e-12)
-    with pytest.warns(FutureWarning, match="component_sd"):
-        first = d.sd[0]
-    assert first == d.component_sd[0]
-    with pytest.warns(FutureWarning, match="component_sd"):
-        np.testing.assert_array_equal(np.asarray(d.sd), d.component_sd)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        d.sd(rows)  # the method itself does not warn
+    with pytest.raises(TypeError, match="not subscriptable"):
+        d.sd[0]  # the components' common sd is component_sd

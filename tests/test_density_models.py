@@ -42,7 +42,7 @@ def test_every_fit_gets_its_density_from_the_one_layer(name, frame):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sdr.SDRWarning)
         if name in ("pca", "vpca"):  # SDSPCAAN's linear members take a continuous response
-            fit = getattr(sdr, name)("y ~ x1 + x2 + x3 + x4", frame, 2)
+            fit = getattr(sdr, name)("y ~ x1 + x2 + x3 + x4", frame, d=2)
         else:
             fit = FITS[name](frame)
         dens = fit.conditional_density(random_state=0)

@@ -1,15 +1,17 @@
-"""Every formula function is made from its estimator class: options, defaults and their docs."""
+"""Every formula function takes its estimator class's options, with its defaults and its docs."""
 
 import inspect
+import typing
 
 import pytest
 
 import sdrstats as sdr
 from sdrstats.core.estimator import Estimator
 from sdrstats.core.formula_functions import (
+    check_formula_signature,
     class_parameters,
     documented_parameters,
-    formula_function,
+    formula_doc,
     formula_parameters,
     parameter_entries,
 )
@@ -38,25 +40,39 @@ PAIRS = {
     "lasso_sir": sdr.LassoSIR,
     "online_sir": sdr.OnlineSIR,
 }
-# Arguments of a formula function that are not options of its class (data-side arguments).
+# Arguments of a formula function that are not options of its class: R's aliases, case
+# weights and a stream's chunk size.
 EXTRA = {"online_sir": ["chunksize"]} | {
-    m: ["weights"] for m in ("sir", "save", "phd", "dr", "cume", "ire")
+    m: ["numdir", "weights"] for m in ("sir", "save", "phd", "dr", "cume", "ire")
 }
 # The second argument (a stream is a source, not a data frame).
 DATA = {"online_sir": "source"}
 
 
-def test_every_formula_function_is_made_from_its_class():
+def test_every_estimator_class_has_its_formula_function():
     exported = {
         name
         for name in sdr.__all__
         if inspect.isclass(getattr(sdr, name)) and issubclass(getattr(sdr, name), Estimator)
     }
     assert {cls.__name__ for cls in PAIRS.values()} == exported
-    for name in PAIRS:
-        fn = getattr(sdr, name)
-        # a generated function runs the template of formula_function (its code object)
-        assert fn.__code__.co_name == "template", name
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_signature_and_documented_parameters_are_the_class_s(name):
+    # an ordinary function (its own code, its own name) whose typed signature a type checker
+    # reads: the class's options, in order, with their defaults, annotations and text
+    fn, cls = getattr(sdr, name), PAIRS[name]
+    assert fn.__code__.co_name == name and "__signature__" not in vars(fn)
+    check_formula_signature(fn, cls)
+    hints = typing.get_type_hints(fn)  # every annotation names something importable
+    assert set(hints) == {*inspect.signature(fn).parameters, "return"}
+    documented = list(parameter_entries(fn.__doc__))
+    assert documented == list(inspect.signature(fn).parameters), name
+    docs, own = class_parameters(cls), parameter_entries(fn.__doc__)
+    assert {option: own[option] for option in cls.params} == {
+        option: docs[option] for option in cls.params
+    }
 
 
 @pytest.mark.parametrize("name", sorted(PAIRS))
@@ -106,12 +122,13 @@ def test_generated_docs_carry_the_class_text(name):
 
 def test_generated_function_binds_like_its_signature():
     ais = sdr.datasets.load("ais")
-    with pytest.warns(FutureWarning, match="'d' is keyword-only in sdspcaan; use d=..."):
-        fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d by position
+    with pytest.raises(TypeError, match="positional"):
+        sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d is keyword-only
+    fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, d=2, max_iter=5)
     assert fit.d == 2 and fit.options["max_iter"] == 5
     with pytest.raises(TypeError, match="unexpected keyword argument 'nslice'"):
         sdr.sir("lbm ~ ht + wt", ais, nslice=4)
-    with pytest.raises(TypeError, match="missing a required argument: 'd'"):
+    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'd'"):
         sdr.pca("sex ~ ht + wt", ais)
     with pytest.raises(TypeError, match="positional"):
         sdr.sir("lbm ~ ht + wt", ais, 4)  # options after data are keyword-only
@@ -124,5 +141,50 @@ def test_an_undocumented_option_cannot_make_a_function():
         def __init__(self, *, d_max: int = 4, d: int | None = None, secret: int = 1) -> None:
             self._set_options(locals())
 
+    def bare(
+        formula: str,
+        data: typing.Any,
+        *,
+        d_max: int = 4,
+        d: int | None = None,
+        secret: int = 1,
+        numdir: int | None = None,
+        weights: typing.Any = None,
+        missing: str = "drop",
+        subset: typing.Any = None,
+    ) -> typing.Any:
+        """Bare.
+
+        Parameters
+        ----------
+        {options}
+        """
+
     with pytest.raises(TypeError, match=r"does not document its option\(s\) \['secret'\]"):
-        formula_function(Bare, "bare", summary="Bare.", examples=">>> 1")
+        formula_doc(Bare)(bare)
+
+
+def test_a_signature_that_drifts_from_its_class_is_refused_at_import():
+    def cume(
+        formula: str,
+        data: typing.Any,
+        *,
+        d: int | None = None,
+        d_max: int = 4,
+        numdir: int | None = None,
+        weights: typing.Any = None,
+        missing: str = "drop",
+        subset: typing.Any = None,
+    ) -> typing.Any:
+        """CUME."""
+
+    with pytest.raises(TypeError, match="must take the options of CUME"):
+        formula_doc(sdr.CUME)(cume)
+
+
+def test_numdir_is_translated_once_by_the_function():
+    ais = sdr.datasets.load("ais")
+    fit = sdr.sir("lbm ~ ht + wt + ssf", ais, nslices=8, numdir=1)
+    assert fit.options["d_max"] == 1 and "numdir" not in fit.call
+    with pytest.raises(TypeError, match="sir got both 'd_max' and 'numdir'"):
+        sdr.sir("lbm ~ ht + wt", ais, numdir=1, d_max=2)

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.lsce.basis import BasisProblem, choose_centres
 from sdrstats.simulate import lsce_artificial
 from sdrstats.stats.distances import projection_distance
+from sdrstats.stats.gaussian import BasisProblem, choose_centres
 from sdrstats.stats.grassmann import random_orthonormal_rows
 
 FAST = {"n_restarts": 2, "progress": False, "random_state": 0}
@@ -60,7 +60,7 @@ def test_gradient_moves_centres_too():
     def value_fixed(Wn):
         saved = problem.Xc
         Z = X @ Wn.T
-        from sdrstats.lsce.basis import gaussian_kernel
+        from sdrstats.stats.gaussian import gaussian_kernel
 
         Kz = gaussian_kernel(Z, U_fixed, 0.7)
         G = (Kz.T @ Kz) * problem.pair_matrix(0.7)

@@ -7,10 +7,9 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.lsce.basis import BasisProblem, choose_centres, make_folds
 from sdrstats.simulate import lsce_artificial
 from sdrstats.stats.distances import projection_distance
-from sdrstats.stats.gaussian import choose_tuning
+from sdrstats.stats.gaussian import BasisProblem, choose_centres, choose_tuning, make_folds
 from sdrstats.stats.moment_kernels import starting_directions
 
 

@@ -89,7 +89,7 @@ def test_callback_can_change_the_objective():
 
 
 def test_lsce_objective_descends_monotonically_at_fixed_tuning():
-    from sdrstats.lsce.basis import BasisProblem
+    from sdrstats.stats.gaussian import BasisProblem
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((80, 4))

@@ -381,14 +381,11 @@ def test_convergence_warning_names_every_stalled_dimension():
     assert "no" in fit.summary().blocks[2].table["converged"].tolist()
 
 
-def test_method_is_renamed_variant_and_still_works(single_index):
+def test_the_variant_is_variant_and_method_is_unknown(single_index):
     # R's MAVE calls the variant `method`; here `method` names the estimator only
     df, _ = single_index
-    with pytest.warns(FutureWarning, match="'method' is renamed 'variant' in MAVE; use variant="):
-        old = sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, d_max=1)
-    new = sdr.mave("y ~ a + b + c + e", df, variant="meanopg", d=1, d_max=1)
-    np.testing.assert_array_equal(old.directions.to_numpy(), new.directions.to_numpy())
-    with pytest.warns(FutureWarning, match="'method' is renamed 'variant' in MAVE"):
-        assert sdr.MAVE(method="csopg").variant == "csopg"
-    with pytest.raises(TypeError, match="both 'variant' and 'method'"):
-        sdr.MAVE(method="csopg", variant="csmave")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'method'"):
+        sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, d_max=1)
+    with pytest.raises(TypeError, match=r"MAVE got unknown option\(s\) \['method'\]"):
+        sdr.MAVE(method="csopg")
+    assert sdr.MAVE(variant="csopg").variant == "csopg"

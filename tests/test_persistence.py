@@ -59,7 +59,7 @@ def test_every_method_round_trips_through_a_file(name, frame, tmp_path):
         # bit-identical: the same arrays and the same code path give the same floats
         np.testing.assert_array_equal(copy.transform(newdata), fit.transform(newdata))
         assert str(copy.summary()) == str(fit.summary())
-        if getattr(getattr(fit, "estimator", fit), "linear", True):
+        if getattr(fit, "estimator", fit).capabilities.linear_directions:
             pd.testing.assert_frame_equal(copy.directions, fit.directions)
     means = _density_means(fit, newdata)
     if means is not None:

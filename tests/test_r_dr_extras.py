@@ -218,7 +218,7 @@ def test_partial_ire_errors(ais):
     with pytest.raises(ValueError, match="'group' column 'nope' is not in data"):
         sdr.ire(f"lbm ~ {PRED}", ais, group="nope")
     fit = sdr.ire(f"lbm ~ {PRED}", ais, group="sex", numdir=1)
-    with pytest.raises(ValueError, match="refits on resampled or weighted rows"):
+    with pytest.raises(ValueError, match="needs the group of every row"):
         fit.estimator._fit(fit.spec.X[:100], fit.spec.Y[:100])
 
 
@@ -263,7 +263,7 @@ def test_case_weights_rescaled_as_r(ais):
     data = ais.assign(w=REF["weights"])
     fit = sdr.sir(f"lbm ~ {PRED}", data, weights="w", nslices=8)
     np.testing.assert_allclose(
-        fit.estimator.case_weights_, REF["sir_weighted"]["rescaled_weights"], rtol=1e-14
+        fit.spec.case_weights, REF["sir_weighted"]["rescaled_weights"], rtol=1e-14
     )
     # an array, and fit(X, y, sample_weight=) on the same rows, give the same numbers
     by_array = sdr.sir(f"lbm ~ {PRED}", data, weights=np.asarray(REF["weights"]), nslices=8)

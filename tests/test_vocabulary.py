@@ -1,7 +1,7 @@
-"""One vocabulary across the families (docs/vocabulary.md), and the old names' way out.
+"""One vocabulary across the families (docs/vocabulary.md).
 
-Every old name keeps working with a FutureWarning naming the new one and gives the same
-numbers; R's ``numdir`` is an alias of ``d_max`` without a warning.
+Names of earlier development versions are unknown options (a TypeError naming the valid
+ones); R's ``numdir`` is an alias of ``d_max`` without a warning.
 """
 
 import inspect
@@ -13,16 +13,14 @@ import pytest
 from test_constructors import CLASSES
 
 import sdrstats as sdr
-from sdrstats.inference import bootstrap_dimension, default_d_max, default_k_max, ladle
+from sdrstats.inference import bootstrap_dimension, default_d_max, ladle
 
 FORMULA = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
 
 
-def renamed(old, new, owner):
-    """The FutureWarning of a renamed option, as a regular expression."""
-    return re.escape(
-        f"'{old}' is renamed '{new}' in {owner}; use {new}=... (the old name will be removed)"
-    )
+def unknown(owner, name):
+    """The TypeError of an unknown option, as a regular expression."""
+    return re.escape(f"{owner} got unknown option(s) ['{name}']; valid options are")
 
 
 def same_directions(a, b):
@@ -59,69 +57,67 @@ def test_numdir_is_r_s_alias_of_d_max(ais):
     assert len(perm.table) == 2
 
 
-def test_mave_max_dim_is_d_max(ais):
-    with pytest.warns(FutureWarning, match=renamed("max_dim", "d_max", "MAVE")):
-        old = sdr.mave(FORMULA, ais, variant="meanopg", max_dim=2)
-    new = sdr.mave(FORMULA, ais, variant="meanopg", d_max=2)
-    same_directions(old, new)
-    assert new.d_max == new.max_dim == 2
-    with pytest.warns(FutureWarning, match=renamed("max_dim", "d_max", "MAVE")):
-        assert sdr.MAVE(max_dim=3).d_max == 3
+def test_mave_takes_d_max_and_cv_rule(ais):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_dim'"):
+        sdr.mave(FORMULA, ais, variant="meanopg", max_dim=2)
+    with pytest.raises(TypeError, match=unknown("MAVE", "max_dim")):
+        sdr.MAVE(max_dim=3)
+    fit = sdr.mave(FORMULA, ais, variant="meanopg", d_max=2)
+    assert fit.d_max == 2
     # MAVE's own CV choice rule is cv_rule (rule names the dimension rule)
-    with pytest.warns(FutureWarning, match=renamed("rule", "cv_rule", "cv_test")):
-        assert new.estimator.cv_test(new, rule="min").d == new.test_dimension("cv", cv_rule="min").d
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rule'"):
+        fit.estimator.cv_test(fit, rule="min")
+    assert fit.estimator.cv_test(fit, cv_rule="min").d == fit.test_dimension("cv", cv_rule="min").d
 
 
 def test_sdspcaan_family_takes_d_the_papers_k(ais):
     formula = "sex ~ ht + wt + lbm"
-    with pytest.warns(FutureWarning, match=renamed("k", "d", "SDSPCA")):
-        old = sdr.sdspca(formula, ais, k=2)
-    with pytest.warns(FutureWarning, match="'d' is keyword-only in sdspca"):
-        positional = sdr.sdspca(formula, ais, 2)
-    new = sdr.sdspca(formula, ais, d=2)
-    same_directions(old, new)
-    same_directions(positional, new)
-    with pytest.warns(FutureWarning, match=renamed("k", "d", "PCA")):
-        assert sdr.PCA(k=2).d == 2
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k'"):
+        sdr.sdspca(formula, ais, d=2, k=2)
+    with pytest.raises(TypeError, match="positional"):
+        sdr.sdspca(formula, ais, 2)
+    with pytest.raises(TypeError, match=unknown("PCA", "k")):
+        sdr.PCA(k=2)
     with pytest.raises(TypeError, match=r"PCA needs the option\(s\) \['d'\]"):
         sdr.PCA()
-    assert new.k == new.d == 2  # the results keep the paper's name as a property
+    fit = sdr.sdspca(formula, ais, d=2)
+    assert fit.k == fit.d == 2  # the results keep the paper's name as a property
 
 
-def test_d_by_position_still_works_for_the_supervised_pca_family(ais):
-    with pytest.warns(FutureWarning, match="'d' is keyword-only in spca; use d=..."):
-        old = sdr.spca("sex ~ ht + wt + lbm", ais, 1)
-    same_directions(old, sdr.spca("sex ~ ht + wt + lbm", ais, d=1))
+def test_d_is_keyword_only_for_the_supervised_pca_family(ais):
+    for fn in (sdr.spca, sdr.kspca, sdr.bpca, sdr.kdr):
+        with pytest.raises(TypeError, match="positional"):
+            fn("sex ~ ht + wt + lbm", ais, 1)
 
 
 def test_one_name_for_the_low_rank_size(ais):
     options = {"d": 1, "approximation": "nystroem", "random_state": 0}
-    with pytest.warns(FutureWarning, match=renamed("n_components", "n_landmarks", "KSPCA")):
-        old = sdr.kspca("sex ~ ht + wt + lbm", ais, n_components=40, **options)
-    new = sdr.kspca("sex ~ ht + wt + lbm", ais, n_landmarks=40, **options)
-    np.testing.assert_array_equal(old.transform().to_numpy(), new.transform().to_numpy())
-    options = {"d": 1, "approximation": "fourier", "n_anneal": 1, "max_iter": 3, "random_state": 0}
-    with pytest.warns(FutureWarning, match=renamed("n_features", "n_landmarks", "KDR")):
-        old = sdr.kdr("sex ~ ht + wt + lbm", ais, n_features=50, **options)
-    same_directions(old, sdr.kdr("sex ~ ht + wt + lbm", ais, n_landmarks=50, **options))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'n_components'"):
+        sdr.kspca("sex ~ ht + wt + lbm", ais, n_components=40, **options)
+    with pytest.raises(TypeError, match=unknown("KSPCA", "n_components")):
+        sdr.KSPCA(n_components=40, **options)
+    with pytest.raises(TypeError, match=unknown("KDR", "n_features")):
+        sdr.KDR(d=1, n_features=50)
 
 
 def test_dimension_rules_take_rule_and_d_max(ais):
     fit = sdr.sir(FORMULA, ais, nslices=8)
-    with pytest.warns(FutureWarning, match=renamed("method", "rule", "test_dimension")):
-        old = fit.test_dimension(method="asymptotic")
-    assert old.table.equals(fit.test_dimension(rule="asymptotic").table)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'method'"):
+        fit.test_dimension(method="asymptotic")
+    assert fit.test_dimension("asymptotic").table.equals(
+        fit.test_dimension(rule="asymptotic").table
+    )
     quick = {"B": 10, "random_state": 0, "progress": False}
-    with pytest.warns(FutureWarning, match=renamed("k_max", "d_max", "test_dimension")):
-        old = fit.test_dimension("ladle", k_max=2, **quick)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'k_max'"):
+        fit.test_dimension("ladle", k_max=2, **quick)
     new = fit.test_dimension("ladle", d_max=2, **quick)
-    assert old.table.equals(new.table) and list(new.table.index) == [0, 1, 2]
+    assert list(new.table.index) == [0, 1, 2]
     for rule in (ladle, bootstrap_dimension):
-        with pytest.warns(FutureWarning, match=renamed("k_max", "d_max", rule.__name__)):
-            old = rule(fit, k_max=2, **quick)
-        assert old.table.equals(rule(fit, d_max=2, **quick).table)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'k_max'"):
+            rule(fit, k_max=2, **quick)
         assert "d_max" in inspect.signature(rule).parameters
-    assert default_k_max is default_d_max
+        assert rule(fit, numdir=2, **quick).table.equals(rule(fit, d_max=2, **quick).table)
+    assert default_d_max(6) == 4
 
 
 def test_results_do_not_depend_on_n_jobs(ais):

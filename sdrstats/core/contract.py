@@ -42,6 +42,9 @@ class Capabilities:
     weighted_replicates : bool
         ``replicate_kernel(results)`` gives bootstrap replicates from case weights without
         refitting row by row.
+    case_weights : bool
+        The fit applies R ``dr``'s case weights (``weights=`` of the formula function,
+        ``sample_weight=`` of ``fit``), which the model spec carries.
 
     Examples
     --------
@@ -56,6 +59,7 @@ class Capabilities:
     asymptotic_test: bool = False
     cv_test: bool = False
     weighted_replicates: bool = False
+    case_weights: bool = False
 
 
 @register

@@ -1,18 +1,22 @@
 """The estimator layer's common shape.
 
-An estimator holds validated options and fits arrays: ``_fit(X, Y, weights, random_state)``
-returns an :class:`EstimatorOutput` (basis in the original predictor scale, eigenvalues or a
-criterion, method-specific extras). It never sees formulas or pandas. :meth:`Estimator.fit`
-(arrays) and :meth:`Estimator.from_formula` (formula + data) build a
-:class:`~sdrstats.design.formula.ModelSpec` and wrap the output in the estimator's results class, so
-both paths give identical numbers. The inference layer refits through ``_fit`` with the fit's
-own options.
+An estimator holds validated options and nothing else. Its fit is a pure function of a
+:class:`~sdrstats.design.spec.ModelSpec` (rows, names, R case weights, groups) and the options:
+:meth:`Estimator.fit_output` returns an :class:`EstimatorOutput` (basis in the original
+predictor scale, eigenvalues or a criterion, method-specific extras) and writes nothing on the
+estimator. A family implements it on arrays, ``_fit(X, Y, weights, random_state)``, and
+overrides ``fit_output`` only when it reads more of the spec (case weights, groups, predictor
+names for its messages). It never sees formulas or pandas. :meth:`Estimator.fit` (arrays) and
+:meth:`Estimator.from_formula` (formula + data) build the spec and wrap the output in the
+estimator's results class, which keeps its own clone of the estimator, so both paths give
+identical numbers and nothing done to the estimator later changes the result. The inference
+layer refits through the result's clone with the fit's own options.
 
 Writing a new method: subclass :class:`Estimator`, declare ``method``, ``response`` and its
 :class:`Capabilities`, write the options as a keyword-only ``__init__`` and their
 ``_parameter_constraints``, implement ``_fit`` and, if it needs data-dependent checks,
 ``_check_data``; make its formula function with
-:func:`sdrstats.core.formula_functions.formula_function`.
+:func:`sdrstats.core.formula_functions.formula_doc`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
@@ -22,10 +26,10 @@ bootstrap).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import inspect
-from contextvars import ContextVar
 from typing import Any, ClassVar
 
 import numpy as np
@@ -42,17 +46,6 @@ from .validation import (
     translate_options,
     validate_parameters,
 )
-
-#: Predictor names of the fit in progress, so array-level checks deep in an estimator can name
-#: the offending column without every ``_fit`` passing names down.
-PREDICTOR_NAMES: ContextVar[list[str] | None] = ContextVar("PREDICTOR_NAMES", default=None)
-
-
-def predictor_names(p: int) -> list[str]:
-    """Names of the ``p`` predictors being fitted, or ``x1..xp`` outside a named fit."""
-    names = PREDICTOR_NAMES.get()
-    return list(names) if names is not None and len(names) == p else [f"x{j + 1}" for j in range(p)]
-
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
@@ -109,6 +102,15 @@ def _accepting_other_names(init: Any) -> Any:
     return __init__
 
 
+def _own(value: Any) -> Any:
+    """An option value a clone may hold without sharing it: arrays and containers copied
+    (a caller changing a list in place must not change a fit), anything else (a random
+    Generator, a callable) as it is."""
+    if isinstance(value, (np.ndarray, list, dict, set, tuple)):
+        return copy.deepcopy(value)
+    return value
+
+
 def _row_index(X: Any, n_rows: int) -> Any:
     import pandas as pd
 
@@ -133,25 +135,20 @@ class Estimator(FamilyHooks, Registered):
     is made, by ``set_params`` and before every fit, with one wording. ``_check_options``
     adds checks that involve several options, ``_check_data`` those that need the data.
 
-    ``_renamed_options`` (old name -> name) keep working with a ``FutureWarning``;
-    ``_option_aliases`` (e.g. R's ``numdir`` for ``d_max``) are accepted silently. An unknown
-    option raises ``TypeError``.
+    ``_option_aliases`` (R's names, e.g. ``numdir`` for ``d_max``) are accepted as the
+    options they name. An unknown option raises ``TypeError``.
     """
 
     method: ClassVar[str] = ""
     params: ClassVar[dict[str, Any]] = {}
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
-    _renamed_options: ClassVar[dict[str, str]] = {}
     _option_aliases: ClassVar[dict[str, str]] = {}
     response: ClassVar[str] = "any"
     capabilities: ClassVar[Capabilities] = Capabilities()
-    #: ``capabilities.linear_directions``, under its earlier name.
-    linear: ClassVar[bool] = True
     results_class: ClassVar[type[Results]] = Results
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.linear = cls.capabilities.linear_directions
         init = cls.__dict__.get("__init__")
         if init is not None:
             cls.params = _options_of(cls, init)
@@ -173,21 +170,9 @@ class Estimator(FamilyHooks, Registered):
         return {name: getattr(self, name) for name in type(self).params}
 
     @classmethod
-    def _translate_call(cls, arguments: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
-        """``arguments`` with old option names and aliases under the current names (old names
-        warn; ``stacklevel`` 5 points at the caller of the caller of this method)."""
-        return translate_options(
-            arguments,
-            cls.__name__,
-            renamed=cls._renamed_options,
-            aliases=cls._option_aliases,
-            stacklevel=stacklevel,
-        )
-
-    @classmethod
-    def _translate(cls, options: dict[str, Any], *, stacklevel: int = 5) -> dict[str, Any]:
-        """``options`` under their current names (old names warn); unknown names raise."""
-        options = cls._translate_call(options, stacklevel=stacklevel + 1)
+    def _translate(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` with R's aliases under the options' names; unknown names raise."""
+        options = translate_options(options, cls.__name__, aliases=cls._option_aliases)
         unknown = [name for name in options if name not in cls.params]
         if unknown:
             raise TypeError(
@@ -296,11 +281,8 @@ class Estimator(FamilyHooks, Registered):
         SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None)
         """
         changes = self._translate(changes)
-        new = type(self)(**{**self.options, **changes})
-        for name in ("case_weights_", "group_values_"):  # data attached by a formula function
-            if getattr(self, name, None) is not None:
-                setattr(new, name, getattr(self, name))
-        return new
+        options = {k: _own(v) for k, v in self.options.items()}
+        return type(self)(**{**options, **changes})
 
     @property
     def label(self) -> str:
@@ -317,6 +299,46 @@ class Estimator(FamilyHooks, Registered):
         random_state: Any = None,
     ) -> EstimatorOutput:
         raise NotImplementedError
+
+    def fit_output(
+        self,
+        spec: ModelSpec,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """What the method computes from ``spec`` with these options; writes nothing.
+
+        The fit itself, as a pure function: :meth:`fit_spec` wraps it in results, and a
+        result's refits (bootstrap, permutation, ladle) call it on resampled specs. A family
+        that reads more of the spec than its rows (case weights, groups, predictor names)
+        overrides it; the others implement ``_fit`` on the arrays.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Rows, names, case weights and groups.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (bootstrap multiplicities), as opposed to the spec's case
+            weights.
+        random_state : int, Generator or None, default None
+            Seed of a randomised method.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"))
+        >>> sdr.SIR(nslices=8).fit_output(spec).eigenvalues.round(3).tolist()
+        [0.84, 0.016]
+        """
+        if spec.case_weights is not None and not self.capabilities.case_weights:
+            raise self._no_case_weights()
+        return self._fit(spec.X, spec.Y, weights=weights, random_state=random_state)
 
     def _check_response(self, spec: ModelSpec) -> None:
         if self.response == "continuous" and spec.categorical:
@@ -392,11 +414,7 @@ class Estimator(FamilyHooks, Registered):
             )
         refuse_constant_response(spec, self.method)
         self._check_data(spec.X, spec.Y, spec.categorical)
-        token = PREDICTOR_NAMES.set(list(spec.x_names))
-        try:
-            output = self._fit(spec.X, spec.Y, random_state=self.options.get("random_state"))
-        finally:
-            PREDICTOR_NAMES.reset(token)
+        output = self.fit_output(spec, random_state=self.options.get("random_state"))
         return self.results_class(self, spec, output, call=call)
 
     def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None) -> Results:
@@ -427,23 +445,29 @@ class Estimator(FamilyHooks, Registered):
         ['wt', 'ht']
         """
         spec = own_copy(from_arrays(X, y, missing=missing), X, y)
-        self.case_weights_ = None
         if sample_weight is not None:
             n_rows = len(X) if hasattr(X, "__len__") else spec.n
-            spec = self._attach_weights(spec, sample_weight, _row_index(X, n_rows))
+            spec = self._with_case_weights(spec, sample_weight, _row_index(X, n_rows))
         args = ", ".join(
             f"{k}={v!r}" for k, v in self.options.items() if not same_value(v, self.params[k])
         )
         tail = ", sample_weight=w" if sample_weight is not None else ""
         return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y{tail})")
 
-    def _attach_weights(self, spec: ModelSpec, weights: Any, index: Any) -> ModelSpec:
-        """Validate R-style case weights, align them to the fitted rows, apply R's rule."""
-        if not hasattr(self, "_case_weights"):
-            raise TypeError(
-                f"{self.method} does not take case weights; weights= is for the moment methods "
-                "(sir, save, phd, ire, dr, cume)."
-            )
+    @classmethod
+    def _no_case_weights(cls) -> TypeError:
+        return TypeError(
+            f"{cls.method} does not take case weights; weights= is for the moment methods "
+            "(sir, save, phd, ire, dr, cume)."
+        )
+
+    @classmethod
+    def _with_case_weights(cls, spec: ModelSpec, weights: Any, index: Any) -> ModelSpec:
+        """``spec`` with R-style case weights: validated, aligned to the fitted rows (``index``
+        labels the rows ``weights`` were given for), rows of zero weight dropped, the rest
+        rescaled by R's rule."""
+        if not cls.capabilities.case_weights:
+            raise cls._no_case_weights()
         given = check_weight_shape(weights, len(index))
         # only the fitted rows need a weight: R's NA for a row outside the subset or with a
         # missing value (dr_weights returns those) does not matter
@@ -460,8 +484,7 @@ class Estimator(FamilyHooks, Registered):
                 index=spec.index[keep],
                 positions=np.flatnonzero(keep) if spec.positions is None else spec.positions[keep],
             )
-        self.case_weights_ = w
-        return spec
+        return dataclasses.replace(spec, case_weights=w)
 
     @classmethod
     def from_formula(
@@ -535,7 +558,7 @@ class Estimator(FamilyHooks, Registered):
                 weights = frame[weights].to_numpy()
             elif subset is not None and len(weights) == len(data) != len(frame):
                 weights = np.asarray(weights)[data.index.get_indexer(frame.index)]
-            spec = estimator._attach_weights(spec, weights, frame.index)
+            spec = cls._with_case_weights(spec, weights, frame.index)
         shown = ", ".join(
             f"{k}={v!r}"
             for k, v in options.items()
@@ -558,7 +581,5 @@ __all__ = [
     "Capabilities",
     "Estimator",
     "EstimatorOutput",
-    "PREDICTOR_NAMES",
-    "predictor_names",
     "from_statistics_methods",
 ]

@@ -1,24 +1,24 @@
-"""Formula functions made from their estimator class: an option is written and documented once.
+"""What formula functions share with their estimator class: options documented once.
 
-``sdr.sir(formula, data, **options)`` and its siblings are thin: :func:`formula_function` builds
-the function's explicit keyword signature from the class's constructor (names, order,
-defaults and annotations) and its Parameters section from the numpydoc Parameters of the
-class and its bases, so ``inspect.signature`` and ``help()`` show every option with its
-default and text. Only the summary, any extra description and the example are written per
-function. :func:`formula_parameters` and :func:`documented_parameters` let the tests check
-that every formula function agrees with its class.
+``sdr.sir(formula, data, *, <options>, numdir, weights, missing, subset)`` and its siblings
+are ordinary functions with explicit typed signatures (editors and type checkers see them)
+whose body is :func:`fit_formula`. Their docstrings are written with them; the option text
+is the class's: :func:`formula_doc` substitutes ``{options}`` (and the entries every formula
+function shares, ``{formula}``, ``{weights}``...) and checks, at import, that the signature
+takes the class's options in its order with its defaults and annotations.
+:func:`formula_parameters` and :func:`documented_parameters` let the tests check that every
+formula function agrees with its class.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-import sys
 import textwrap
-import types
-import warnings
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 FORMULA_DOC = """formula : str
     A patsy formula ``"y ~ x1 + x2 + ..."`` (``"y ~ ."`` for every other column).
@@ -102,163 +102,212 @@ def _entry(name: str, kind: str, description: str) -> str:
     return f"{name} : {kind}" + (f"\n{body}" if body else "") if kind else f"{name}\n{body}"
 
 
-def _written_entry(doc: str) -> str:
-    """A numpydoc entry written in a string: the header line, its description indented."""
-    head, *rest = inspect.cleandoc(doc).split("\n")
-    body = textwrap.dedent("\n".join(rest))
-    return head + ("\n" + textwrap.indent(body, "    ") if body.strip() else "")
-
-
 def takes_case_weights(cls: type) -> bool:
     """Whether the estimator applies R ``dr``'s case weights (the moment methods)."""
-    return hasattr(cls, "_case_weights")
+    return bool(cls.capabilities.case_weights)
 
 
-def formula_function(
-    cls: type,
-    name: str,
-    *,
-    summary: str,
-    examples: str,
-    description: str = "",
-    returns: str | None = None,
-    data_name: str = "data",
-    data_doc: str | None = None,
-    extra: Sequence[tuple[inspect.Parameter, str]] = (),
-    subset_doc: str | None = None,
-    positional: str | None = None,
-    fit: Callable[..., Any] | None = None,
-) -> Callable[..., Any]:
-    """The formula function ``name(formula, data, *, <options>, missing, subset)`` of ``cls``.
+def _alias_entry(alias: str, name: str) -> str:
+    return (
+        f"{alias} : int, optional\n    R ``dr``'s name for ``{name}`` (an alias; give one of them)."
+    )
 
-    The signature is the class constructor's (names, order, defaults and annotations), with
-    ``weights`` where the class takes R case weights, and ``missing`` and ``subset`` last;
-    the Parameters section is the numpydoc text of the class and its bases. Old option
-    names and aliases the class declares (``_renamed_options``, ``_option_aliases``) are
-    accepted as the class accepts them.
+
+def common_entries(cls: type) -> dict[str, str]:
+    """The numpydoc entries a formula function's docstring may name as ``{formula}``,
+    ``{data}``, ``{options}`` (the class's options, in order, with the class's text),
+    ``{aliases}`` (R's names the class accepts), ``{weights}``, ``{missing}`` and
+    ``{subset}``."""
+    docs = class_parameters(cls)
+    undocumented = [k for k in cls.params if k not in docs]
+    if undocumented:
+        raise TypeError(f"{cls.__name__} does not document its option(s) {undocumented}.")
+    formula, data = FORMULA_DOC.split("\ndata :")
+    return {
+        "formula": formula,
+        "data": "data :" + data,
+        "options": "\n".join(_entry(name, *docs[name]) for name in cls.params),
+        "aliases": "\n".join(_alias_entry(a, n) for a, n in cls._option_aliases.items()),
+        "weights": WEIGHTS_DOC,
+        "missing": MISSING_DOC,
+        "subset": SUBSET_DOC,
+    }
+
+
+_MARKER = re.compile(r"^([ \t]*)\{(\w+)\}[ \t]*(\n|$)", re.MULTILINE)
+
+
+def _substitute(doc: str, entries: dict[str, str]) -> str:
+    """``doc`` with each line that is only ``{name}`` replaced by ``entries[name]``, indented
+    as the line (an empty entry removes the line)."""
+
+    def entry(match: re.Match[str]) -> str:
+        indent, name, end = match.groups()
+        if name not in entries:
+            raise KeyError(f"unknown docstring entry {{{name}}}; known: {sorted(entries)}.")
+        return textwrap.indent(entries[name], indent) + end if entries[name] else ""
+
+    return _MARKER.sub(entry, doc)
+
+
+def check_formula_signature(fn: Callable[..., Any], cls: type) -> None:
+    """Refuse a formula function whose signature is not its class's: the options in the
+    class's order with its defaults and annotations (keyword-only), an alias parameter (default
+    ``None``) per R name the class accepts, and ``weights`` exactly when it takes case
+    weights."""
+    params = inspect.signature(fn).parameters
+
+    def shape(p: inspect.Parameter) -> tuple[str, Any, str, Any]:
+        return (p.name, p.kind, repr(p.default), p.annotation)
+
+    given = [shape(p) for p in params.values() if p.name in cls.params]
+    wanted = [
+        shape(p.replace(kind=p.KEYWORD_ONLY)) for p in inspect.signature(cls).parameters.values()
+    ]
+    if given != wanted:
+        raise TypeError(
+            f"{fn.__name__} must take the options of {cls.__name__} (keyword-only, in its "
+            f"order, with its defaults and annotations): {wanted}; it takes {given}."
+        )
+    for alias in cls._option_aliases:
+        if alias not in params or params[alias].default is not None:
+            raise TypeError(f"{fn.__name__} must take R's alias {alias}=None.")
+    if ("weights" in params) != takes_case_weights(cls):
+        raise TypeError(
+            f"{fn.__name__} must take weights= exactly when {cls.__name__} takes case weights."
+        )
+
+
+def formula_doc(cls: type) -> Callable[[F], F]:
+    """Decorate a formula function of ``cls``: check its signature, fill its docstring.
+
+    The docstring is written with the function; a line that is only ``{options}`` becomes
+    the numpydoc entries of the class's options (their text as the class documents them),
+    and ``{formula}``, ``{data}``, ``{aliases}``, ``{weights}``, ``{missing}`` and
+    ``{subset}`` the entries every formula function shares (see :func:`common_entries`).
+    The signature is checked by :func:`check_formula_signature` when the module is imported.
 
     Parameters
     ----------
     cls : type
         The estimator class; an option without numpydoc text on it is an error.
-    name : str
-        Function name (``sdr.<name>``).
-    summary : str
-        One-line summary.
-    examples : str
-        The Examples section (doctest lines, run by the tests).
-    description : str, optional
-        Paragraphs after the summary.
-    returns : str, optional
-        The Returns section: the type on the first line, then its description; default the
-        name of the class's ``results_class``.
-    data_name : str, default "data"
-        Name of the second argument (``source`` for a stream).
-    data_doc : str, optional
-        Its numpydoc entry; default a DataFrame or chunk source.
-    extra : sequence of (inspect.Parameter, str), optional
-        Keyword-only arguments that are not options (``chunksize`` of a stream), each with
-        its numpydoc entry; placed after the options.
-    subset_doc : str, optional
-        The numpydoc entry of ``subset`` when it differs from the usual one.
-    positional : str, optional
-        An option that earlier versions took by position after ``data`` (``d``): a third
-        positional argument is still taken as it, with a ``FutureWarning``.
-    fit : callable, optional
-        ``fit(formula, data, missing=, subset=, [weights=,] **arguments)``; default
-        ``cls.from_formula``.
 
     Returns
     -------
     callable
-        A function defined in the calling module (so its examples run as doctests there).
+        The decorator; it returns the function itself.
 
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> fn = formula_function(sdr.CUME, "cume", summary="CUME.", examples=">>> 1")
-    >>> list(inspect.signature(fn).parameters)
-    ['formula', 'data', 'd_max', 'd', 'weights', 'missing', 'subset']
+    >>> @formula_doc(sdr.CUME)
+    ... def cume(formula: str, data: Any, *, d_max: int = 4, d: int | None = None,
+    ...          numdir: int | None = None, weights: Any = None, missing: str = "drop",
+    ...          subset: Any = None) -> Any:
+    ...     \"\"\"CUME.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     {options}
+    ...     \"\"\"
+    >>> print(cume.__doc__.split("----------")[1].strip().splitlines()[0])
+    d_max : int, default 4
     """
-    docs = class_parameters(cls)
-    undocumented = [k for k in cls.params if k not in docs]
-    if undocumented:
-        raise TypeError(f"{cls.__name__} does not document its option(s) {undocumented}.")
-    P = inspect.Parameter
-    params = [
-        P("formula", P.POSITIONAL_OR_KEYWORD, annotation="str"),
-        P(data_name, P.POSITIONAL_OR_KEYWORD, annotation="Any"),
-    ]
-    entries = [FORMULA_DOC if data_doc is None else FORMULA_DOC.split("\ndata :")[0]]
-    if data_doc is not None:
-        entries.append(_written_entry(data_doc))
-    options = inspect.signature(cls).parameters.values()
-    for option in options:
-        params.append(option.replace(kind=P.KEYWORD_ONLY))
-        entries.append(_entry(option.name, *docs[option.name]))
-    for parameter, doc in extra:
-        params.append(parameter.replace(kind=P.KEYWORD_ONLY))
-        entries.append(_written_entry(doc))
-    weighted = takes_case_weights(cls)
-    if weighted:
-        params.append(P("weights", P.KEYWORD_ONLY, default=None, annotation="Any"))
-        entries.append(WEIGHTS_DOC)
-    params.append(P("missing", P.KEYWORD_ONLY, default="drop", annotation="str"))
-    params.append(P("subset", P.KEYWORD_ONLY, default=None, annotation="Any"))
-    entries += [MISSING_DOC, SUBSET_DOC if subset_doc is None else _written_entry(subset_doc)]
-    result_type, *result_text = inspect.cleandoc(returns or cls.results_class.__name__).split("\n")
-    result = result_type + "".join("\n    " + line if line else "\n" for line in result_text)
-    signature = inspect.Signature(params, return_annotation=result_type)
-    names = [p.name for p in params[2:-2] if p.name != "weights"]
-    fitter = fit if fit is not None else cls.from_formula
-    warn_positional = _positional_warning  # the function runs in the caller's globals
 
-    def template(*args: Any, **kwargs: Any) -> Any:
-        if positional is not None and len(args) == 3 and positional not in kwargs:
-            warn_positional(name, positional)
-            *args, kwargs[positional] = args
-        kwargs = cls._translate_call(kwargs, stacklevel=5)
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = bound.arguments
-        chosen = {option: given[option] for option in names}
-        if weighted:
-            chosen["weights"] = given["weights"]
-        return fitter(
-            given["formula"],
-            given[data_name],
-            missing=given["missing"],
-            subset=given["subset"],
-            **chosen,
-        )
+    def decorate(fn: F) -> F:
+        check_formula_signature(fn, cls)
+        fn.__doc__ = _substitute(fn.__doc__ or "", common_entries(cls))
+        return fn
 
-    caller = sys._getframe(1).f_globals
-    fn = types.FunctionType(template.__code__, caller, name, None, template.__closure__)
-    fn.__signature__ = signature  # type: ignore[attr-defined]
-    fn.__qualname__ = name
-    fn.__module__ = caller["__name__"]
-    fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": result_type}
-    parts = [summary.strip()]
-    if description:
-        parts.append(inspect.cleandoc(description))
-    parts.append("Parameters\n----------\n" + "\n".join(entries))
-    parts.append(f"Returns\n-------\n{result}")
-    parts.append("Examples\n--------\n" + inspect.cleandoc(examples))
-    fn.__doc__ = "\n\n".join(parts) + "\n"
-    return fn
+    return decorate
 
 
-def _positional_warning(name: str, option: str) -> None:
-    warnings.warn(
-        f"{option!r} is keyword-only in {name}; use {option}=... (passing it by position "
-        "will stop working)",
-        FutureWarning,
-        stacklevel=3,
+def formula_options(cls: type, arguments: dict[str, Any], owner: str) -> dict[str, Any]:
+    """The options of ``cls`` among a formula function's ``arguments``, R's aliases
+    translated: the one place a formula function's names are translated.
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class.
+    arguments : dict
+        The function's arguments (its ``locals()``).
+    owner : str
+        The function's name, for the message.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    TypeError
+        When an option and its alias are both given.
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> formula_options(sdr.CUME, {"d_max": 4, "d": None, "numdir": 2}, "cume")
+    {'d_max': 2, 'd': None}
+    """
+    options = {name: arguments[name] for name in cls.params}
+    for alias, name in cls._option_aliases.items():
+        value = arguments.get(alias)
+        if value is None:
+            continue
+        if repr(options[name]) != repr(cls.params[name]):
+            raise TypeError(
+                f"{owner} got both {name!r} and {alias!r} (an alias of {name!r}); give only "
+                f"{name}=..."
+            )
+        options[name] = value
+    return options
+
+
+def fit_formula(cls: type, arguments: dict[str, Any], owner: str) -> Any:
+    """The body of a formula function: ``cls.from_formula`` with the function's arguments
+    (its ``locals()``: ``formula``, ``data``, the options, ``missing``, ``subset`` and,
+    where the class takes them, ``weights``).
+
+    Parameters
+    ----------
+    cls : type
+        The estimator class.
+    arguments : dict
+        The function's arguments.
+    owner : str
+        The function's name, for messages.
+
+    Returns
+    -------
+    Results
+
+    Examples
+    --------
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> arguments = {"formula": "lbm ~ ht + wt", "data": ais, "d_max": 4, "d": 1,
+    ...              "missing": "drop", "subset": None, "weights": None}
+    >>> fit_formula(sdr.CUME, arguments, "cume").d
+    1
+    """
+    extra = {"weights": arguments["weights"]} if takes_case_weights(cls) else {}
+    return cls.from_formula(
+        arguments["formula"],
+        arguments["data"],
+        missing=arguments["missing"],
+        subset=arguments["subset"],
+        **extra,
+        **formula_options(cls, arguments, owner),
     )
 
 
 __all__ = [
-    "formula_function",
+    "check_formula_signature",
+    "common_entries",
+    "fit_formula",
+    "formula_doc",
+    "formula_options",
     "takes_case_weights",
     "class_parameters",
     "parameter_entries",

@@ -57,7 +57,7 @@ class SummaryMixin:
 
     def _method_line(self) -> str:
         sizes = self.slice_sizes
-        w = getattr(self.estimator, "case_weights_", None)
+        w = self.spec.case_weights
         end = ", using weights." if w is not None and np.ptp(w) > 0 else "."
         if sizes is not None:
             return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}{end}"
@@ -78,7 +78,7 @@ class SummaryMixin:
                     self.spec.X,
                     Y[:, j],
                     self.output.basis[:, :k],
-                    getattr(self.estimator, "case_weights_", None),
+                    self.spec.case_weights,
                 )
         return pd.DataFrame(rows, index=dir_labels(k)).T
 

@@ -1,8 +1,10 @@
 """Fitted results: the contract every method keeps.
 
-:class:`Results` holds the estimator (with its options), the model spec and the estimator's
-output, and attaches labels once. Families subclass it only for what really differs (summary
-blocks, predictor tests, densities). :class:`DimensionTest` is the one result type of every
+:class:`Results` holds its own clone of the estimator (the options of the fit, taken when it
+was made), the model spec (rows, names, case weights, groups) and the estimator's output, and
+attaches labels once: nothing done later to the estimator that fitted it changes a result.
+Families subclass it only for what really differs (summary blocks, predictor tests,
+densities). :class:`DimensionTest` is the one result type of every
 dimension rule.
 """
 
@@ -31,10 +33,14 @@ class Results(SummaryMixin, ResultsSaveLoad):
     Every method's formula function (``sdr.sir``, ``sdr.mave``, ...) returns one; families
     subclass it only for what differs. ``print(fit)`` shows the R-style summary.
 
+    A result is a value: it keeps a clone of the estimator taken when it is made, so
+    ``set_params`` or another fit of that estimator change neither its options nor its
+    refits (tests, bootstrap); R case weights and groups are part of its ``spec``.
+
     Parameters
     ----------
     estimator : Estimator
-        The estimator, holding the options used.
+        The estimator that fitted; the result keeps a clone of it (its options).
     spec : ModelSpec
         Data, names and formula information.
     output : EstimatorOutput
@@ -66,7 +72,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         output: EstimatorOutput,
         call: str | None = None,
     ) -> None:
-        self.estimator = estimator
+        self.estimator = estimator.clone()
         self.spec = spec
         self.output = output
         self.call = call or f"{estimator.method}(...)"
@@ -244,7 +250,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Seed of a randomised method.
         rows : ndarray of int, optional
             Which fitted rows ``X`` holds (a bootstrap draw), so that R-style case weights
-            follow their rows.
+            and groups follow their rows (see :meth:`ModelSpec.resampled`).
         **changes
             Options to change in a clone of the estimator.
 
@@ -261,13 +267,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
         [50, 50, 51, 51]
         """
         est = self.estimator.clone(**changes) if changes else self.estimator
-        case = getattr(est, "case_weights_", None)
-        if case is not None and rows is not None:
-            # resampled rows keep their case weights, with R's rescaling on the new data
-            w = np.asarray(case)[rows]
-            est = est.clone()
-            est.case_weights_ = w.size * w / w.sum()
-        return est._fit(X, Y, weights=weights, random_state=random_state)
+        spec = self.spec.resampled(X, Y, rows)
+        return est.fit_output(spec, weights=weights, random_state=random_state)
 
     # -- inference -----------------------------------------------------------------------
     def _dimension_rules(self) -> dict[str, Callable[..., DimensionTest]]:
@@ -292,8 +293,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Default "asymptotic" where the method has one, else "cv", else "permutation" for
             methods with eigenvalues and linear directions, "ladle" (of the embedding of the
             training rows) for eigen methods without linear directions (kernel SPCA), and
-            "bootstrap" (Ye & Weiss) for the others. (Earlier ``method=``, which still works
-            with a ``FutureWarning``.)
+            "bootstrap" (Ye & Weiss) for the others.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``d_max`` -- R's
             ``numdir`` is an alias --, ``random_state``...).
@@ -317,15 +317,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
         3D vs >= 4D   0.7754  4 9.417e-01
         Chosen d = 2: smallest m whose test is not rejected at level 0.05.
         """
-        given = translate_options(
-            {**options, **({} if rule is None else {"rule": rule})},
-            "test_dimension",
-            renamed={"method": "rule", "k_max": "d_max"},
-            aliases={"numdir": "d_max"},
-            stacklevel=4,
-        )
-        method = given.pop("rule", None)
-        options = given
+        options = translate_options(options, "test_dimension", aliases={"numdir": "d_max"})
+        method = rule
         rules = self._dimension_rules()
         if method is None:
             # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss

@@ -82,6 +82,15 @@ def check_spec(spec: Any, where: str = "spec") -> None:
         raise StateError(f"{where}.y_levels must be a list or None.")
     if spec.y_levels is not None and Y.size and (Y.min() < 0 or Y.max() >= len(spec.y_levels)):
         raise StateError(f"{where}.Y holds class codes beyond its {len(spec.y_levels)} levels.")
+    weights = getattr(spec, "case_weights", None)
+    if weights is not None:
+        _array(weights, f"{where}.case_weights", 1, n)
+        _finite(weights, f"{where}.case_weights")
+        if weights.dtype.kind not in "fiu" or (weights < 0).any():
+            raise StateError(f"{where}.case_weights must be non-negative numbers.")
+    groups = getattr(spec, "groups", None)
+    if groups is not None:
+        _array(groups, f"{where}.groups", 1, n)
     columns = getattr(spec, "design_columns", None)
     if columns is not None:
         _array(columns, f"{where}.design_columns", 1, p)
@@ -138,12 +147,6 @@ def check_results(results: Any, prefix: str = "") -> None:
         _finite(_array(output.center, f"{prefix}output.center", 1, p), f"{prefix}output.center")
     if isinstance(output.eigenvalues, np.ndarray):
         _finite(output.eigenvalues, f"{prefix}output.eigenvalues")
-    weights = getattr(results.estimator, "case_weights_", None)
-    if weights is not None:
-        _array(weights, f"{prefix}estimator.case_weights_", 1, results.spec.X.shape[0])
-        _finite(weights, f"{prefix}estimator.case_weights_")
-        if weights.dtype.kind not in "fiu" or (weights < 0).any():
-            raise StateError(f"{prefix}estimator.case_weights_ must be non-negative numbers.")
     if not isinstance(output.d, (int, np.integer)) or output.d < 0:
         raise StateError(f"{prefix}output.d must be a non-negative integer; got {output.d!r}.")
     if not isinstance(output.extras, dict):

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import numbers
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -366,34 +365,10 @@ def validate_parameters(
         )
 
 
-def renamed_option(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
-    """Warn (``FutureWarning``) that option ``old`` of ``owner`` is now called ``new``.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     renamed_option("max_dim", "d_max", "MAVE")
-    >>> print(caught[0].message)
-    'max_dim' is renamed 'd_max' in MAVE; use d_max=... (the old name will be removed)
-    """
-    warnings.warn(
-        f"{old!r} is renamed {new!r} in {owner}; use {new}=... (the old name will be removed)",
-        FutureWarning,
-        stacklevel=stacklevel,
-    )
-
-
 def translate_options(
-    options: dict[str, Any],
-    owner: str,
-    *,
-    renamed: Mapping[str, str] = {},
-    aliases: Mapping[str, str] = {},
-    stacklevel: int = 4,
+    options: dict[str, Any], owner: str, *, aliases: Mapping[str, str] = {}
 ) -> dict[str, Any]:
-    """``options`` with old names (``renamed``, warned) and aliases (silent) under their names.
+    """``options`` with aliases (R's names, e.g. ``numdir`` for ``d_max``) under their names.
 
     Parameters
     ----------
@@ -401,12 +376,8 @@ def translate_options(
         Keyword arguments as given.
     owner : str
         Class or function name for the messages.
-    renamed : mapping of old name to new name
-        Names that keep working with a :func:`renamed_option` ``FutureWarning``.
     aliases : mapping of other name to name
-        Names that mean the same without a warning (R's ``numdir`` for ``d_max``).
-    stacklevel : int, default 4
-        Of the warning, counted from this function.
+        Names that mean the same (R's ``numdir`` for ``d_max``).
 
     Returns
     -------
@@ -416,28 +387,25 @@ def translate_options(
     Raises
     ------
     TypeError
-        When a name and its old name or alias are both given.
+        When a name and its alias are both given.
 
     Examples
     --------
     >>> translate_options({"numdir": 2}, "SIR", aliases={"numdir": "d_max"})
     {'d_max': 2}
     """
-    if not any(name in options for name in (*renamed, *aliases)):
+    if not any(name in options for name in aliases):
         return options
     out = dict(options)
-    for table, warn in ((aliases, False), (renamed, True)):
-        for old, new in table.items():
-            if old not in out:
-                continue
-            if new in out:
-                kind = "an alias of" if not warn else "the old name of"
-                raise TypeError(
-                    f"{owner} got both {new!r} and {old!r} ({kind} {new!r}); give only {new}=..."
-                )
-            if warn:
-                renamed_option(old, new, owner, stacklevel=stacklevel)
-            out[new] = out.pop(old)
+    for other, name in aliases.items():
+        if other not in out:
+            continue
+        if name in out:
+            raise TypeError(
+                f"{owner} got both {name!r} and {other!r} (an alias of {name!r}); give only "
+                f"{name}=..."
+            )
+        out[name] = out.pop(other)
     return out
 
 
@@ -531,34 +499,24 @@ def _bounds(low: int | None, high: int | None) -> str:
     return f"<= {high}"
 
 
-def accepts_old_names(
-    *, renamed: Mapping[str, str] = {}, aliases: Mapping[str, str] = {}
-) -> Callable[[F], F]:
-    """Decorate a function so that its old keyword names (warned) and aliases still work.
+def accepts_aliases(aliases: Mapping[str, str]) -> Callable[[F], F]:
+    """Decorate a function so that aliases of its keywords (R's ``numdir``) work too.
 
-    The function keeps its signature (``inspect.signature`` shows the current names only).
+    The function keeps its signature (``inspect.signature`` shows its own names only).
 
     Examples
     --------
-    >>> import warnings
-    >>> @accepts_old_names(renamed={"k_max": "d_max"})
+    >>> @accepts_aliases({"numdir": "d_max"})
     ... def rule(*, d_max=None):
     ...     return d_max
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     rule(k_max=3)
+    >>> rule(numdir=3)
     3
-    >>> print(caught[0].message)
-    'k_max' is renamed 'd_max' in rule; use d_max=... (the old name will be removed)
     """
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            kwargs = translate_options(
-                kwargs, fn.__name__, renamed=renamed, aliases=aliases, stacklevel=4
-            )
-            return fn(*args, **kwargs)
+            return fn(*args, **translate_options(kwargs, fn.__name__, aliases=aliases))
 
         return wrapper  # type: ignore[return-value]
 
@@ -597,7 +555,7 @@ def own_copy(spec: Any, X: Any, y: Any) -> Any:
 
 
 __all__ = [
-    "accepts_old_names",
+    "accepts_aliases",
     "Constraint",
     "Interval",
     "InvalidParameterError",
@@ -609,7 +567,6 @@ __all__ = [
     "check_positive_grid",
     "describe_constraints",
     "make_constraint",
-    "renamed_option",
     "translate_options",
     "validate_parameters",
 ]

@@ -13,7 +13,6 @@ mixture's moments (quantiles, samples, predictions, plots) are in :mod:`.queries
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -72,46 +71,6 @@ class Parts(NamedTuple):
     loc: np.ndarray | None
     scale: np.ndarray | None
     index: pd.Index
-
-
-class _SdAccessor(np.lib.mixins.NDArrayOperatorsMixin):
-    """``dens.sd``: called, the conditional standard deviation; used as an array, the
-    components' common sd, as before (deprecated: that is ``component_sd``)."""
-
-    def __init__(self, density: ConditionalDensity) -> None:
-        self._density = density
-
-    def __call__(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
-        return self._density.std(newdata)
-
-    def _legacy(self) -> np.ndarray:
-        warnings.warn(
-            "ConditionalDensity.sd is now a method, sd(newdata), the conditional standard "
-            "deviation (as mean() and var()); the components' common sd it used to hold is "
-            "component_sd. Using sd as an array will stop working in a future version.",
-            FutureWarning,
-            stacklevel=3,
-        )
-        return self._density.component_sd
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return np.asarray(self._legacy(), dtype=dtype)
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        inputs = tuple(x._legacy() if isinstance(x, _SdAccessor) else x for x in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._legacy()[key]
-
-    def __len__(self) -> int:
-        return len(self._density.component_sd)
-
-    def __iter__(self):
-        return iter(self._legacy())
-
-    def __repr__(self) -> str:
-        return f"<bound method ConditionalDensity.sd of {self._density!r}>"
 
 
 class ConditionalDensity(DensityQueries):
@@ -197,15 +156,6 @@ class ConditionalDensity(DensityQueries):
         state.setdefault("n_folds", None)
         state.setdefault("n_tail", 0)
         self.__dict__.update(state)
-
-    @property
-    def sd(self) -> _SdAccessor:
-        """``sd(newdata)``: the conditional standard deviation, as :meth:`std`.
-
-        Used as an array (``dens.sd[0]``), the components' common sd, with a
-        :class:`FutureWarning`: that is :attr:`component_sd` now.
-        """
-        return _SdAccessor(self)
 
     # -- the mixture ------------------------------------------------------------------------
     def _weights(self, Z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -565,6 +515,25 @@ class ConditionalDensity(DensityQueries):
         """
         parts = self._parts(newdata)
         return self._frame(np.sqrt(self._moments(parts)[1]), parts.index)
+
+    def sd(self, newdata: Any = None) -> pd.Series | pd.DataFrame:
+        """Conditional standard deviation of each response: :meth:`std` under R's name.
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> bool(dens.sd(ais.head(3)).equals(dens.std(ais.head(3))))
+        True
+        """
+        return self.std(newdata)
 
     def __repr__(self) -> str:
         tune = ", ".join(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,11 @@ class ModelSpec:
         0-based positions of the fitted rows among the rows given (after ``subset``), when
         rows were dropped for missing values; ``None`` when the fitted rows are rows
         ``0..n-1``. The Poisson bootstrap keys each row's counts by its position.
+    case_weights : ndarray of shape (n,) or None
+        R ``dr``'s case weights of the fitted rows, already rescaled by R's rule (they sum
+        to ``n``); ``None`` for an unweighted fit.
+    groups : ndarray of shape (n,) or None
+        The group of each fitted row (partial IRE's ``group=``), else ``None``.
 
     Examples
     --------
@@ -84,6 +90,8 @@ class ModelSpec:
     source: pd.DataFrame | None = field(default=None, repr=False)
     positions: np.ndarray | None = field(default=None, repr=False)
     notes: tuple[str, ...] = ()
+    case_weights: np.ndarray | None = field(default=None, repr=False)
+    groups: np.ndarray | None = field(default=None, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and
@@ -112,6 +120,58 @@ class ModelSpec:
     @property
     def n(self) -> int:
         return self.X.shape[0]
+
+    def resampled(self, X: np.ndarray, Y: np.ndarray, rows: np.ndarray | None = None) -> ModelSpec:
+        """The spec of a refit on ``X``, ``Y``, rows of this spec (all of them, or ``rows``).
+
+        ``rows`` says which rows of this spec ``X`` and ``Y`` hold (a bootstrap draw, repeats
+        allowed); without it they are this spec's own rows (permuted predictors, say). Case
+        weights and groups follow their rows; drawn case weights are rescaled to sum to the
+        rows drawn, R's rule for the new data.
+
+        Parameters
+        ----------
+        X : ndarray of shape (m, p)
+            Predictors of the refit.
+        Y : ndarray
+            Its response, as ``Y``.
+        rows : ndarray of int, optional
+            Which rows of this spec ``X`` and ``Y`` hold.
+
+        Returns
+        -------
+        ModelSpec
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"))
+        >>> rows = np.array([0, 0, 5])
+        >>> spec.resampled(spec.X[rows], spec.Y[rows], rows).index.tolist()
+        [0, 0, 5]
+        """
+        if rows is None:
+            if X.shape[0] != self.n and (self.case_weights is not None or self.groups is not None):
+                raise ValueError(
+                    f"A refit on {X.shape[0]} rows of a fit on {self.n} needs rows= (which "
+                    "rows it holds), so that case weights and groups follow their rows."
+                )
+            return dataclasses.replace(self, X=X, Y=Y)
+        rows = np.asarray(rows)
+        weights = None
+        if self.case_weights is not None:
+            drawn = self.case_weights[rows]
+            weights = drawn.size * drawn / drawn.sum()
+        return dataclasses.replace(
+            self,
+            X=X,
+            Y=Y,
+            index=self.index[rows],
+            positions=rows if self.positions is None else self.positions[rows],
+            case_weights=weights,
+            groups=None if self.groups is None else self.groups[rows],
+        )
 
     @property
     def p(self) -> int:

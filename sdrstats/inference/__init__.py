@@ -7,7 +7,7 @@ so a new method gets all of it without writing code. Random streams come from on
 
 from .bootstrap import BootstrapResult, bootstrap
 from .dimension import generic_rules
-from .ladle import bootstrap_dimension, default_d_max, default_k_max, ladle
+from .ladle import bootstrap_dimension, default_d_max, ladle
 from .permutation import permutation_test
 
 __all__ = [
@@ -15,7 +15,6 @@ __all__ = [
     "bootstrap",
     "bootstrap_dimension",
     "default_d_max",
-    "default_k_max",
     "generic_rules",
     "ladle",
     "permutation_test",

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.parallel import resolve_random_state
-from ..core.validation import accepts_old_names, check_choice, check_int
+from ..core.validation import accepts_aliases, check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
 from .dimension_test import DimensionTest
@@ -26,10 +26,6 @@ def default_d_max(p: int) -> int:
     (4, 6)
     """
     return p - 2 if p <= 10 else int(math.floor(p / math.log(p)))
-
-
-#: The earlier name of :func:`default_d_max`.
-default_k_max = default_d_max
 
 
 def _d_max(results: Any, d_max: int | None, columns: int, rule: str) -> int:
@@ -49,7 +45,7 @@ def _d_max(results: Any, d_max: int | None, columns: int, rule: str) -> int:
     return d_max
 
 
-@accepts_old_names(renamed={"k_max": "d_max"}, aliases={"numdir": "d_max"})
+@accepts_aliases({"numdir": "d_max"})
 def ladle(
     results: Any,
     *,
@@ -68,9 +64,9 @@ def ladle(
     B : int, default 200
         Bootstrap replicates.
     d_max : int, optional
-        Largest candidate dimension (earlier ``k_max``, which still works with a
-        ``FutureWarning``); default ``p - 2`` if ``p <= 10`` else
-        ``floor(p / log p)`` (capped at ``p - 1`` and at the directions available).
+        Largest candidate dimension (R's ``numdir`` is an alias); default ``p - 2`` if
+        ``p <= 10`` else ``floor(p / log p)`` (capped at ``p - 1`` and at the directions
+        available).
     random_state, n_jobs, progress
         As :func:`sdrstats.inference.bootstrap.bootstrap`.
 
@@ -194,7 +190,7 @@ def _embedding_ladle(
     return _ladle_result(f0, eig, name, B, random_state, note)
 
 
-@accepts_old_names(renamed={"k_max": "d_max"}, aliases={"numdir": "d_max"})
+@accepts_aliases({"numdir": "d_max"})
 def bootstrap_dimension(
     results: Any,
     *,
@@ -357,4 +353,4 @@ def _distance_table(per_k: list[tuple[np.ndarray, Any]], distance: str, name: st
     return pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
 
 
-__all__ = ["ladle", "bootstrap_dimension", "default_d_max", "default_k_max"]
+__all__ = ["ladle", "bootstrap_dimension", "default_d_max"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
-from ..core.validation import accepts_old_names, check_float, check_int
+from ..core.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
 
@@ -87,7 +87,7 @@ def _chunk(tasks: list[tuple[int, Any]], **kw: Any) -> list[float]:
     return [_permuted_statistic(t, **kw) for t in tasks]
 
 
-@accepts_old_names(aliases={"numdir": "d_max"})
+@accepts_aliases({"numdir": "d_max"})
 def permutation_test(
     results: Any,
     *,

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from .core import SHARED_DOC, CriterionEstimator
 from .results import DensityReductionResults, cv_dimension_test
 
@@ -74,19 +74,51 @@ class LSCE(CriterionEstimator):
         return cv_dimension_test(results, **options)
 
 
-lsce = formula_function(
-    LSCE,
-    "lsce",
-    summary="Least-squares conditional entropy (LSCE) dimension reduction with its density.",
-    description="""
+@formula_doc(LSCE)
+def lsce(
+    formula: str,
+    data: Any,
+    *,
+    d: int | None = None,
+    d_max: int | None = None,
+    n_basis: int = 100,
+    sigma_grid: Any = None,
+    lambda_grid: Any = None,
+    n_folds: int = 5,
+    cv_every: int = 5,
+    n_restarts: int = 5,
+    warm_starts: bool = True,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    select_by: str = "cv",
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    random_state: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> DensityReductionResults:
+    """Least-squares conditional entropy (LSCE) dimension reduction with its density.
+
     ``"y ~ ."`` uses every other column; ``"y1 + y2 ~ ."`` is a multivariate response. See
     :class:`LSCE` for the method.
-    """,
-    returns="""DensityReductionResults
-    With ``directions``, ``criterion`` (SCE^), ``sigma``, ``lambda_``, ``cv_table``,
-    ``conditional_density()`` (the density layer's default model on the reduced
-    predictors; ``conditional_density("lsce")`` is LSCE's own, eq. 10).""",
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    DensityReductionResults
+        With ``directions``, ``criterion`` (SCE^), ``sigma``, ``lambda_``, ``cv_table``,
+        ``conditional_density()`` (the density layer's default model on the reduced
+        predictors; ``conditional_density("lsce")`` is LSCE's own, eq. 10).
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd
     >>> import sdrstats as sdr
     >>> rng = np.random.default_rng(0)
@@ -95,8 +127,8 @@ lsce = formula_function(
     >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
     >>> fit.directions.abs().idxmax().iloc[0]
     'x1'
-    """,
-)
+    """
+    return fit_formula(LSCE, locals(), "lsce")
 
 
 __all__ = ["LSCE", "lsce"]

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from .core import SHARED_DOC, CriterionEstimator
 from .results import DensityReductionResults, cv_dimension_test
 
@@ -55,18 +55,50 @@ class LSMI(CriterionEstimator):
         return cv_dimension_test(results, **options)
 
 
-lsmi = formula_function(
-    LSMI,
-    "lsmi",
-    summary="Least-squares mutual information (LSMI) dimension reduction.",
-    description="""
+@formula_doc(LSMI)
+def lsmi(
+    formula: str,
+    data: Any,
+    *,
+    d: int | None = None,
+    d_max: int | None = None,
+    n_basis: int = 100,
+    sigma_grid: Any = None,
+    lambda_grid: Any = None,
+    n_folds: int = 5,
+    cv_every: int = 5,
+    n_restarts: int = 5,
+    warm_starts: bool = True,
+    max_iter: int = 100,
+    tol: float = 1e-6,
+    select_by: str = "cv",
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    random_state: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> DensityReductionResults:
+    """Least-squares mutual information (LSMI) dimension reduction.
+
     The response may be categorical (delta kernel); ``"y ~ ."`` uses every other column.
     ``d=None`` chooses ``d`` by the held-out LSMI criterion. See :class:`LSMI`.
-    """,
-    returns="""DensityReductionResults
-    ``criterion`` is SMI^; ``conditional_density()`` fits the density layer's default model
-    (:func:`sdrstats.lscde`) on the reduced predictors.""",
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    DensityReductionResults
+        ``criterion`` is SMI^; ``conditional_density()`` fits the density layer's default model
+        (:func:`sdrstats.lscde`) on the reduced predictors.
+
+    Examples
+    --------
     >>> import numpy as np, pandas as pd
     >>> import sdrstats as sdr
     >>> rng = np.random.default_rng(0)
@@ -75,8 +107,8 @@ lsmi = formula_function(
     >>> fit = sdr.lsmi("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
     >>> fit.directions.abs().idxmax().iloc[0]
     'x2'
-    """,
-)
+    """
+    return fit_formula(LSMI, locals(), "lsmi")
 
 
 __all__ = ["LSMI", "lsmi"]

@@ -239,9 +239,7 @@ def cv_dimension_test(
     table = results.extras["cv_table"]
     if len(table) == 1 or (d_max is not None and d_max != len(table)):
         est = results.estimator.clone(d=None, d_max=d_max, progress=progress)
-        table = est._fit(results.spec.X, results.spec.Y, random_state=results.random_state).extras[
-            "cv_table"
-        ]
+        table = est.fit_output(results.spec, random_state=results.random_state).extras["cv_table"]
     frame = pd.DataFrame(table).set_index("d").rename(columns={"criterion": results.criterion_name})
     frame.index = [f"d = {k}" for k in frame.index]
     chosen = int(pd.DataFrame(table).sort_values("cv_score")["d"].iloc[0])

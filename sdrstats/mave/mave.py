@@ -9,9 +9,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options, accepts_old_names, check_choice
+from ..core.validation import Interval, Options, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, kernel_sir
@@ -63,7 +63,7 @@ class MAVE(Estimator):
         ``"meanmave"`` and ``"meanopg"`` (Xia, Tong, Li & Zhu 2002) the central mean subspace;
         ``"ksir"`` is kernel sliced inverse regression (the Nadaraya–Watson inverse regression
         curve; not R's KSIR). Case is ignored (R's ``"csMAVE"`` works). R's ``MAVE`` calls
-        this option ``method``; ``method=...`` still works here, with a ``FutureWarning``.
+        this option ``method``; here ``method`` names the estimator only.
         R's own default is ``"csopg"``, which is faster.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; ``None`` (default) chooses it
@@ -72,8 +72,8 @@ class MAVE(Estimator):
         ``d = 1``). With ``d`` given the CV table is computed only when asked for.
     d_max : int, default 10
         Solutions are kept for every dimension ``1..d_max`` (capped at the number of
-        predictors kept by screening), available through ``directions_for(k)``. (Earlier
-        ``max_dim``, which still works with a ``FutureWarning``.)
+        predictors kept by screening), available through ``directions_for(k)``. (R's
+        ``MAVE`` calls it ``max.dim``.)
     screen : int, optional
         When there are more predictors than ``screen`` (default ``⌈n / log n⌉`` as in R), only
         the ``screen`` predictors with the largest distance correlation with the response
@@ -168,8 +168,6 @@ class MAVE(Estimator):
         "tol": [Interval(float, 0, None, closed="neither"), None],
         "cv_rule": [Options(CV_RULES)],
     }
-    #: R's ``MAVE`` calls the variant ``method``; here ``method`` names the estimator only.
-    _renamed_options: ClassVar[dict[str, str]] = {"method": "variant", "max_dim": "d_max"}
     results_class = MaveResults
 
     def __init__(
@@ -359,7 +357,6 @@ class MAVE(Estimator):
                 extras["cv"] = cv_values(inputs["reduced"], inputs["targets"], inputs["weights"])
         return extras["cv"]
 
-    @accepts_old_names(renamed={"rule": "cv_rule"})
     def cv_test(self, results: Results, cv_rule: str | None = None) -> DimensionTest:
         """R ``mave.dim``: the CV table for ``d = 0..d_max`` and the chosen ``d``.
 
@@ -392,18 +389,48 @@ class MAVE(Estimator):
         )
 
 
-mave = formula_function(
-    MAVE,
-    "mave",
-    summary="MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.",
-    examples="""
+@formula_doc(MAVE)
+def mave(
+    formula: str,
+    data: Any,
+    *,
+    variant: str = "csmave",
+    d: int | None = None,
+    d_max: int = 10,
+    screen: int | None = None,
+    bandwidth: float | None = None,
+    y_transform: str = "indicator",
+    y_bandwidth: float | None = None,
+    y_points: int | None = None,
+    max_iter: int | None = None,
+    tol: float | None = None,
+    cv_rule: str = "min",
+    missing: str = "drop",
+    subset: Any = None,
+) -> MaveResults:
+    """MAVE / OPG / kernel SIR from a formula, as R ``MAVE::mave``; see :class:`MAVE`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MaveResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.mave("lbm ~ log(ssf) + log(wt) + log(ht)", ais, variant="meanopg", d_max=2)
     >>> fit.d, fit.directions_for(2).shape
     (1, (3, 2))
-    """,
-)
+    """
+    return fit_formula(MAVE, locals(), "mave")
 
 
 __all__ = ["MAVE", "mave", "MEAN_SUBSPACE", "CENTRAL_SUBSPACE"]

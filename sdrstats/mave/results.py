@@ -52,11 +52,6 @@ class MaveResults(Results):
         """Largest dimension fitted (``directions_for(k)`` for ``k = 1..d_max``)."""
         return int(self.output.extras["d_max"])
 
-    @property
-    def max_dim(self) -> int:
-        """The earlier name of :attr:`d_max`."""
-        return self.d_max
-
     def directions_for(self, k: int) -> pd.DataFrame:
         """Basis of the ``k``-dimensional solution (predictors × Dir1..Dirk).
 

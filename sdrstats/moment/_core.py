@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import predictor_names
 from ..core.persistence import register
 from ..core.warnings import CollinearityWarning
 from ..stats.grouped import (
@@ -120,12 +119,17 @@ class Standardized:
         return self.chol.T @ (basis * self.scale[:, None])
 
 
+def default_names(p: int) -> list[str]:
+    """``x1..xp``: the predictors' names in errors when the caller gave none (arrays)."""
+    return [f"x{j + 1}" for j in range(p)]
+
+
 def constant_column_error(X: np.ndarray, names: list[str] | None = None) -> ValueError | None:
     """The error naming the first constant column of ``X``, or None if no column is constant."""
     constant = np.flatnonzero(np.all(X == X[:1], axis=0))
     if not constant.size:
         return None
-    names = names or predictor_names(X.shape[1])
+    names = names or default_names(X.shape[1])
     return ValueError(f"Predictor {names[constant[0]]!r} is constant; remove it from the formula.")
 
 
@@ -133,7 +137,7 @@ def standardize(
     X: np.ndarray, weights: np.ndarray | None = None, names: list[str] | None = None
 ) -> Standardized:
     """Centre, scale and whiten ``X`` (weights are frequency weights)."""
-    names = names or predictor_names(X.shape[1])
+    names = names or default_names(X.shape[1])
     total, mean, cov = mean_and_covariance(X, weights)
     if np.any(np.diag(cov) <= 0):
         error = constant_column_error(X, names)
@@ -157,7 +161,7 @@ def standardize_moments(
     for constant and collinear predictors.
     """
     p = mean.shape[0]
-    names = names or predictor_names(p)
+    names = names or default_names(p)
     var = np.diag(cov).copy()
     if np.any(var <= 0):
         j = int(np.flatnonzero(var <= 0)[0])

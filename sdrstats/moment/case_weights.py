@@ -21,11 +21,12 @@ from ._core import SliceMoments, Standardized, standardize
 
 
 def case_weighted_prepare(
-    est: Any, X: np.ndarray, Y: np.ndarray, w: np.ndarray
+    est: Any, X: np.ndarray, Y: np.ndarray, w: np.ndarray, names: list[str] | None = None
 ) -> tuple[Standardized, SliceMoments | None]:
-    """R's standardisation and slice moments under case weights ``w`` (already rescaled)."""
+    """R's standardisation and slice moments under case weights ``w`` (already rescaled);
+    ``names`` label the predictors in errors."""
     sw = np.sqrt(w)
-    std = standardize(X * sw[:, None])  # plain centring of √w x, divisor n: R's Z
+    std = standardize(X * sw[:, None], names=names)  # plain centring of √w x, divisor n: R's Z
     std.case_weights = w
     if not est.uses_slices:
         return std, None

@@ -180,27 +180,91 @@ class MomentEstimator(Estimator):
         return MomentStatistics(self, p, rule, keep_rows=True).update(X, Y, weights)
 
     def _prepare(
-        self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        weights: np.ndarray | None = None,
+        *,
+        case_weights: np.ndarray | None = None,
+        names: list[str] | None = None,
     ) -> tuple[Standardized, SliceMoments | None]:
-        case = self._case_weights(X.shape[0], weights)
-        if case is not None:
-            return case_weighted_prepare(self, X, Y, case)
-        return self.statistics_of(X, Y, weights).prepared()
+        if case_weights is not None:
+            return case_weighted_prepare(self, X, Y, case_weights, names)
+        return self.statistics_of(X, Y, weights).prepared(names)
 
-    def _case_weights(self, n_rows: int, weights: np.ndarray | None) -> np.ndarray | None:
-        """R case weights attached by a formula function or ``fit(sample_weight=)``."""
-        case = getattr(self, "case_weights_", None)
-        if case is None:
-            return None
-        if weights is not None or len(case) != n_rows:
+    def prepare_spec(self, spec: Any) -> tuple[Standardized, SliceMoments | None]:
+        """The whitening and slice moments of a fit's rows, with its case weights.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The fit's rows, names and case weights.
+
+        Returns
+        -------
+        tuple of (Standardized, SliceMoments or None)
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"), nslices=8)
+        >>> std, moments = fit.estimator.prepare_spec(fit.spec)
+        >>> moments.slices.nslices
+        8
+        """
+        return self._prepare(
+            spec.X, spec.Y, case_weights=spec.case_weights, names=list(spec.x_names)
+        )
+
+    def _case_weights_of(self, spec: Any, weights: np.ndarray | None) -> np.ndarray | None:
+        """The spec's R case weights, refused together with frequency weights."""
+        if spec.case_weights is not None and weights is not None:
             raise ValueError(
-                f"{self.method} with case weights refits only its own rows: refits on "
-                "resampled rows (bootstrap, permutation) are not available with weights yet."
+                f"{self.method} with case weights refits resampled rows (rows=), not weighted "
+                "ones: frequency weights on top of R's case weights are not available."
             )
-        return case
+        return spec.case_weights
 
     def kernel(self, std: Standardized, moments: SliceMoments | None, Y: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def fit_output(
+        self,
+        spec: Any,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """The fit of ``spec``'s rows with its case weights; errors name its predictors.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Rows, names and case weights.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (bootstrap multiplicities).
+        random_state : optional
+            Unused (the moment methods are deterministic).
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"))
+        >>> sdr.SAVE(nslices=8).fit_output(spec).d
+        2
+        """
+        return self._fit_rows(
+            spec.X,
+            spec.Y,
+            weights=weights,
+            case_weights=self._case_weights_of(spec, weights),
+            names=list(spec.x_names),
+        )
 
     def _fit(
         self,
@@ -210,13 +274,24 @@ class MomentEstimator(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
-        case = self._case_weights(X.shape[0], weights)
-        if case is not None:
-            std, moments = case_weighted_prepare(self, X, Y, case)
+        return self._fit_rows(X, Y, weights=weights)
+
+    def _fit_rows(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        *,
+        weights: np.ndarray | None = None,
+        case_weights: np.ndarray | None = None,
+        names: list[str] | None = None,
+    ) -> EstimatorOutput:
+        """The fit of rows ``X``, ``Y`` (``names`` label the predictors in errors)."""
+        if case_weights is not None:
+            std, moments = case_weighted_prepare(self, X, Y, case_weights, names)
             output = output_from_kernel(self, std, moments, self.kernel(std, moments, Y))
             output.center = X.mean(axis=0)  # R's dr.direction centres x by its plain mean
             return output
-        return self.statistics_of(X, Y, weights).finish()
+        return self.statistics_of(X, Y, weights).finish(names)
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
         """Fit from chunked data (see :mod:`sdrstats.moment.chunked`).
@@ -267,7 +342,7 @@ class MomentEstimator(Estimator):
         """
         if not (self.capabilities.weighted_replicates and self.uses_slices):
             return None
-        if getattr(self, "case_weights_", None) is not None:
+        if results.spec.case_weights is not None:
             return None  # R case weights: replicates refit the resampled rows with them
         if isinstance(results, ChunkedResults):
             return ChunkedReplicates(results)

@@ -1,76 +1,219 @@
 """Formula functions of the moment methods: ``sdr.sir(formula, data, ...)`` and friends.
 
-Each is made from its estimator class by
-:func:`sdrstats.core.formula_functions.formula_function`: the options, their defaults and
-their text live once, on the classes in :mod:`sdrstats.moment.methods`.
+Each takes its estimator class's options (the signature is checked against the class when
+the module is imported) and documents them with the class's text
+(:func:`sdrstats.core.formula_functions.formula_doc`): the options, their defaults and their
+text live once, on the classes in :mod:`sdrstats.moment.methods`.
 """
 
 from __future__ import annotations
 
-from ..core.formula_functions import formula_function
-from .methods import CUME, DR, PHD, SAVE, SIR
+from typing import Any
 
-sir = formula_function(
-    SIR,
-    "sir",
-    summary="Sliced inverse regression from a formula; see :class:`SIR`.",
-    description="""
+from ..core.formula_functions import fit_formula, formula_doc
+from .methods import CUME, DR, PHD, SAVE, SIR
+from .results import MomentResults
+
+
+@formula_doc(SIR)
+def sir(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    d_max: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Sliced inverse regression from a formula; see :class:`SIR`.
+
     Several responses are written ``"y1 + y2 ~ ..."``; a categorical response is sliced by
     its levels.
-    """,
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()[:2]
     [0.939, 0.179]
-    """,
-)
+    """
+    return fit_formula(SIR, locals(), "sir")
 
-save = formula_function(
-    SAVE,
-    "save",
-    summary="Sliced average variance estimation from a formula; see :class:`SAVE`.",
-    examples="""
+
+@formula_doc(SAVE)
+def save(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    d_max: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Sliced average variance estimation from a formula; see :class:`SAVE`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()
     [0.903, 0.224, 0.201, 0.104]
-    """,
-)
+    """
+    return fit_formula(SAVE, locals(), "save")
 
-phd = formula_function(
-    PHD,
-    "phd",
-    summary="Principal Hessian directions from a formula (``residuals=True`` is R's phdres).",
-    examples="""
+
+@formula_doc(PHD)
+def phd(
+    formula: str,
+    data: Any,
+    *,
+    residuals: bool | str = True,
+    d_max: int = 4,
+    d: int | None = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Principal Hessian directions from a formula (``residuals=True`` is R's phdres).
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.phd("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
     >>> fit.eigenvalues.round(3).tolist()
     [2.842, -1.369, 0.746, 0.192]
-    """,
-)
+    """
+    return fit_formula(PHD, locals(), "phd")
 
-dr = formula_function(
-    DR,
-    "dr",
-    summary="Directional regression from a formula; see :class:`DR`.",
-    examples="""
+
+@formula_doc(DR)
+def dr(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    d_max: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Directional regression from a formula; see :class:`DR`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.dr("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()
     [7.005, 1.302, 0.633, 0.352]
-    """,
-)
+    """
+    return fit_formula(DR, locals(), "dr")
 
-cume = formula_function(
-    CUME,
-    "cume",
-    summary="Cumulative slicing estimation from a formula; see :class:`CUME`.",
-    examples="""
+
+@formula_doc(CUME)
+def cume(
+    formula: str,
+    data: Any,
+    *,
+    d_max: int = 4,
+    d: int | None = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Cumulative slicing estimation from a formula; see :class:`CUME`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.cume("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, d=1)
@@ -80,7 +223,8 @@ cume = formula_function(
     log(wt)   0.963
     log(hg)   0.208
     log(ht)  -0.001
-    """,
-)
+    """
+    return fit_formula(CUME, locals(), "cume")
+
 
 __all__ = ["sir", "save", "phd", "dr", "cume"]

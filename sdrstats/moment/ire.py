@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
 from ..core.validation import Interval, check_int
@@ -139,9 +139,9 @@ class IRE(MomentEstimator):
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
         group; each level is sliced on its own (default ``nslices`` is then p, as R), and
-        every level needs at least p rows. Only the formula function :func:`ire` fits it (it
-        attaches the rows' levels, see :mod:`.pire`); case weights and refits on resampled
-        rows (bootstrap, permutation) are not available with it.
+        every level needs at least p rows. Only the formula function :func:`ire` fits it (its
+        model spec carries the rows' levels, see :mod:`.pire`); refits on resampled rows
+        (the bootstrap) keep each row's level; case weights are not available with it.
 
     Notes
     -----
@@ -188,7 +188,9 @@ class IRE(MomentEstimator):
     """
 
     method = "ire"
-    capabilities = Capabilities(eigenvalues=False, asymptotic_test=True, from_statistics=True)
+    capabilities = Capabilities(
+        eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
+    )
     results_class = IREResults
     chunked_case_weights = True  # not with group= (refused in memory too, as R)
     chunked_results_class = ChunkedIREResults
@@ -294,17 +296,52 @@ class IRE(MomentEstimator):
         if d is not None and d > p - 1:
             raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
 
-    def _fit(
+    def fit_output(
+        self,
+        spec: Any,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """IRE of ``spec``'s rows; with ``group=``, partial IRE in the spec's groups.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Rows, names, case weights and (partial IRE) the group of each row.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (not with ``group=``).
+        random_state : optional
+            Unused (IRE is deterministic).
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", sdr.datasets.load("ais"))
+        >>> fit.estimator.fit_output(fit.spec).extras["numdir"]
+        2
+        """
+        if self.options["group"] is not None:
+            groups = group_values(self, spec.groups, spec.n, weights)
+            return fit_partial_ire(self, spec.X, spec.Y, groups)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
+
+    def _fit_rows(
         self,
         X: np.ndarray,
         Y: np.ndarray,
         *,
         weights: np.ndarray | None = None,
-        random_state: Any = None,
+        case_weights: np.ndarray | None = None,
+        names: list[str] | None = None,
     ) -> EstimatorOutput:
-        if self.options["group"] is not None:
-            return fit_partial_ire(self, X, Y, group_values(self, X.shape[0], weights))
-        std, moments = self._prepare(X, Y, weights)
+        if self.options["group"] is not None:  # arrays alone carry no groups
+            group_values(self, None, X.shape[0], weights)
+        std, moments = self._prepare(X, Y, weights, case_weights=case_weights, names=names)
         f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
         labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
 
@@ -453,20 +490,51 @@ class IRE(MomentEstimator):
         }
 
 
-ire = formula_function(
-    IRE,
-    "ire",
-    summary="Inverse regression estimation from a formula; see :class:`IRE` for the options.",
-    returns="""MomentResults
-    With R ``dr``'s IRE summary (the solution of every dimension).""",
-    examples="""
+@formula_doc(IRE)
+def ire(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int | None = None,
+    slice_function: str = "dr",
+    d_max: int = 4,
+    d: int | None = None,
+    cut_points: Any = None,
+    steps: int = 1,
+    tol: float = 1e-6,
+    max_iter: int = 200,
+    group: str | None = None,
+    numdir: int | None = None,
+    weights: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> MomentResults:
+    """Inverse regression estimation from a formula; see :class:`IRE` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {aliases}
+    {weights}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    MomentResults
+        With R ``dr``'s IRE summary (the solution of every dimension).
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d_max=2)
     >>> fit.directions.shape
     (4, 2)
-    """,
-)
+    """
+    return fit_formula(IRE, locals(), "ire")
 
 
 __all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]

@@ -54,7 +54,7 @@ class SIR(MomentEstimator):
 
     method = "sir"
     capabilities = Capabilities(
-        from_statistics=True, asymptotic_test=True, weighted_replicates=True
+        from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
     asymptotic_test_from_statistics = True
     chunked_case_weights = True
@@ -119,7 +119,7 @@ class SAVE(MomentEstimator):
     test_needs_pair_moments = True
     chunked_case_weights = True
     capabilities = Capabilities(
-        from_statistics=True, asymptotic_test=True, weighted_replicates=True
+        from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
 
     @staticmethod
@@ -208,7 +208,7 @@ class DR(MomentEstimator):
     method = "dr"
     second_moments = True
     chunked_case_weights = True
-    capabilities = Capabilities(from_statistics=True, weighted_replicates=True)
+    capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
 
     def kernel(self, std, moments, Y):
         f, means, second = moments.fractions, moments.means, moments.second
@@ -249,7 +249,7 @@ class CUME(MomentEstimator):
     }
     uses_slices = False
     response = "continuous"
-    capabilities = Capabilities(from_statistics=True)
+    capabilities = Capabilities(from_statistics=True, case_weights=True)
     chunked_case_weights = True
 
     def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:

@@ -52,7 +52,7 @@ class PHD(MomentEstimator):
     uses_slices = False
     by_abs = True
     response = "continuous"
-    capabilities = Capabilities(from_statistics=True, asymptotic_test=True)
+    capabilities = Capabilities(from_statistics=True, asymptotic_test=True, case_weights=True)
     chunked_case_weights = True
 
     def __init__(

@@ -12,6 +12,7 @@ Householder QR (numpy's LAPACK) gives R's factor signs, so the numbers are R's.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
@@ -286,16 +287,22 @@ def partial_coordinate_test(
     return {"statistic": stat, "df": df, "p_value": pv, "p_values": {"chi2": pv}, "weights": "chi2"}
 
 
-def group_values(est: Any, n_rows: int, weights: np.ndarray | None) -> np.ndarray:
-    """The group of each fitted row, as :func:`fit_grouped` attached it to the estimator."""
-    values = getattr(est, "group_values_", None)
-    if weights is not None or values is None or len(values) != n_rows:
+def group_values(
+    est: Any, groups: np.ndarray | None, n_rows: int, weights: np.ndarray | None
+) -> np.ndarray:
+    """The group of each fitted row, as the model spec carries them (see :func:`fit_grouped`)."""
+    if groups is None or len(groups) != n_rows:
         raise ValueError(
-            f"Partial IRE (group={est.options['group']!r}) fits from a formula and data holding "
-            "the group column; refits on resampled or weighted rows (bootstrap, permutation) "
-            "are not available for it."
+            f"Partial IRE (group={est.options['group']!r}) needs the group of every row: fit "
+            "it from a formula and data holding the group column (refits on resampled rows "
+            "keep the groups of their rows)."
         )
-    return values
+    if weights is not None:
+        raise ValueError(
+            f"Partial IRE (group={est.options['group']!r}) refits on resampled rows, not on "
+            "weighted ones: refits on weighted rows are not available for it."
+        )
+    return groups
 
 
 def group_column(group: Any) -> str:
@@ -336,7 +343,7 @@ def fit_grouped(
             "fitted rows; drop or fill them."
         )
     est = cls(group=name, **options)
-    est.group_values_ = labels.to_numpy()
+    spec = dataclasses.replace(spec, groups=labels.to_numpy())
     shown = ", ".join(f"{k}={v!r}" for k, v in options.items() if v != cls.params.get(k))
     extra = [f"group={name!r}", shown] + (
         [f"subset={describe_subset(subset)}"] if subset is not None else []

@@ -36,7 +36,7 @@ class MomentResults(Results):
     def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
         """Standardised data and slice moments of the fit (recomputed, not stored)."""
         if not hasattr(self, "_prepared_cache"):
-            self._prepared_cache = self.estimator._prepare(self.spec.X, self.spec.Y)
+            self._prepared_cache = self.estimator.prepare_spec(self.spec)
         return self._prepared_cache
 
     def __getstate__(self) -> dict[str, Any]:

@@ -16,8 +16,8 @@ import numpy as np
 from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
-from ..core.estimator import Estimator, EstimatorOutput, predictor_names
-from ..core.formula_functions import formula_function
+from ..core.estimator import Estimator, EstimatorOutput
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import as_seed_sequence, parallel_map
 from ..core.results import Results
 from ..core.summary import Block
@@ -346,6 +346,40 @@ class LassoSIR(Estimator):
                 f"got {self.options['n_folds']}."
             )
 
+    def fit_output(
+        self,
+        spec: Any,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """Lasso-SIR of ``spec``'s rows; its errors name the spec's predictors.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            Rows and names.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (rows are repeated by their rounded counts).
+        random_state : int, Generator or None, default None
+            Seed of the cross-validation folds.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ log(wt) + log(ht) + ssf", sdr.datasets.load("ais"))
+        >>> sdr.LassoSIR(d=1, random_state=0).fit_output(spec).basis.shape
+        (3, 1)
+        """
+        if spec.case_weights is not None:
+            raise self._no_case_weights()
+        return self._fit_named(spec.X, spec.Y, weights, random_state, list(spec.x_names))
+
     def _fit(
         self,
         X: np.ndarray,
@@ -353,6 +387,16 @@ class LassoSIR(Estimator):
         *,
         weights: np.ndarray | None = None,
         random_state: Any = None,
+    ) -> EstimatorOutput:
+        return self._fit_named(X, Y, weights, random_state, None)
+
+    def _fit_named(
+        self,
+        X: np.ndarray,
+        Y: np.ndarray,
+        weights: np.ndarray | None,
+        random_state: Any,
+        names: list[str] | None,
     ) -> EstimatorOutput:
         if weights is not None:  # resampling by weights: replicate rows by their counts
             counts = np.asarray(np.round(weights), dtype=int)
@@ -372,7 +416,7 @@ class LassoSIR(Estimator):
         center, scale = X.mean(axis=0), X.std(axis=0)
         constant = np.flatnonzero(~(scale > 0))
         if constant.size:
-            name = predictor_names(p)[constant[0]]
+            name = (names or [f"x{j + 1}" for j in range(p)])[constant[0]]
             raise ValueError(f"Predictor {name!r} is constant; remove it from the formula.")
         Z = (X - center) / scale
         values, eta, means, _ = slice_mean_eigen(Z, slices.labels, H)
@@ -477,21 +521,48 @@ class LassoSIR(Estimator):
             return fixed_lasso(Z, target, mu, o["max_iter"]), float(mu)
 
 
-lasso_sir = formula_function(
-    LassoSIR,
-    "lasso_sir",
-    summary="Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.",
-    description="""
+@formula_doc(LassoSIR)
+def lasso_sir(
+    formula: str,
+    data: Any,
+    *,
+    nslices: int = 10,
+    d: int | None = None,
+    d_rule: str = "kmeans",
+    penalty: str | float = "cv",
+    n_folds: int = 10,
+    max_iter: int = 5000,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    missing: str = "drop",
+    subset: Any = None,
+) -> LassoSIRResults:
+    """Lasso-SIR from a formula; see :class:`LassoSIR` for the options and the method.
+
     The formula's predictors may outnumber the rows (``p > n``).
-    """,
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    LassoSIRResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lasso_sir("lbm ~ ht + wt + ssf + rcc + wcc + hg", ais, d=1, random_state=0)
     >>> "wt" in fit.selected()["Dir1"]
     True
-    """,
-)
+    """
+    return fit_formula(LassoSIR, locals(), "lasso_sir")
 
 
 __all__ = [

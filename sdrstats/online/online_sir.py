@@ -518,12 +518,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         """
         return self.results().bootstrap(*args, **kwargs)
 
-    def test_dimension(self, method: str | None = None, **options: Any) -> Any:
+    def test_dimension(self, rule: str | None = None, **options: Any) -> Any:
         """Dimension tests need the rows; a stream has none (raises a clear error).
 
         Parameters
         ----------
-        method : str, optional
+        rule : str, optional
             The rule, as :meth:`sdrstats.Results.test_dimension`.
         **options
             Options of the rule.
@@ -539,7 +539,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         ...
         ValueError: No dimension test is available for online_sir: ...
         """
-        return self.results().test_dimension(method, **options)
+        return self.results().test_dimension(rule, **options)
 
     def __str__(self) -> str:
         return str(self.summary()) if self._state is not None else repr(self)

@@ -6,14 +6,13 @@ chunks of ``source`` to ``partial_fit`` in order, so memory holds one chunk at a
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pandas as pd
 
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import formula_doc, formula_options
 from ..core.validation import check_int
 from ..design.formula import describe_subset, select_rows
 from .online_sir import OnlineSIR
@@ -102,38 +101,60 @@ def _stream(
     return model
 
 
-online_sir = formula_function(
-    OnlineSIR,
-    "online_sir",
-    summary="Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.",
-    data_name="source",
-    data_doc="""source : DataFrame, iterable of DataFrames, or CSV path
-    See :func:`iter_chunks`. The formula is evaluated on the first chunk and applied with
-    the same transforms and factor levels to every later chunk.""",
-    extra=[
-        (
-            inspect.Parameter(
-                "chunksize", inspect.Parameter.KEYWORD_ONLY, default=1000, annotation="int"
-            ),
-            """chunksize : int, default 1000
-            Rows per chunk read from a DataFrame or CSV source.""",
-        )
-    ],
-    subset_doc="""subset : str or array-like of bool, optional
-    Rows to use, as R's ``subset``: a pandas query string (applied to every chunk as it
-    arrives), or a boolean mask (a DataFrame source only: a stream has no row positions).""",
-    returns="""OnlineSIR
-    The fitted stream; call ``partial_fit`` to continue it.""",
-    fit=_stream,
-    examples="""
+@formula_doc(OnlineSIR)
+def online_sir(
+    formula: str,
+    source: Any,
+    *,
+    nslices: int | None = None,
+    d: int = 1,
+    eigen: str = "ccipca",
+    sparse: bool = True,
+    learning_rate: str | float = "auto",
+    decay_after: str | float | None = "auto",
+    gravity: float = 0.05,
+    threshold: float | None = None,
+    truncate_every: int = 10,
+    cut_points: Any = None,
+    init_size: int = 500,
+    block_size: int = 1000,
+    trace_size: int = 100,
+    chunksize: int = 1000,
+    missing: str = "drop",
+    subset: Any = None,
+) -> OnlineSIR:
+    """Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    source : DataFrame, iterable of DataFrames, or CSV path
+        See :func:`iter_chunks`. The formula is evaluated on the first chunk and applied with
+        the same transforms and factor levels to every later chunk.
+    {options}
+    chunksize : int, default 1000
+        Rows per chunk read from a DataFrame or CSV source.
+    {missing}
+    subset : str or array-like of bool, optional
+        Rows to use, as R's ``subset``: a pandas query string (applied to every chunk as it
+        arrives), or a boolean mask (a DataFrame source only: a stream has no row positions).
+
+    Returns
+    -------
+    OnlineSIR
+        The fitted stream; call ``partial_fit`` to continue it.
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, chunksize=50, init_size=100,
     ...                      d=1, nslices=5)
     >>> fit.n_seen
     202
-    """,
-)
+    """
+    options = formula_options(OnlineSIR, locals(), "online_sir")
+    return _stream(formula, source, chunksize=chunksize, missing=missing, subset=subset, **options)
 
 
 __all__ = ["iter_chunks", "online_sir"]

@@ -412,7 +412,7 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
     """Case weights on chunks: a column name, for a method whose family takes them there."""
     if weights is None:
         return
-    if not hasattr(estimator, "_case_weights"):
+    if not estimator.capabilities.case_weights:
         raise TypeError(
             f"{estimator.method} does not take case weights; weights= is for the moment "
             "methods (sir, save, phd, ire, dr, cume)."

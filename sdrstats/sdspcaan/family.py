@@ -50,9 +50,6 @@ class ProjectionFamily(Estimator):
         "eigensolver": [Options(("auto", "eigh", "arpack", "lobpcg"))],
     }
 
-    #: The seed paper (and earlier versions) call the dimension ``k``.
-    _renamed_options: ClassVar[dict[str, str]] = {"k": "d"}
-
     def __init__(self, *, d: int) -> None:
         self._set_options(locals())
 
@@ -180,7 +177,7 @@ class _Alternating(ProjectionFamily):
 _SHARED_DOC = """
     d : int
         Reduced dimension (required, keyword-only); at most ``min(n, p)``. The method's
-        paper calls it ``k``; ``k=`` still works, with a ``FutureWarning``.
+        paper calls it ``k``.
     tol : float, default 1e-3
         Stop when the objective falls by less than ``tol`` times its size; also the threshold
         on Laplacian eigenvalue sums that drives λ.
@@ -404,8 +401,7 @@ class PCA(ProjectionFamily):
     Parameters
     ----------
     d : int
-        Number of components (required, keyword-only); at most ``min(n, p)``; ``k=`` still
-        works, with a ``FutureWarning``.
+        Number of components (required, keyword-only); at most ``min(n, p)``.
 
     Examples
     --------
@@ -439,8 +435,7 @@ class VPCA(PCA):
     Parameters
     ----------
     d : int
-        Number of components (required, keyword-only); at most ``min(n, p)``; ``k=`` still
-        works, with a ``FutureWarning``.
+        Number of components (required, keyword-only); at most ``min(n, p)``.
 
     Examples
     --------

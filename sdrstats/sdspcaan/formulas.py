@@ -1,24 +1,56 @@
 """Formula functions of the SDSPCAAN family: ``sdr.sdspcaan(formula, data, d=..., ...)`` etc.
 
-Each is made from its estimator class by :func:`sdrstats.core.formula_functions.formula_function`: the options,
-their defaults and their text live once, on the classes in :mod:`sdrstats.sdspcaan.family`.
+Each takes its estimator class's options (checked against the class when the module is
+imported) and documents them with the class's text
+(:func:`sdrstats.core.formula_functions.formula_doc`): the options, their defaults and their
+text live once, on the classes in :mod:`sdrstats.sdspcaan.family`.
 """
 
 from __future__ import annotations
 
-from ..core.formula_functions import formula_function
+from typing import Any
+
+from ..core.formula_functions import fit_formula, formula_doc
+from ._results import SDSPCAANResults
 from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
 
-sdspcaan = formula_function(
-    SDSPCAAN,
-    "sdspcaan",
-    summary="SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.",
-    description="""
+
+@formula_doc(SDSPCAAN)
+def sdspcaan(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    delta: float = 1.0,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 0.001,
+    max_iter: int = 100,
+    eigensolver: str = "auto",
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """SDSPCAAN from a formula with a categorical response; see :class:`SDSPCAAN`.
+
     Returns the projection as ``directions`` (p x d), the learned graph ``similarity``
     (sparse), ``objective_trace``, ``n_iter`` and ``converged``.
-    """,
-    positional="d",
-    examples="""
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, d=2)
@@ -27,85 +59,229 @@ sdspcaan = formula_function(
     >>> bool(all(fit.objective_trace[1:] <= fit.objective_trace[:-1] * (1 - 1e-12)
     ...          + 1e-3 * abs(fit.objective_trace[:-1])))
     True
-    """,
-)
+    """
+    return fit_formula(SDSPCAAN, locals(), "sdspcaan")
 
-sdspca = formula_function(
-    SDSPCA,
-    "sdspca",
-    summary="SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.",
-    positional="d",
-    examples="""
+
+@formula_doc(SDSPCA)
+def sdspca(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    tol: float = 0.001,
+    max_iter: int = 100,
+    eigensolver: str = "auto",
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """SDSPCA (SDSPCAAN with δ = 0) from a formula; see :class:`SDSPCA`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
     >>> fit.d
     2
-    """,
-)
+    """
+    return fit_formula(SDSPCA, locals(), "sdspca")
 
-sdspca_lpp = formula_function(
-    SDSPCALPP,
-    "sdspca_lpp",
-    summary="SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.",
-    positional="d",
-    examples="""
+
+@formula_doc(SDSPCALPP)
+def sdspca_lpp(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    delta: float = 1.0,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 0.001,
+    max_iter: int = 100,
+    eigensolver: str = "auto",
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """SDSPCA-LPP (the graph fixed at its first value) from a formula; see :class:`SDSPCALPP`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.sdspca_lpp("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=2)
     >>> fit.similarity.nnz > 0
     True
-    """,
-)
+    """
+    return fit_formula(SDSPCALPP, locals(), "sdspca_lpp")
 
-spcan = formula_function(
-    SPCAN,
-    "spcan",
-    summary="Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.",
-    positional="d",
-    examples="""
+
+@formula_doc(SPCAN)
+def spcan(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 0.001,
+    max_iter: int = 100,
+    eigensolver: str = "auto",
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """Supervised PCAN (only the adaptive-neighbour terms, F = Y); see :class:`SPCAN`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.spcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
     >>> fit.directions.shape
     (3, 2)
-    """,
-)
+    """
+    return fit_formula(SPCAN, locals(), "spcan")
 
-pcan = formula_function(
-    PCAN,
-    "pcan",
-    summary="Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.",
-    positional="d",
-    examples="""
+
+@formula_doc(PCAN)
+def pcan(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    n_neighbors: int = 15,
+    lam: float = 10.0,
+    tol: float = 0.001,
+    max_iter: int = 100,
+    eigensolver: str = "auto",
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """Unsupervised PCAN (the response only sets the number of clusters); see :class:`PCAN`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.pcan("sex ~ ht + wt + lbm", sdr.datasets.load("ais").iloc[::3], d=2)
     >>> fit.directions.shape
     (3, 2)
-    """,
-)
+    """
+    return fit_formula(PCAN, locals(), "pcan")
 
-pca = formula_function(
-    PCA,
-    "pca",
-    summary="PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.",
-    positional="d",
-    examples="""
+
+@formula_doc(PCA)
+def pca(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """PCA of the z-scored predictors of a formula (the response is ignored); see :class:`PCA`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.pca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)
     >>> fit.directions.shape
     (3, 1)
-    """,
-)
+    """
+    return fit_formula(PCA, locals(), "pca")
 
-vpca = formula_function(
-    VPCA,
-    "vpca",
-    summary="vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.",
-    positional="d",
-    examples="""
+
+@formula_doc(VPCA)
+def vpca(
+    formula: str,
+    data: Any,
+    *,
+    d: int,
+    missing: str = "drop",
+    subset: Any = None,
+) -> SDSPCAANResults:
+    """vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SDSPCAANResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> fit = sdr.vpca("sex ~ ht + wt + lbm", sdr.datasets.load("ais"), d=1)
     >>> fit.directions.shape
     (3, 1)
-    """,
-)
+    """
+    return fit_formula(VPCA, locals(), "vpca")
+
 
 __all__ = ["sdspcaan", "sdspca", "sdspca_lpp", "spcan", "pcan", "pca", "vpca"]

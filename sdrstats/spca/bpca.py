@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import parallel_map
 from ..core.summary import Block
 from ..core.validation import Interval
@@ -291,19 +291,45 @@ class BPCA(Estimator):
         )
 
 
-bpca = formula_function(
-    BPCA,
-    "bpca",
-    summary="Bair's supervised PCA from a formula; see :class:`BPCA` for the options.",
-    positional="d",
-    examples="""
+@formula_doc(BPCA)
+def bpca(
+    formula: str,
+    data: Any,
+    *,
+    d: int | None = None,
+    threshold: float | None = None,
+    n_folds: int = 5,
+    n_thresholds: int = 20,
+    standardize: bool = False,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    missing: str = "drop",
+    subset: Any = None,
+) -> BPCAResults:
+    """Bair's supervised PCA from a formula; see :class:`BPCA` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    BPCAResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.bpca("lbm ~ ht + wt + rcc + wcc + hc + ferr", ais, d=1, threshold=5.0)
     >>> fit.directions.index[fit.directions["Dir1"] != 0].tolist()
     ['ht', 'wt', 'rcc', 'hc']
-    """,
-)
+    """
+    return fit_formula(BPCA, locals(), "bpca")
 
 
 __all__ = ["BPCA", "BPCAResults", "bpca", "univariate_scores"]

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..core.budget import check_memory, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import parallel_map, spawn_generators
 from ..core.summary import Block
 from ..core.validation import Interval, Options
@@ -104,7 +104,7 @@ class KDR(Estimator):
         ``"auto"`` takes the Fourier route above 1000 rows.
     n_landmarks : int, default 300
         Number of random Fourier features (the low-rank size, named as in every kernel
-        method; earlier ``n_features``, which still works with a ``FutureWarning``).
+        method).
     n_jobs : int, default 1
         Restarts run on this many workers (results do not depend on it).
     progress : bool, default True
@@ -146,7 +146,6 @@ class KDR(Estimator):
         "n_jobs": ["n_jobs", None],
         "progress": ["boolean"],
     }
-    _renamed_options: ClassVar[dict[str, str]] = {"n_features": "n_landmarks"}
     results_class = KDRResults
 
     def __init__(
@@ -309,19 +308,50 @@ class KDR(Estimator):
         }
 
 
-kdr = formula_function(
-    KDR,
-    "kdr",
-    summary="Kernel dimension reduction from a formula; see :class:`KDR` for the options.",
-    positional="d",
-    examples="""
+@formula_doc(KDR)
+def kdr(
+    formula: str,
+    data: Any,
+    *,
+    d: int = 2,
+    sigma: float | None = None,
+    sigma_start: float | None = None,
+    n_anneal: int = 5,
+    eps: float = 0.001,
+    gamma_y: float | None = None,
+    max_iter: int = 30,
+    n_restarts: int = 1,
+    approximation: str = "auto",
+    n_landmarks: int = 300,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
+    missing: str = "drop",
+    subset: Any = None,
+) -> KDRResults:
+    """Kernel dimension reduction from a formula; see :class:`KDR` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    KDRResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.kdr("sex ~ ht + wt + lbm + ssf", ais, d=1, n_anneal=2, max_iter=5)
     >>> fit.directions.shape
     (4, 1)
-    """,
-)
+    """
+    return fit_formula(KDR, locals(), "kdr")
 
 
 __all__ = ["KDR", "KDRResults", "kdr", "whiten"]

@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from ..core.budget import check_memory
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.summary import Block
 from ..core.validation import Interval, Options
 from ._results import ProjectionResults
@@ -114,8 +114,7 @@ class KSPCA(Estimator):
         does so above 2000 rows.
     n_landmarks : int, default 300
         Nyström rank: the number of landmark rows (every kernel method calls its low-rank
-        size ``n_landmarks``; earlier ``n_components``, which still works with a
-        ``FutureWarning``).
+        size ``n_landmarks``).
     random_state : int or Generator, optional
         Nyström landmarks.
 
@@ -155,7 +154,6 @@ class KSPCA(Estimator):
         "n_landmarks": [Interval(int, 2, None)],
         "random_state": ["random_state"],
     }
-    _renamed_options: ClassVar[dict[str, str]] = {"n_components": "n_landmarks"}
     results_class = KSPCAResults
 
     def __init__(
@@ -360,12 +358,43 @@ class KSPCA(Estimator):
         return features @ ex["coef"][:, :d] - ex["offset"][:d]
 
 
-kspca = formula_function(
-    KSPCA,
-    "kspca",
-    summary="Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.",
-    positional="d",
-    examples="""
+@formula_doc(KSPCA)
+def kspca(
+    formula: str,
+    data: Any,
+    *,
+    d: int | None = None,
+    kernel: str = "rbf",
+    gamma: float | None = None,
+    degree: int = 2,
+    coef0: float = 1.0,
+    ridge: float = 1e-6,
+    kernel_y: str | None = None,
+    gamma_y: float | None = None,
+    add_identity: float = 0.0,
+    standardize: bool = True,
+    approximation: str = "auto",
+    n_landmarks: int = 300,
+    random_state: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> KSPCAResults:
+    """Kernel supervised PCA from a formula; see :class:`KSPCA` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    KSPCAResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.kspca("sex ~ ht + wt + lbm + bmi", ais, d=1)
@@ -375,8 +404,8 @@ kspca = formula_function(
     Traceback (most recent call last):
     ...
     ValueError: kernel SPCA has no linear directions; use transform() ...
-    """,
-)
+    """
+    return fit_formula(KSPCA, locals(), "kspca")
 
 
 __all__ = ["KSPCA", "KSPCAResults", "kspca"]

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse
 
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import formula_function
+from ..core.formula_functions import fit_formula, formula_doc
 from ..core.validation import Interval, Options
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
@@ -275,12 +275,36 @@ class SPCA(Estimator):
         )
 
 
-spca = formula_function(
-    SPCA,
-    "spca",
-    summary="Supervised PCA from a formula; see :class:`SPCA` for the options.",
-    positional="d",
-    examples="""
+@formula_doc(SPCA)
+def spca(
+    formula: str,
+    data: Any,
+    *,
+    d: int | None = None,
+    kernel_y: str | None = None,
+    gamma_y: float | None = None,
+    add_identity: float = 0.0,
+    solver: str = "auto",
+    random_state: Any = None,
+    missing: str = "drop",
+    subset: Any = None,
+) -> SPCAResults:
+    """Supervised PCA from a formula; see :class:`SPCA` for the options.
+
+    Parameters
+    ----------
+    {formula}
+    {data}
+    {options}
+    {missing}
+    {subset}
+
+    Returns
+    -------
+    SPCAResults
+
+    Examples
+    --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, d=1)
@@ -291,8 +315,8 @@ spca = formula_function(
     spca('sex ~ ht + wt + lbm + bmi', data, d=1)
     ...
     Eigenvalues are HSIC contributions...
-    """,
-)
+    """
+    return fit_formula(SPCA, locals(), "spca")
 
 
 __all__ = [

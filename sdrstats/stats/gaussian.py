@@ -2,7 +2,7 @@
 
 This module sits below the method families: the LSCE family
 and the generic conditional densities (:mod:`sdrstats.density`) both import it, and it imports
-no family. ``sdrstats.lsce.basis`` re-exports it under its old name.
+no family.
 
 One :class:`BasisProblem` holds whitened predictors ``X`` (n x p), the standardised response
 ``Y`` (n x q, or integer class codes), and the indices of the ``b`` samples used as Gaussian

@@ -52,7 +52,12 @@ class SDSPCAANResults(Results):
 
     @property
     def objective_trace(self) -> np.ndarray:
-        """Objective after the start and after every accepted iteration (non-increasing)."""
+        """Objective at the start and after every iteration.
+
+        With ``iteration="fixed_weights"`` (and for SPCAN and PCAN) one objective, after every
+        accepted iteration, non-increasing; with the authors' iteration the objective as their
+        code evaluates it, each value at that iteration's weights (it need not fall).
+        """
         return np.asarray(self.extras.get("objective_trace", []), dtype=float)
 
     @property
@@ -88,8 +93,13 @@ class SDSPCAANResults(Results):
             ]
             scales = self.extras.get("scales", {})
             shown = ", ".join(f"{name}' = {value:.4g}" for name, value in scales.items() if value)
-            if shown:
-                lines.append(f"Trace-scaled weights: {shown}.")
+            if shown and self.extras.get("iteration") == "authors":
+                lines.append(
+                    "Iteration: the authors' (weights rescaled by their traces every "
+                    f"iteration); at the last one: {shown}."
+                )
+            elif shown:
+                lines.append(f"Trace-scaled weights (fixed at the start): {shown}.")
             if self.similarity is not None:
                 lines.append(
                     f"Similarity graph: {self.similarity.nnz} non-zeros; "

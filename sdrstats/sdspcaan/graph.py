@@ -153,13 +153,17 @@ class Graph:
                 break
             self.n_adjust += 1
 
-    def penalty(self, P: np.ndarray) -> float:
-        """tr(PᵀLP) + Σ γ_i ‖s_i‖² + λ tr(FᵀLF): the graph part of the objective."""
+    def penalty_terms(self, P: np.ndarray) -> tuple[float, float, float]:
+        """tr(PᵀLP), Σ γ_i ‖s_i‖² and λ tr(FᵀLF): the three graph terms of the objective."""
         L, S = self.L, self.S
         smooth = float(np.sum(P * (L @ P)))
         ridge = float(self.gamma @ np.asarray(S.multiply(S).sum(axis=1)).ravel())
         labels = float(np.sum(self.F * (L @ self.F))) if self.F is not None else 0.0
-        return smooth + ridge + self.lam * labels
+        return smooth, ridge, self.lam * labels
+
+    def penalty(self, P: np.ndarray) -> float:
+        """tr(PᵀLP) + Σ γ_i ‖s_i‖² + λ tr(FᵀLF): the graph part of the objective."""
+        return float(sum(self.penalty_terms(P)))
 
 
 __all__ = [

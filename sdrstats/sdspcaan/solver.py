@@ -33,12 +33,35 @@ unsupervised PCAN, the ``c`` smallest eigenvectors of ``L_S``).
   changes per S-step, and ``λ`` never leaves ``[λ0 2^-30, λ0 2^30]``: the authors' code let it
   grow to 1e21 when ``c`` components cannot form).
 
-Stopping rule (ours; the authors' code stops at the first rise and SDSPCA-LPP's never
-iterates): iterate while the objective falls by more than ``tol`` relative to its size; if an
-iteration raises the objective (possible because ``γ``, ``λ`` and the symmetrisation change
-the S-subproblem between iterations) the solver stops and returns the best iterate, which is
-the last entry of ``objective_trace``; the rejected value is kept in ``rejected_objective``.
-``converged`` is False only when ``max_iter`` was reached.
+Two iterations (``iteration``), for the members with the global terms:
+
+* ``"authors"`` (the default) is the loop of Shi et al.'s published MATLAB code
+  (``SDSPCA.m``, ``SDSPCAAN.m``). Before every Q-step the trace scales are recomputed from the
+  current ``Q`` and graph, ``β' = β tr(K)/tr(D)`` and ``δ' = δ tr(K)/tr(K L_S K)`` (``α'``
+  does not change). Because the weights move, no single objective is minimised; the stopping
+  rules are the authors': with an adaptive graph (SDSPCAAN) the objective as their code
+  evaluates it (``tr(QᵀZQ)`` with ``Z`` at the current weights, ``+ δ Σ γ_i ‖s_i‖² +
+  δ λ tr(YᵀL_S Y)``: the unscaled δ on the last two terms and ``tr(QᵀDQ) ≈ ‖Q‖₂,₁ / 2``, as
+  written there) is computed after each S-step, and the solver stops as soon as it falls by
+  less than ``tol`` (absolute) and returns that last ``Q``, whether the objective fell or
+  rose; without an adaptive graph (SDSPCA, SDSPCA-LPP) it stops when
+  ``‖Q_t − Q_{t−1}‖₂ < tol`` (spectral norm), with each column's sign matched to the
+  previous ``Q`` first (the authors compare raw eigenvectors, whose signs are the
+  eigensolver's arbitrary choice; a flip delays their stop). The authors' SDSPCA-LPP stops
+  before its first Q-step (its best objective starts at -inf); here it is iterated with
+  SDSPCA's rule. ``objective_trace`` is that objective at the start and after every
+  iteration; it need not be monotone. The only departures from the authors' S-step are the
+  λ guards above (a bounded range, no reversal within one S-step), which change nothing
+  while λ settles within 30 doublings or halvings.
+* ``"fixed_weights"`` computes the trace scales once, at ``Q0`` and its graph, so that the
+  solver minimises one objective (24): it iterates while the objective falls by more than
+  ``tol`` relative to its size; if an iteration raises the objective (possible because
+  ``γ``, ``λ`` and the symmetrisation change the S-subproblem between iterations) the
+  solver stops and returns the best iterate, which is the last entry of
+  ``objective_trace``; the rejected value is kept in ``rejected_objective``.
+
+``converged`` is False only when ``max_iter`` was reached. The members with only the graph
+terms (SPCAN, PCAN) have no trace scales and always use the second rule.
 """
 
 from __future__ import annotations
@@ -81,6 +104,7 @@ class SolverConfig:
     tol: float = 1e-3
     max_iter: int = 100
     eigensolver: str = "auto"
+    iteration: str = "authors"  # "authors" (scales every iteration) or "fixed_weights"
 
 
 @dataclass
@@ -98,6 +122,7 @@ class SolverResult:
     scales: dict[str, float]
     timings: dict[str, float] = field(default_factory=dict)
     rejected_objective: float | None = None
+    iteration: str = "fixed_weights"
 
 
 def _row_norms(Q: np.ndarray) -> np.ndarray:
@@ -208,13 +233,21 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
     problem = _Problem(X, Y, config, timings)
     V = problem.start
     timings["setup"] += time.perf_counter() - t0
-    trace, V, values, n_iter, converged, rejected = _alternate(problem, V, config, timings)
+    if problem.authors:
+        trace, V, values, n_iter, converged, last_change = _alternate_authors(
+            problem, V, config, timings
+        )
+        rejected = None
+    else:
+        trace, V, values, n_iter, converged, rejected = _alternate(problem, V, config, timings)
+        last_change = ""
+        if not converged:  # max_iter accepted steps: the trace has at least two entries
+            decrease = abs(trace[-2] - trace[-1]) / abs(trace[-2])
+            last_change = f"last relative decrease {decrease:.3g}"
     if not converged:
-        change = abs(trace[-2] - trace[-1]) / abs(trace[-2])
         warnings.warn(
             f"The alternating solver did not converge in max_iter = {config.max_iter} "
-            f"iterations (last relative decrease {change:.3g} > tol = {config.tol}); "
-            "increase max_iter or tol.",
+            f"iterations ({last_change} > tol = {config.tol}); increase max_iter or tol.",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -231,6 +264,7 @@ def solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
         scales=problem.scales,
         timings=timings,
         rejected_objective=rejected,
+        iteration="authors" if problem.authors else "fixed_weights",
     )
 
 
@@ -263,6 +297,12 @@ class _Problem:
         # Q0: the top-k left singular vectors of X, in the coordinates of the search space
         self.start = U0[:, :k] if self.basis is None else np.eye(dim)[:, :k]
         tr_k = float(np.sum(sv**2))  # tr(XX^T)
+        self.trace_k = tr_k
+        if config.iteration not in ("authors", "fixed_weights"):
+            raise ValueError(
+                f"iteration must be 'authors' or 'fixed_weights'; got {config.iteration!r}."
+            )
+        self.authors = config.global_terms and config.iteration == "authors"
         self.scales = {"alpha": 0.0, "beta": 0.0, "delta": 0.0}
         if config.global_terms:
             self.scales["alpha"] = config.alpha * tr_k / float(np.sum(Y * Y))
@@ -284,6 +324,37 @@ class _Problem:
             else:
                 self.scales["delta"] = 1.0
             self.set_graph_block()
+
+    def rescale(self, V: np.ndarray) -> None:
+        """The authors' trace scales at ``Q`` (given by ``V``) and the current graph.
+
+        ``β' = β tr(XX^T) / tr(D)`` with ``D`` from ``Q``, ``δ' = δ tr(XX^T) / tr(XX^T L XX^T)``
+        with the current Laplacian, and the Q-step matrix's graph block to match.
+        """
+        config = self.config
+        self.scales["beta"] = (
+            config.beta * self.trace_k / float(np.sum(1.0 / (2.0 * _row_norms(V))))
+        )
+        if self.graph is not None:
+            tr_klk = float(np.sum((self.X @ self.middle) * self.X))
+            self.scales["delta"] = config.delta * self.trace_k / max(tr_klk, EPS)
+            self.set_graph_block()
+
+    def authors_objective(self, V: np.ndarray) -> float:
+        """The objective as the authors' code evaluates it (``minObj`` in ``SDSPCAAN.m``).
+
+        ``tr(Q^T Z Q)`` with ``Z`` at the current weights and ``D`` from ``Q`` itself (so the
+        sparsity term is ``β' Σ ‖q_i‖² / (2 sqrt(‖q_i‖² + ε))``, about half of
+        ``β' ‖Q‖₂,₁``), plus ``δ Σ γ_i ‖s_i‖² + δ λ tr(Y^T L Y)`` with the unscaled δ.
+        """
+        X, Y, scales = self.X, self.Y, self.scales
+        sq = np.einsum("ij,ij->i", V, V)
+        value = -float(np.sum((X.T @ V) ** 2)) - scales["alpha"] * float(np.sum((Y.T @ V) ** 2))
+        value += scales["beta"] * float(np.sum(sq / (2.0 * np.sqrt(sq + EPS))))
+        if self.graph is not None:
+            smooth, ridge, labels = self.graph.penalty_terms(X @ (self.A @ V))
+            value += scales["delta"] * smooth + self.config.delta * (ridge + labels)
+        return value
 
     def update_graph(self, V: np.ndarray) -> None:
         """The S-step: adaptive neighbours of the projected rows, and the new ``X^T L X``."""
@@ -350,6 +421,48 @@ def _alternate(
             converged = True
             break
     return trace, best_V, best_values, n_iter, converged, rejected
+
+
+def _alternate_authors(
+    problem: _Problem, V: np.ndarray, config: SolverConfig, timings: dict
+) -> tuple[list[float], np.ndarray, np.ndarray, int, bool, str]:
+    """The authors' loop (see the module notes): weights rescaled before every Q-step.
+
+    Returns the objective trace, the last ``V`` and its Q-step eigenvalues, the iterations,
+    whether the stopping rule was met, and the last change (for the warning).
+    """
+    Z = problem.Z
+    adaptive = problem.graph is not None and config.graph == "adaptive"
+    problem.rescale(V)
+    trace = [problem.authors_objective(V)]
+    values = np.einsum("ij,ij->j", V, Z.matmat(V))
+    converged, n_iter, last_change = False, 0, ""
+    for iteration in range(1, config.max_iter + 1):
+        n_iter = iteration
+        t = time.perf_counter()
+        Z.diagonal = problem.scales["beta"] / (2.0 * _row_norms(V))  # β'D from the current Q
+        values, V_new = smallest_eigen(Z, config.k, V, config.eigensolver)
+        timings["q_step"] += time.perf_counter() - t
+        if adaptive:
+            problem.update_graph(V_new)
+        problem.rescale(V_new)
+        current = problem.authors_objective(V_new)
+        if adaptive:  # SDSPCAAN.m: stop when the objective falls by less than tol
+            decrease = trace[-1] - current
+            stop = decrease < config.tol
+            last_change = f"last objective decrease {decrease:.3g}"
+        else:  # SDSPCA.m: stop when Q moves by less than tol (signs matched first)
+            signs = np.where(np.sum(V_new * V, axis=0) < 0, -1.0, 1.0)
+            V_new = V_new * signs
+            change = float(np.linalg.norm(V_new - V, 2))
+            stop = change < config.tol
+            last_change = f"last change of Q {change:.3g}"
+        trace.append(current)
+        V = V_new
+        if stop:
+            converged = True
+            break
+    return trace, V, np.asarray(values, dtype=float), n_iter, converged, last_change
 
 
 def _snapshot(graph: Graph | None) -> tuple | None:

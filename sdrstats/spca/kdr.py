@@ -37,6 +37,21 @@ from .kernels import response_factor
 SINGLE_THREAD_ROWS = 1000
 
 
+def repeat_rows(
+    X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Integer case weights (a bootstrap's counts) as repeated rows."""
+    if weights is None:
+        return X, Y
+    weights = np.asarray(weights, dtype=float)
+    if np.any(weights < 0) or np.any(weights != np.round(weights)):
+        raise ValueError(
+            f"{method} accepts only non-negative integer case weights (frequency weights)."
+        )
+    reps = weights.astype(int)
+    return np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
+
+
 class KDRResults(ProjectionResults):
     """Results of :class:`KDR`: the criterion and its annealing trace in the summary.
 
@@ -200,17 +215,28 @@ class KDR(Estimator):
         random_state: Any = None,
     ) -> EstimatorOutput:
         o = self.options
-        if weights is not None:  # integer case weights (bootstrap) become repeated rows
-            weights = np.asarray(weights, dtype=float)
-            if np.any(weights < 0) or np.any(weights != np.round(weights)):
-                raise ValueError(
-                    "kdr accepts only non-negative integer case weights (frequency weights)."
-                )
-            reps = weights.astype(int)
-            X, Y = np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0)
+        X, Y = repeat_rows(X, Y, weights, self.method)
+        search = self._search(X, Y, random_state)
+        best, mean, inv_sqrt = search["best"], search["mean"], search["inv_sqrt"]
+        basis = canonical_basis(inv_sqrt @ best["W"].T)
+        extras = self._search_extras(search)
+        return EstimatorOutput(
+            basis=basis, d=o["d"], criterion=best["value"], center=mean, extras=extras
+        )
+
+    def _search(
+        self, X: np.ndarray, Y: np.ndarray, random_state: Any, names: list[str] | None = None
+    ) -> dict[str, Any]:
+        """The annealed Grassmann search on the whitened ``X``: the best run and its setting.
+
+        Returns a dict with the best run (``W`` with orthonormal rows acting on the whitened
+        ``X``, its criterion and traces), the whitening ``mean`` and ``inv_sqrt``, the kernel
+        widths ``sigmas`` and whether random Fourier features were used.
+        """
+        o = self.options
         rng_y, rng_features, *rngs = spawn_generators(random_state, 2 + o["n_restarts"])
         R = self.response_gram_factor(Y, rng_y)
-        Z, mean, inv_sqrt = whiten(X, self.method, ddof=1)
+        Z, mean, inv_sqrt = whiten(X, self.method, names=names, ddof=1)
         d, p = o["d"], X.shape[1]
         sigma = o["sigma"] or float(np.sqrt(d))
         sigma_start = o["sigma_start"] or 5.0 * sigma
@@ -226,7 +252,7 @@ class KDR(Estimator):
                 4.8e-3 * n * o["n_restarts"] * o["n_anneal"] / 5,
                 f"its annealed searches at n = {n:,}",
                 "lower n_restarts or n_anneal, or fit on a random subsample of the rows",
-                stacklevel=4,
+                stacklevel=5,
             )
         else:
             # the Gram matrices of the projections and their inverses: about 7.1 n x n float
@@ -257,20 +283,30 @@ class KDR(Estimator):
             starts,
             n_jobs=o["n_jobs"],
             progress=o["progress"],
-            desc="kdr restarts",
+            desc=f"{self.method} restarts",
             blas_threads=1 if len(Z) <= SINGLE_THREAD_ROWS else None,
         )
         best = min(runs, key=lambda run: run["value"])  # the first of equal criteria
         if not best["converged"]:
             warnings.warn(
-                f"kdr stopped after max_iter = {o['max_iter']} iterations at the final kernel "
-                "width without meeting its tolerance; raise max_iter.",
+                f"{self.method} stopped after max_iter = {o['max_iter']} iterations at the "
+                "final kernel width without meeting its tolerance; raise max_iter.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        basis = canonical_basis(inv_sqrt @ best["W"].T)
-        extras = {
+        return {
+            "best": best,
+            "mean": mean,
+            "inv_sqrt": inv_sqrt,
             "sigmas": sigmas,
+            "fourier": fourier,
+        }
+
+    def _search_extras(self, search: dict[str, Any]) -> dict[str, Any]:
+        """The extras every KDR-type fit reports (annealing table, traces, the search's W)."""
+        o, best = self.options, search["best"]
+        return {
+            "sigmas": search["sigmas"],
             "stage_values": best["stage_values"],
             "stage_iterations": best["stage_iterations"],
             "trace": best["trace"],
@@ -278,11 +314,8 @@ class KDR(Estimator):
             "n_restarts": o["n_restarts"],
             "whitened_W": best["W"],
             "method_details": f"Gaussian kernels, {o['n_anneal']} annealing stages"
-            + (f", {o['n_landmarks']} random Fourier features" if fourier else ""),
+            + (f", {o['n_landmarks']} random Fourier features" if search["fourier"] else ""),
         }
-        return EstimatorOutput(
-            basis=basis, d=d, criterion=best["value"], center=mean, extras=extras
-        )
 
     def _anneal(self, Z, R, W0, sigmas, features) -> dict[str, Any]:
         W = W0

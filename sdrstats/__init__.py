@@ -43,7 +43,7 @@ from .sdspcaan import (
     spcan,
     vpca,
 )
-from .spca import BPCA, KDR, KSPCA, SPCA, bpca, kdr, kspca, spca
+from .spca import BPCA, KDR, KSPCA, MKDR, SPCA, bpca, kdr, kspca, mkdr, spca
 from .stats import distances
 from .stats.distances import det_distance, projection_distance, subspace_distance, trace_correlation
 
@@ -99,10 +99,12 @@ __all__ = [
     "KSPCA",
     "BPCA",
     "KDR",
+    "MKDR",
     "spca",
     "kspca",
     "bpca",
     "kdr",
+    "mkdr",
     "SDSPCAAN",
     "SDSPCA",
     "SDSPCALPP",

@@ -36,6 +36,7 @@ FITS = {
     "kspca": lambda d: sdr.kspca(F, d, d=1, random_state=0),
     "bpca": lambda d: sdr.bpca(F, d, d=1, random_state=0),
     "kdr": lambda d: sdr.kdr(F, d, d=1, max_iter=5, n_anneal=2, random_state=0),
+    "mkdr": lambda d: sdr.mkdr(F, d, d=1, max_iter=5, n_anneal=2, random_state=0),
     "sdspcaan": lambda d: sdr.sdspcaan(G, d, d=2, max_iter=10),
     "sdspca": lambda d: sdr.sdspca(G, d, d=2, max_iter=10),
     "spcan": lambda d: sdr.spcan(G, d, d=2, max_iter=10),

@@ -38,6 +38,7 @@ CLASSES = [
     sdr.KSPCA,
     sdr.BPCA,
     sdr.KDR,
+    sdr.MKDR,
     sdr.SDSPCAAN,
     sdr.SDSPCA,
     sdr.SDSPCALPP,

@@ -30,6 +30,7 @@ PAIRS = {
     "kspca": sdr.KSPCA,
     "bpca": sdr.BPCA,
     "kdr": sdr.KDR,
+    "mkdr": sdr.MKDR,
     "sdspcaan": sdr.SDSPCAAN,
     "sdspca": sdr.SDSPCA,
     "spcan": sdr.SPCAN,

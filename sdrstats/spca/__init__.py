@@ -1,13 +1,11 @@
-"""Supervised PCA family (Barshan et al. 2011): SPCA, kernel SPCA, Bair's supervised PCA, KDR.
-
-mKDR (manifold KDR, Nilsson, Sha & Jordan 2007) is not provided: it learns a map from a
-Laplacian-eigenmap embedding of the training rows, which has no out-of-sample extension that
-keeps ``transform(newdata)``, bootstrap refits and the shared inference layer sound.
-"""
+"""Supervised PCA family (Barshan et al. 2011): SPCA, kernel SPCA, Bair's supervised PCA, KDR
+and manifold KDR (Nilsson, Sha & Jordan 2007; new rows by the Nyström extension of its
+Laplacian eigenmap)."""
 
 from .bpca import BPCA, BPCAResults, bpca
 from .kdr import KDR, KDRResults, kdr
 from .kspca import KSPCA, KSPCAResults, kspca
+from .mkdr import MKDR, MKDRResults, mkdr
 from .spca import SPCA, SPCAResults, spca
 
 __all__ = [
@@ -23,4 +21,7 @@ __all__ = [
     "KDR",
     "KDRResults",
     "kdr",
+    "MKDR",
+    "MKDRResults",
+    "mkdr",
 ]

@@ -21,9 +21,8 @@ import pandas as pd
 from .core.parallel import parallel_map, spawn_seeds
 from .core.warnings import ConvergenceWarning
 from .design.formula import from_arrays, parse
+from .sdspcaan.tuning import WEIGHT_GRID, balanced_accuracy, one_nn_bca
 
-#: The seed's grid for alpha, beta and delta (each times its trace scale).
-WEIGHT_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 #: The seed's grid for the subspace dimension k.
 K_GRID = tuple(range(10, 101, 10))
 #: The weights each method tunes (others have none).
@@ -49,70 +48,6 @@ def _estimator_class(name: str) -> Any:
         "sdspcaan": family.SDSPCAAN,
     }
     return classes[name]
-
-
-def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Mean per-class recall over the classes present in ``y_true``.
-
-    Parameters
-    ----------
-    y_true, y_pred : ndarray of shape (n,)
-        True and predicted class labels.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> balanced_accuracy(np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1]))
-    0.8333333333333333
-    """
-    classes = np.unique(y_true)
-    return float(np.mean([np.mean(y_pred[y_true == c] == c) for c in classes]))
-
-
-def one_nn_bca(
-    train: np.ndarray,
-    y_train: np.ndarray,
-    others: Sequence[np.ndarray],
-    y_others: Sequence[np.ndarray],
-) -> list[float]:
-    """BCA of 1-NN on features standardised by the training rows' mean and deviation.
-
-    Parameters
-    ----------
-    train : ndarray of shape (n, k)
-        Reduced features of the training rows.
-    y_train : ndarray of shape (n,)
-        Their class labels.
-    others : sequence of ndarray
-        Feature matrices to classify (validation, test...).
-    y_others : sequence of ndarray
-        Their class labels.
-
-    Returns
-    -------
-    list of float
-        The balanced accuracy on each of ``others``.
-
-    Examples
-    --------
-    >>> train = np.array([[0.0], [0.1], [1.0], [1.1]])
-    >>> one_nn_bca(train, np.array([0, 0, 1, 1]), [np.array([[0.05], [0.9]])], [np.array([0, 1])])
-    [1.0]
-    """
-    from sklearn.neighbors import KNeighborsClassifier
-
-    center = train.mean(axis=0)
-    scale = train.std(axis=0)
-    # a feature whose spread is rounding error (e.g. W's column for Q's constant direction,
-    # X^T 1 = 0) is constant: standardising it would turn rounding noise into a feature
-    scale = np.where(scale > 1e-10 * max(scale.max(), 1e-300), scale, np.inf)
-    knn = KNeighborsClassifier(n_neighbors=1).fit((train - center) / scale, y_train)
-    return [
-        balanced_accuracy(y, knn.predict((X - center) / scale)) for X, y in zip(others, y_others)
-    ]
 
 
 def _split(
@@ -179,7 +114,8 @@ def _inputs(
     if hasattr(method, "spec") and hasattr(method, "estimator"):  # a fitted result
         fit = method
         names = [fit.method]
-        tuned = ("d", *TUNED_WEIGHTS.get(fit.method, ()))
+        # the protocol tunes d and the weights itself: a fit's own tuning is not repeated
+        tuned = ("d", "tune", *TUNED_WEIGHTS.get(fit.method, ()))
         fixed = {key: value for key, value in fit.options.items() if key not in tuned}
         if data is None:
             return names, fixed, fit.spec.X, np.asarray(fit.spec.Y)

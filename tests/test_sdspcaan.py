@@ -4,6 +4,7 @@ the fitted-result contract, recovery on simulated classes, and bad input message
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -347,3 +348,68 @@ def test_large_n_default_path_matches_dense_solver():
     np.testing.assert_allclose(auto.objective_trace, dense.objective_trace, rtol=1e-8)
     unit = dense.W / np.linalg.norm(dense.W, axis=0)
     np.testing.assert_allclose(projection_onto(auto.W, unit), 1.0, atol=1e-8)
+
+
+# -- choosing the weights by held-out accuracy ----------------------------------------------
+def test_tune_chooses_the_weights_with_the_best_held_out_accuracy():
+    from sdrstats.sdspcaan.tuning import one_nn_bca, stratified_folds
+
+    frame, X, y = simulate(n_per_class=15, p=8, seed=20)
+    grid = (0.1, 10.0)
+    fit = sdr.SDSPCAAN(d=2, tune="cv", weight_grid=grid, n_folds=3, random_state=5).fit(
+        X, y.astype(str)
+    )
+    # the same folds and fits written out: every combination on every fold, mean 1-NN BCA
+    folds = stratified_folds(y, 3, np.random.default_rng(5))
+    expected = []
+    for alpha in grid:
+        for beta in grid:
+            for delta in grid:
+                est = sdr.SDSPCAAN(d=2, alpha=alpha, beta=beta, delta=delta)
+                scores = []
+                for f in range(3):
+                    train, held = folds != f, folds == f
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+                        out = est._fit(X[train], y[train])
+                    scores.append(
+                        one_nn_bca(
+                            est.transform_arrays(out, X[train], 2),
+                            y[train],
+                            [est.transform_arrays(out, X[held], 2)],
+                            [y[held]],
+                        )[0]
+                    )
+                expected.append(((alpha, beta, delta), np.mean(scores)))
+    table = fit.tuning
+    assert list(table.columns) == ["alpha", "beta", "delta", "bca", "bca_sd"]
+    np.testing.assert_allclose(table["bca"], [bca for _, bca in expected], atol=1e-12)
+    best = max(range(8), key=lambda i: (expected[i][1], -i))  # the first best
+    assert tuple(fit.extras["tuning"]["chosen"].values()) == expected[best][0]
+    # the final fit is the fit on all rows with the chosen weights
+    alpha, beta, delta = expected[best][0]
+    direct = sdr.SDSPCAAN(d=2, alpha=alpha, beta=beta, delta=delta).fit(X, y.astype(str))
+    np.testing.assert_allclose(fit.projection.to_numpy(), direct.projection.to_numpy(), atol=1e-12)
+    assert "Weights chosen by 1-NN balanced accuracy on a 3-fold" in str(fit.summary())
+
+
+def test_tune_is_reproducible_from_random_state_and_holdout_uses_one_fold():
+    _, X, y = simulate(n_per_class=15, p=6, seed=21)
+    options = dict(d=2, tune="holdout", weight_grid=(0.1, 10.0), random_state=3, progress=False)
+    a = sdr.SDSPCA(**options).fit(X, y.astype(str))
+    b = sdr.SDSPCA(**options).fit(X, y.astype(str))
+    pd.testing.assert_frame_equal(a.tuning, b.tuning)
+    assert a.extras["tuning"]["n_fits"] == 4  # 2 x 2 (alpha, beta) on one held-out fold
+    assert list(a.tuning.columns) == ["alpha", "beta", "bca", "bca_sd"]
+    assert sdr.SDSPCA(d=2).fit(X, y.astype(str)).tuning is None
+
+
+def test_tune_refuses_classes_too_small_for_its_folds():
+    frame, _, _ = simulate(n_per_class=3, p=5, seed=22)
+    formula = "label ~ x1 + x2 + x3 + x4 + x5"
+    with pytest.raises(ValueError, match="needs at least n_folds rows in every class"):
+        sdr.sdspcaan(formula, frame, d=2, tune="cv", n_folds=5)
+    with pytest.raises(ValueError, match="training part would keep 1 row"):
+        sdr.sdspcaan(formula, frame, d=2, tune="cv", n_folds=2)
+    with pytest.raises(ValueError, match="'tune' parameter of SDSPCAAN must be"):
+        sdr.SDSPCAAN(d=2, tune="grid")

@@ -61,6 +61,18 @@ class SDSPCAANResults(Results):
         return np.asarray(self.extras.get("objective_trace", []), dtype=float)
 
     @property
+    def tuning(self) -> pd.DataFrame | None:
+        """Every weight combination ``tune`` tried, with its held-out BCA (mean and sd over
+        the held-out folds); None when the weights were given."""
+        tuning = self.extras.get("tuning")
+        if tuning is None:
+            return None
+        table = pd.DataFrame(tuning["grid"], columns=tuning["names"])
+        table["bca"] = tuning["bca"]
+        table["bca_sd"] = tuning["bca_sd"]
+        return table
+
+    @property
     def n_iter(self) -> int:
         return int(self.extras.get("n_iter", 0))
 
@@ -106,6 +118,22 @@ class SDSPCAANResults(Results):
                     f"final lambda = {self.lam:.4g}."
                 )
             blocks.append(Block("Alternating solver", text="\n".join(lines)))
+        tuning = self.extras.get("tuning")
+        if tuning is not None:
+            chosen = ", ".join(f"{k} = {v:g}" for k, v in tuning["chosen"].items())
+            best = int(np.argmax(tuning["bca"]))
+            text = (
+                f"Weights chosen by 1-NN balanced accuracy on a {tuning['how']}: {chosen} "
+                f"(x their trace scales); held-out BCA {tuning['bca'][best]:.3f}"
+                + (
+                    f" (sd {tuning['bca_sd'][best]:.3f} over folds)"
+                    if tuning["bca_sd"].any()
+                    else ""
+                )
+                + f"; {len(tuning['bca'])} combinations, {tuning['n_fits']} fits, "
+                f"{100 * tuning['converged']:.0f}% of them converged."
+            )
+            blocks.append(Block("Tuning", text=text))
         return blocks
 
     def plot(self, kind: str = "projection", **options: Any) -> Any:

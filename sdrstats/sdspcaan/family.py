@@ -11,6 +11,7 @@ and ``transform(newdata)`` is ``z(newdata) W``, the coordinates the method itsel
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,6 +23,10 @@ from ..design.formula import ModelSpec
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
+from .tuning import WEIGHT_GRID, tune_weights
+
+#: The options the alternating solver itself takes.
+SOLVER_OPTIONS = frozenset(f.name for f in dataclasses.fields(SolverConfig))
 
 
 def zscore(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -49,7 +54,15 @@ class ProjectionFamily(Estimator):
         "max_iter": [Interval(int, 1, None)],
         "eigensolver": [Options(("auto", "eigh", "arpack", "lobpcg"))],
         "iteration": [Options(("authors", "fixed_weights"))],
+        "tune": [Options(("holdout", "cv")), None],
+        "weight_grid": ["positive grid"],
+        "n_folds": [Interval(int, 2, None)],
+        "random_state": ["random_state"],
+        "n_jobs": ["n_jobs", None],
+        "progress": ["boolean"],
     }
+    #: The weights ``tune`` chooses (none for the members without them).
+    tuned_weights: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, *, d: int) -> None:
         self._set_options(locals())
@@ -100,7 +113,9 @@ class ProjectionFamily(Estimator):
                 )
         return super().fit_spec(spec, call=call)
 
-    def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+    def _projection(
+        self, X: np.ndarray, Y: np.ndarray, **weights: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         raise NotImplementedError
 
     def _fit(
@@ -113,13 +128,18 @@ class ProjectionFamily(Estimator):
     ) -> EstimatorOutput:
         if weights is not None:
             raise ValueError(f"{self.method} does not take observation weights.")
+        tuning = None
+        if self.options.get("tune") is not None:
+            tuning = tune_weights(self, np.asarray(X, dtype=float), Y, random_state)
         Xs, center, scale = zscore(np.asarray(X, dtype=float))
         if self.response == "categorical":
             _, codes = np.unique(np.asarray(Y).reshape(-1), return_inverse=True)
             Ymat = one_hot(codes)
         else:
             Ymat = None
-        W, extras = self._projection(Xs, Ymat)
+        W, extras = self._projection(Xs, Ymat, **(tuning["chosen"] if tuning else {}))
+        if tuning is not None:
+            extras["tuning"] = tuning
         original = W / scale[:, None]  # the same linear map acting on unscaled x - mean
         basis = canonical_basis(original)
         signs = np.sign(np.sum(basis * original, axis=0))
@@ -144,9 +164,12 @@ class _Alternating(ProjectionFamily):
 
     switches: ClassVar[dict[str, Any]] = {}
 
-    def _projection(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-        options = self.options
+    def _projection(
+        self, X: np.ndarray, Y: np.ndarray, **weights: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        options = {**self.options, **weights}
         options["k"] = options.pop("d")  # the solver follows the seed paper's k
+        options = {name: value for name, value in options.items() if name in SOLVER_OPTIONS}
         config = SolverConfig(**{**options, **self.switches})
         n = X.shape[0]
         if config.graph != "none":
@@ -213,6 +236,35 @@ _ITERATION_DOC = """
 """
 
 
+_TUNE_DOC = """
+    tune : {None, "holdout", "cv"}, default None
+        Choose the weights (``alpha``, ``beta`` and, where the method has it, ``delta``;
+        their given values are then ignored) over every combination of ``weight_grid``, by the
+        balanced classification accuracy (mean per-class recall) of a 1-nearest-neighbour
+        classifier on the standardised projected features of held-out rows -- the protocol
+        of Shi et al. (2020). The rows of each class are dealt at random into ``n_folds``
+        folds; ``"cv"`` fits every combination on all folds but one and scores it on that one,
+        in turn (mean BCA over folds); ``"holdout"`` holds out one fold only. The best
+        combination (the first in grid order on a tie) is refitted on all rows; the fit's
+        ``tuning`` table has every combination's score. ``d`` is not tuned. Cost:
+        ``len(weight_grid) ** w`` fits (``w`` = 3 weights, 2 for SDSPCA) per held-out fold,
+        each on ``(n_folds - 1) / n_folds`` of the rows, plus the final fit: 125 x 5 = 625
+        fits with the defaults and ``"cv"``, 125 with ``"holdout"``. ``bootstrap()`` tunes
+        again in every replicate; to resample with the chosen weights fixed, refit with them.
+    weight_grid : sequence of float, default (0.01, 0.1, 1, 10, 100)
+        The candidates of each weight, each multiplied by its trace scale (the paper's grid).
+    n_folds : int, default 5
+        Folds of ``tune`` (every class needs at least ``n_folds`` rows, and two left in each
+        training part).
+    random_state : int, SeedSequence or Generator, optional
+        Seeds the folds of ``tune`` (nothing else is random).
+    n_jobs : int, default 1
+        Workers over the grid's fits (results do not depend on it).
+    progress : bool, default True
+        A progress bar over the grid's fits (shown for long grids only).
+"""
+
+
 class SDSPCAAN(_Alternating):
     __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (Shi et al. 2020).
 
@@ -229,7 +281,7 @@ class SDSPCAAN(_Alternating):
         Neighbours per row of ``S`` (capped at ``n - 2``).
     lam : float, default 10
         Starting λ of the label term of the graph; adapted until ``S`` has ``c`` components.
-    {_SHARED_DOC}{_ITERATION_DOC}
+    {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
     Notes
     -----
     Cost per iteration: a new graph changes only the p x p block ``X^T L X`` of
@@ -248,6 +300,7 @@ class SDSPCAAN(_Alternating):
     ((6, 2), True)
     """
     method = "sdspcaan"
+    tuned_weights: ClassVar[tuple[str, ...]] = ("alpha", "beta", "delta")
     switches: ClassVar[dict[str, Any]] = {"graph": "adaptive"}
 
     def __init__(
@@ -263,6 +316,12 @@ class SDSPCAAN(_Alternating):
         max_iter: int = 100,
         eigensolver: str = "auto",
         iteration: str = "authors",
+        tune: str | None = None,
+        weight_grid: Any = WEIGHT_GRID,
+        n_folds: int = 5,
+        random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -274,7 +333,7 @@ class SDSPCA(_Alternating):
     ----------
     alpha, beta : float, default 1
         Trace-scaled weights of the label and sparsity terms.
-    {_SHARED_DOC}{_ITERATION_DOC}
+    {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
     Examples
     --------
     >>> import sdrstats as sdr
@@ -284,6 +343,7 @@ class SDSPCA(_Alternating):
     True
     """
     method = "sdspca"
+    tuned_weights: ClassVar[tuple[str, ...]] = ("alpha", "beta")
     switches: ClassVar[dict[str, Any]] = {"graph": "none", "delta": 0.0}
 
     def __init__(
@@ -296,6 +356,12 @@ class SDSPCA(_Alternating):
         max_iter: int = 100,
         eigensolver: str = "auto",
         iteration: str = "authors",
+        tune: str | None = None,
+        weight_grid: Any = WEIGHT_GRID,
+        n_folds: int = 5,
+        random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -312,7 +378,7 @@ class SDSPCALPP(_Alternating):
     alpha, beta, delta : float, default 1
     n_neighbors : int, default 15
     lam : float, default 10
-    {_SHARED_DOC}{_ITERATION_DOC}
+    {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
     Examples
     --------
     >>> import sdrstats as sdr
@@ -322,6 +388,7 @@ class SDSPCALPP(_Alternating):
     (202, 202)
     """
     method = "sdspca_lpp"
+    tuned_weights: ClassVar[tuple[str, ...]] = ("alpha", "beta", "delta")
     switches: ClassVar[dict[str, Any]] = {"graph": "fixed"}
 
     def __init__(
@@ -337,6 +404,12 @@ class SDSPCALPP(_Alternating):
         max_iter: int = 100,
         eigensolver: str = "auto",
         iteration: str = "authors",
+        tune: str | None = None,
+        weight_grid: Any = WEIGHT_GRID,
+        n_folds: int = 5,
+        random_state: Any = None,
+        n_jobs: int | None = 1,
+        progress: bool = True,
     ) -> None:
         self._set_options(locals())
 
@@ -441,7 +514,9 @@ class PCA(ProjectionFamily):
     response: ClassVar[str] = "any"
     scale_by_singular_values: ClassVar[bool] = False
 
-    def _projection(self, X: np.ndarray, Y: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    def _projection(
+        self, X: np.ndarray, Y: Any, **weights: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         k = int(self.options["d"])
         _, sv, Rt = np.linalg.svd(X, full_matrices=False)
         W = Rt[:k].T

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.formula_functions import fit_formula, formula_doc
 from ._results import SDSPCAANResults
 from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
+from .tuning import WEIGHT_GRID
 
 
 @formula_doc(SDSPCAAN)
@@ -30,6 +31,12 @@ def sdspcaan(
     max_iter: int = 100,
     eigensolver: str = "auto",
     iteration: str = "authors",
+    tune: str | None = None,
+    weight_grid: Any = WEIGHT_GRID,
+    n_folds: int = 5,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
     missing: str = "drop",
     subset: Any = None,
 ) -> SDSPCAANResults:
@@ -79,6 +86,12 @@ def sdspca(
     max_iter: int = 100,
     eigensolver: str = "auto",
     iteration: str = "authors",
+    tune: str | None = None,
+    weight_grid: Any = WEIGHT_GRID,
+    n_folds: int = 5,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
     missing: str = "drop",
     subset: Any = None,
 ) -> SDSPCAANResults:
@@ -121,6 +134,12 @@ def sdspca_lpp(
     max_iter: int = 100,
     eigensolver: str = "auto",
     iteration: str = "authors",
+    tune: str | None = None,
+    weight_grid: Any = WEIGHT_GRID,
+    n_folds: int = 5,
+    random_state: Any = None,
+    n_jobs: int | None = 1,
+    progress: bool = True,
     missing: str = "drop",
     subset: Any = None,
 ) -> SDSPCAANResults:

@@ -19,7 +19,11 @@
 # samples drop out of the projection) and (iv) keeps neighbours close, through a similarity
 # graph `S` that is *learned* alongside `Q` (adaptive neighbours, with exactly one connected
 # component per class). It alternates a `Q` step (an eigenproblem) and an `S` step (closed
-# form).
+# form). The weights are multiplied by trace scales that the authors' published code
+# recomputes at every iteration, and their loop stops as soon as its objective stops falling;
+# `sdr.sdspcaan` follows that loop by default (`iteration="authors"`; its fits equal the
+# authors' MATLAB code run under Octave), and `iteration="fixed_weights"` keeps the scales
+# of the first iteration, so that one objective is minimised.
 #
 # A projection method for classification is judged by the classifier it feeds. We follow
 # the seed's protocol: random stratified 20/40/40 train / validation / test splits; every
@@ -108,37 +112,49 @@ show_figure(fig)
 
 # %% [markdown]
 # At the full settings (10 splits) the test BCA was 0.943 ± 0.008 for the baseline (the
-# first 50 standardised pixels), 0.923 ± 0.009 for PCA, 0.951 ± 0.006 for SDSPCA and
-# 0.943 ± 0.010 for SDSPCAAN (mean ± sd over splits). The supervised label term helps:
-# SDSPCA beats PCA by almost three points and the raw pixels by one, more than the spread
-# over splits. SDSPCAAN, which adds the learned graph to SDSPCA, does *not* improve on it
-# here — it ties the baseline. Its median tuned settings were `k = 40`, `α = β = 1` and
-# `δ = 0.55` — the median falling between grid values 0.1 and 1 means the splits disagree
-# on how much weight the graph should get. The seed reports SDSPCAAN best on average over its nine
-# image sets; on this one smaller set, tuned by coordinate search, that does not reproduce.
+# first 50 standardised pixels), 0.923 ± 0.009 for PCA, 0.947 ± 0.009 for SDSPCA and
+# 0.941 ± 0.011 for SDSPCAAN (mean ± sd over splits). The supervised label term helps
+# against PCA, by more than two points and more than the spread over splits, but SDSPCA only
+# ties the raw pixels (0.4 points, half a standard deviation). SDSPCAAN, which adds the
+# learned graph to SDSPCA, does *not* improve on it here — it ties the baseline. Its median
+# tuned settings were `k = 40` and `α = β = δ = 1`. With the trace scales fixed at the first
+# iteration (`iteration="fixed_weights"`, the package's default before it followed the
+# authors) the same protocol gave 0.951 ± 0.006 for SDSPCA and 0.943 ± 0.010 for SDSPCAAN:
+# the two iterations differ by less than the spread over splits. The seed reports SDSPCAAN
+# best on average over its nine image sets; on this one smaller set, tuned by coordinate
+# search, that does not reproduce.
 
 # %% [markdown]
 # ## Looking inside one fit
 #
-# We refit SDSPCAAN on the training rows of one split with the median tuned settings, and
-# look at the projection of the held-out rows, the learned graph and the solver's
-# objective.
+# We fit SDSPCAAN on the training rows of one split, with `d` the median tuned `k` and the
+# weights chosen on those rows alone: `tune="holdout"` fits every combination of the
+# paper's grid on four fifths of them and keeps the one whose 1-NN balanced accuracy on the
+# remaining fifth is best (`tune="cv"` would rotate the held-out fifth, five times the
+# cost). Then we look at the projection of the held-out rows, the learned graph and the
+# solver's objective.
 
 # %%
 sdsp = results[results.method == "sdspcaan"]
-chosen = dict(
-    d=int(sdsp["k"].median()),  # the protocol's k is the method's d
-    alpha=float(sdsp["alpha"].median()),
-    beta=float(sdsp["beta"].median()),
-    delta=float(sdsp["delta"].median()),
-)
+d = int(sdsp["k"].median())  # the protocol's k is the method's d
 train_rows = data.groupby("digit", observed=True).sample(frac=0.2, random_state=7).index
 train, test = data.loc[train_rows], data.drop(index=train_rows)
-fit = sdr.sdspcaan(formula, train, max_iter=30 if QUICK else 100, **chosen)
-fit_pca = sdr.pca(formula, train, d=chosen["d"])
+fit = sdr.sdspcaan(
+    formula,
+    train,
+    d=d,
+    tune="holdout",
+    weight_grid=WEIGHTS,
+    random_state=7,
+    progress=False,
+    max_iter=30 if QUICK else 100,
+)
+fit_pca = sdr.pca(formula, train, d=d)
+best = fit.tuning.sort_values("bca", ascending=False, kind="stable").head(5)
+print(best.to_string(index=False))
 print(
-    f"settings {chosen}: {fit.n_iter} iterations, converged: {fit.converged}, "
-    f"final lambda = {fit.lam:.4g}"
+    f"chosen {fit.extras['tuning']['chosen']}: {fit.n_iter} iterations, converged: "
+    f"{fit.converged}, final lambda = {fit.lam:.4g}"
 )
 print("objective:", np.round(fit.objective_trace, 2))
 
@@ -166,19 +182,27 @@ ax.figure.savefig(FIGURES / "sdspcaan_objective.png", dpi=100, bbox_inches="tigh
 show_figure(ax.figure)
 
 # %% [markdown]
+# The five best weight combinations above tie: a fifth of the 360 training images is 72
+# held-out images, so the balanced accuracy moves in coarse steps and many combinations
+# score the same; `tune` keeps the first in grid order (`tune="cv"` averages five held-out
+# fifths and ties less often, at five times the cost).
+#
 # The learned graph links each training image to a few others of the same digit: the
 # `λ‖y_i−y_j‖²` term and the rank constraint (one connected component per class) put all of
 # its weight within classes (share 1.000 above; λ had to grow to 1.6e5 at the full
-# settings to enforce ten components). In the first two projected coordinates the held-out
-# 0s, 4s, 6s, 3s and 9s form their own groups, whereas PCA's leading plane separates only
-# the 4s and 6s clearly; the remaining digits overlap in both planes and are told apart by
-# the other projected coordinates. The objective decreases at every iteration until the
-# relative-change rule stops the solver (8 iterations at the full settings).
+# settings to enforce ten components). SDSPCAAN's first two projected coordinates are
+# strongly correlated: the held-out 0s and 4s sit at the two ends of one elongated cloud,
+# the 8s and 6s partly apart, whereas PCA's leading plane separates the 4s and 6s; in both
+# planes most digits overlap and are told apart by the other projected coordinates. The
+# authors' loop stopped after two Q-steps (at the full settings), as soon as its objective
+# rose: with the weights rescaled at every iteration the objective is not one function, and
+# the authors stop at the first rise. `iteration="fixed_weights"` iterates one objective to
+# convergence instead.
 #
 # ## What to take away
 #
 # * The protocol, not a single fit, is what compares projection methods for classification:
 #   tuned on validation rows, scored on test rows, repeated over splits.
-# * On the digits the label term is what pays: SDSPCA beats PCA and the raw pixels by more
-#   than the split-to-split spread. The adaptive-neighbour graph of SDSPCAAN learns a clean
-#   within-class graph but does not raise the 1-NN test accuracy on this data set.
+# * On the digits the label term beats PCA by more than the split-to-split spread, but not
+#   the raw pixels. The adaptive-neighbour graph of SDSPCAAN learns a clean within-class
+#   graph but does not raise the 1-NN test accuracy on this data set.

@@ -329,6 +329,7 @@ def check_ire(estimator: Any, p: int) -> None:
     d = estimator.options["d"]
     if d is not None and d > p - 1:
         raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+    estimator.check_budget(None, p)
 
 
 class WeightedRows:

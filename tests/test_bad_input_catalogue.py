@@ -837,3 +837,61 @@ def test_object_numbers_on_dask_are_numbers_as_in_memory():
     bad.loc[50, "x1"] = "n/a?"
     with pytest.raises(ValueError, match=r"Column 'x1' of partition \d holds 'n/a\?' \(row 50"):
         sdr.sir("y ~ .", dd.from_pandas(bad, npartitions=3))
+
+
+# -- chunks and Dask partitions are refused as the rows in memory are, with the same words -----
+ROWS = FRAME.drop(columns="g").assign(w=np.linspace(0.5, 2.0, N))
+SAME_AS_MEMORY = [
+    # (id, methods, data, options)
+    ("constant-response", ["sir", "save", "phd", "ire", "dr", "cume", "spca"],
+     ROWS.assign(y=2.0), {}),
+    ("constant-response-weighted", ["sir", "save", "phd", "ire", "dr", "cume"],
+     ROWS.assign(y=2.0), {"weights": "w"}),
+    ("constant-predictor", ["sir", "save", "phd", "ire", "dr", "cume"], ROWS.assign(x3=1.0), {}),
+    ("constant-predictor-weighted", ["sir", "save", "phd", "ire", "dr", "cume"],
+     ROWS.assign(x3=1.0), {"weights": "w"}),
+    ("collinear-predictors", ["sir", "phd", "ire"], ROWS.assign(x4=ROWS.x2), {}),
+    ("too-few-rows", ["sir", "save", "phd", "ire", "dr", "cume"], ROWS.iloc[:4], {}),
+    ("nslices-above-half-the-rows", ["sir", "save", "ire", "dr"], ROWS, {"nslices": 40}),
+]  # fmt: skip
+
+
+def _sources(data):
+    halves = [data.iloc[: len(data) // 2], data.iloc[len(data) // 2 :]]
+    yield "chunks", sdr.chunks_from(halves)
+    dd = pytest.importorskip("dask.dataframe")
+    yield "dask", dd.from_pandas(data, npartitions=2)
+
+
+def _message(fit, *args, **options):
+    with pytest.raises(ValueError) as info:
+        fit(*args, **options)
+    # the collinearity message quotes a condition number, which the summation order changes
+    return re.sub(r"reciprocal condition number [0-9.e+-]+", "…", str(info.value))
+
+
+@pytest.mark.parametrize(
+    ("methods", "data", "options"), [c[1:] for c in SAME_AS_MEMORY],
+    ids=[c[0] for c in SAME_AS_MEMORY],
+)  # fmt: skip
+def test_chunked_and_dask_fits_refuse_what_memory_refuses_with_its_message(methods, data, options):
+    formula = "y ~ x1 + x2 + x3 + x4"
+    for method in methods:
+        fit = getattr(sdr, method)
+        expected = _message(fit, formula, data, **options)
+        for name, source in _sources(data):
+            got = _message(fit, formula, source, **options)
+            assert got == expected, (method, name, got)
+
+
+def _r2_line(fit):
+    return next(line for line in str(fit.summary()).splitlines() if "R^2(OLS|dr)" in line)
+
+
+@pytest.mark.parametrize("change", ["constant", "repeated"])
+def test_a_chunked_spca_prints_as_in_memory_with_a_constant_or_repeated_predictor(change):
+    # SPCA does not whiten, so it accepts both; the chunked R²(OLS|dr) raised LinAlgError
+    data = ROWS.assign(x3=1.0) if change == "constant" else ROWS.assign(x4=ROWS.x2)
+    expected = _r2_line(sdr.spca("y ~ x1 + x2 + x3 + x4", data))
+    for _, source in _sources(data):
+        assert _r2_line(sdr.spca("y ~ x1 + x2 + x3 + x4", source)) == expected

@@ -225,7 +225,7 @@ def fit_phd(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
     if weighted:
         acc = source.reduce(CaseWeightedStatistics(source.p, SliceRule(single=True), response=True))
         c = acc.rescale
-        check_rows(estimator, acc.n, source.p)
+        check_rows(estimator, acc.n, source.p, acc, source)
         std = acc.standardized(source.x_names)
         ols = acc.ols_parts()
         coef = np.linalg.solve(std.chol, c * ols["g0"] / std.scale) if residuals else None

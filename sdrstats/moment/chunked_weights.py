@@ -173,6 +173,21 @@ class CaseWeightedStatistics:
         a = self._block("A")
         return standardize_moments(self.n, np.sqrt(c) * mean[a], c * cov[a, a], names)
 
+    def plain_moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance of each predictor over the rows kept, unweighted (a constant
+        predictor is refused as in memory, before the whitening of ``√w x`` hides it)."""
+        _, mean, cov = self.overall.moments()
+        x = self._block("x")
+        return mean[x], np.diag(cov)[x]
+
+    def response_plain_moments(self) -> tuple[float, float] | None:
+        """Variance and mean of the numeric response over the rows kept (None without it)."""
+        if not self.response:
+            return None
+        _, mean, cov = self.overall.moments()
+        y = self._block("y").start
+        return float(cov[y, y]), float(mean[y])
+
     def center(self) -> np.ndarray:
         """The plain mean of ``x`` (R's ``dr.direction`` centres by it)."""
         return self.overall.mean[self._block("x")].copy()
@@ -361,7 +376,7 @@ def fit_sliced_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, d
     )
     acc = source.reduce(template)
     c = acc.rescale  # raises when every weight is zero
-    check_rows(estimator, acc.n, source.p)
+    check_rows(estimator, acc.n, source.p, acc, source)
     if len(acc.slices.keys) < 2:
         raise ValueError(
             f"The response has a single value, so {estimator.method} finds only one slice; "
@@ -444,10 +459,7 @@ def fit_cume_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dic
     rows sorted by the response (Dask) or one pass per range of it (chunks), as unweighted."""
     acc = source.reduce(CaseWeightedStatistics(source.p, SliceRule(single=True), response=True))
     c = acc.rescale
-    check_rows(estimator, acc.n, source.p)
-    y = acc._block("y")
-    if not acc.overall.cov[y, y][0, 0] > 0:
-        raise ValueError("The response has a single value; cume needs a response that varies.")
+    check_rows(estimator, acc.n, source.p, acc, source)
     std = acc.standardized(source.x_names)
     if source.can_sort:
         args = (std.mean, c)

@@ -561,7 +561,22 @@ def _truncated_file():
     return sdr.load(path)
 
 
+def _merge_other_classes():
+    X = FRAME[["x1", "x2"]].to_numpy()
+    a = sdr.OnlineSIR(init_size=20, d=1).partial_fit(X, np.where(FRAME.x1 > 0, "a", "b"))
+    b = sdr.OnlineSIR(init_size=20, d=1).partial_fit(X, np.where(FRAME.x1 > 0, "b", "c"))
+    return a.merge(b)
+
+
 CASES += [
+    (
+        "stream-merge-other-classes",
+        _merge_other_classes,
+        ValueError,
+        r"merge needs the same kind of response in both streams .* got \['a', 'b'\] and "
+        r"\['b', 'c'\]",
+        "the same class labels",
+    ),
     (
         "stream-constant-response",
         lambda: _stream().partial_fit(XY[0], np.full(N, 3.0)),

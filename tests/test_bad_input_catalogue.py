@@ -910,3 +910,68 @@ def test_a_chunked_spca_prints_as_in_memory_with_a_constant_or_repeated_predicto
     expected = _r2_line(sdr.spca("y ~ x1 + x2 + x3 + x4", data))
     for _, source in _sources(data):
         assert _r2_line(sdr.spca("y ~ x1 + x2 + x3 + x4", source)) == expected
+
+
+# -- errors that name the column, term, weight or path, and say what to do --------------------
+def _one_huge_weight():
+    w = np.ones(N)
+    w[3] = 1e300
+    return w
+
+
+def _parquet_on(tmp_name):
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp())
+    FRAME.to_csv(folder / "data.csv", index=False)
+    return sdr.read_parquet_chunks(folder / tmp_name)
+
+
+NAMED = [
+    ("all-missing-column", lambda: sdr.sir("y ~ x1 + x2 + x5", with_(x5=np.nan)), ValueError,
+     r"column\(s\) \['x5'\] have no values at all", "remove them from the formula"),
+    ("all-missing-array-column",
+     lambda: sdr.SIR().fit(FRAME[["x1", "x2"]].assign(x2=np.nan), FRAME.y), ValueError,
+     r"column\(s\) \['x2'\] have no values at all", "remove them"),
+    ("every-row-misses-something",
+     lambda: sdr.sir("y ~ x1 + x2", with_(x1=FRAME.x1.where(FRAME.index % 2 == 0),
+                                          x2=FRAME.x2.where(FRAME.index % 2 == 1))),
+     ValueError, r"every row misses a value of \['x1', 'x2'\]", "or impute"),
+    ("one-weight-of-1e300", lambda: sdr.sir("y ~ x1 + x2", FRAME, weights=_one_huge_weight()),
+     ValueError, r"gives row 3 .* a weight of 1e\+300, 1e\+300 times the smallest",
+     "Check the largest weights"),
+    ("one-weight-of-1e300-on-chunks",
+     lambda: sdr.sir("y ~ x1 + x2", sdr.chunks_from([with_(w=_one_huge_weight())]), weights="w"),
+     ValueError, r"The 'weights' column 'w' spans 1 to 1e\+300", "Check the largest weights"),
+    ("log-of-negatives-leaves-too-few-rows",
+     lambda: sdr.save("y ~ log(x1) + x2 + x3 + x4", FRAME.iloc[:12]), ValueError,
+     r"got n = \d and p = 4\..* dropped for undefined values \(NaN\) of \['log\(x1\)'\]",
+     r"the log of a value <= 0"),
+    ("parquet-reader-on-a-csv", lambda: _parquet_on("data.csv"), ValueError,
+     r"'.*data\.csv' is not a Parquet file", r"use sdr\.read_csv_chunks\(path\)"),
+    ("parquet-reader-on-a-missing-path", lambda: _parquet_on("gone.parquet"), FileNotFoundError,
+     r"The Parquet file '.*gone\.parquet' does not exist", "check the path"),
+    ("stream-source-of-the-wrong-kind", lambda: sdr.online_sir("y ~ x1", {"a": FRAME}),
+     TypeError, r"Chunk 0 of the source \(a dict\) is a str",
+     r"a Dask DataFrame, an iterable of DataFrames"),
+    ("conditional-density-of-a-stream",
+     lambda: sdr.online_sir("y ~ x1 + x2", FRAME, init_size=40, nslices=5).conditional_density(),
+     ValueError, "conditional_density is not available for a stream",
+     r"reduced = fit\.transform\(rows\)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "problem", "remedy"), [c[1:] for c in NAMED], ids=[c[0] for c in NAMED]
+)
+def test_an_error_names_what_is_wrong_and_what_to_do(call, exc, problem, remedy):
+    test_bad_input(call, exc, problem, remedy)
+
+
+def test_online_sir_reads_a_dask_frame_partition_by_partition():
+    dd = pytest.importorskip("dask.dataframe")
+    options = {"init_size": 20, "nslices": 5, "chunksize": 10}
+    in_memory = sdr.online_sir("y ~ x1 + x2", FRAME, **options)
+    on_dask = sdr.online_sir("y ~ x1 + x2", dd.from_pandas(FRAME, npartitions=3), **options)
+    np.testing.assert_array_equal(on_dask.directions, in_memory.directions)

@@ -538,7 +538,11 @@ def constant_response_error(method: str, names: list[str]) -> ValueError:
     )
 
 
-def too_few_rows_error(method: str, n: float, p: int) -> ValueError:
+class TooFewRowsError(ValueError):
+    """A fit refused for too few rows; the formula functions add why rows were dropped."""
+
+
+def too_few_rows_error(method: str, n: float, p: int) -> TooFewRowsError:
     """The error of a moment fit with no more rows than predictors (in memory or not).
 
     Examples
@@ -546,7 +550,7 @@ def too_few_rows_error(method: str, n: float, p: int) -> ValueError:
     >>> print(too_few_rows_error("sir", 4, 4))
     sir needs more observations than predictors; got n = 4 and p = 4. Remove predictors, or use a method for p >= n (lasso_sir, spca).
     """
-    return ValueError(
+    return TooFewRowsError(
         f"{method} needs more observations than predictors; got n = {int(n)} and p = {p}. "
         "Remove predictors, or use a method for p >= n (lasso_sir, spca)."
     )
@@ -592,13 +596,18 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "Options",
+    "TooFewRowsError",
     "check_bool",
     "check_choice",
     "check_float",
     "check_int",
     "check_positive_grid",
+    "constant_response_error",
     "describe_constraints",
+    "is_constant",
     "make_constraint",
+    "refuse_constant_response",
+    "too_few_rows_error",
     "translate_options",
     "validate_parameters",
 ]

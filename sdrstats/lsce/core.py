@@ -17,7 +17,7 @@ from threadpoolctl import threadpool_limits
 from ..core.budget import check_count, check_loops, warn_if_slow
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
-from ..core.validation import Interval, Options, check_positive_grid
+from ..core.validation import Interval, Options, TooFewRowsError, check_positive_grid
 from ..core.warnings import ConvergenceWarning, TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
@@ -293,7 +293,7 @@ class CriterionEstimator(Estimator):
             )
         k = self.options["n_folds"]
         if n < 2 * k:
-            raise ValueError(
+            raise TooFewRowsError(
                 f"{name} needs at least 2 * n_folds = {2 * k} observations for {k}-fold "
                 f"cross-validation; got n = {n}. Lower 'n_folds' or add observations."
             )

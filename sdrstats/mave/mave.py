@@ -12,7 +12,7 @@ from ..core.budget import STEP_SECONDS, check_count
 from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options, check_choice
+from ..core.validation import Interval, Options, TooFewRowsError, check_choice
 from ..core.warnings import ConvergenceWarning, SDRWarning
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, dimension_sequence, kernel_sir
@@ -219,7 +219,9 @@ class MAVE(Estimator):
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n, p = X.shape
         if n < 10:
-            raise ValueError(f"mave needs at least 10 observations for its local fits; got {n}.")
+            raise TooFewRowsError(
+                f"mave needs at least 10 observations for its local fits; got {n}."
+            )
         d = self.options["d"]
         if d is not None and d > p:
             raise ValueError(f"The 'd' option of mave must be at most p = {p}; got {d}.")

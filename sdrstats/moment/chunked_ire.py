@@ -360,7 +360,7 @@ def fit_ire_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict
     check_ire(estimator, p)
     numeric = not source.categorical
     rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
-    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric))
+    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric, column=source.weights))
     c = acc.rescale  # raises when every weight is zero
     check_rows(estimator, acc.n, p, acc, source)
     if len(acc.slices.keys) < 2:

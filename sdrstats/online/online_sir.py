@@ -525,6 +525,27 @@ class OnlineSIR(StreamStateMixin, Estimator):
         """
         return self.results().summary()
 
+    def conditional_density(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.conditional_density`.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).conditional_density()
+        Traceback (most recent call last):
+        ...
+        ValueError: conditional_density is not available for a stream: ...
+        """
+        return self.results().conditional_density(*args, **kwargs)
+
     def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
         """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
 

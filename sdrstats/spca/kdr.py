@@ -25,7 +25,7 @@ from ..core.estimator import Capabilities, Estimator, EstimatorOutput
 from ..core.formula_functions import fit_formula, formula_doc
 from ..core.parallel import effective_n_jobs, parallel_map, spawn_generators
 from ..core.summary import Block
-from ..core.validation import Interval, Options
+from ..core.validation import Interval, Options, TooFewRowsError
 from ..core.warnings import ConvergenceWarning
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
 from ..stats.linalg import canonical_basis, whiten
@@ -176,7 +176,7 @@ class KDR(Estimator):
                 f"The 'd' option of kdr must be at most p = {X.shape[1]}; got {self.options['d']}."
             )
         if X.shape[0] <= X.shape[1]:
-            raise ValueError(
+            raise TooFewRowsError(
                 f"kdr whitens the predictors and needs n > p; got n = {X.shape[0]}, "
                 f"p = {X.shape[1]}. Reduce p first (e.g. with spca)."
             )

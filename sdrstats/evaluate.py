@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .core.budget import SEED_BYTES, STEP_SECONDS, check_count
 from .core.parallel import parallel_map, spawn_seeds
+from .core.validation import check_int
 from .core.warnings import ConvergenceWarning
 from .design.formula import from_arrays, parse
 from .sdspcaan.tuning import WEIGHT_GRID, balanced_accuracy, one_nn_bca
@@ -235,6 +237,11 @@ def classification(
             "fraction (e.g. splits=(0.6, 0.2, 0.2)) or drop rare classes."
         )
     grid = [float(w) for w in weight_grid]
+    check_int(n_repeats, "n_repeats", "classification", low=1)
+    # a repeat: its seed and a row of scores per method and candidate, at least a fit each
+    check_count("classification", "n_repeats", n_repeats, unit="random splits",
+                seconds_each=len(names) * STEP_SECONDS,
+                bytes_each=SEED_BYTES + 1024.0 * len(names), at=f" of n = {len(y):,} rows")  # fmt: skip
     threads = 1 if n_jobs != 1 else None
     rows, grid_rows = [], []
     seeds = spawn_seeds(random_state, n_repeats)

@@ -41,6 +41,7 @@ from .parallel import check_random_state
 from .persistence import Registered
 from .results import Results
 from .validation import (
+    TooFewRowsError,
     own_copy,
     refuse_constant_response,
     translate_options,
@@ -407,13 +408,19 @@ class Estimator(FamilyHooks, Registered):
         """
         self._validate_options()  # an option may have been assigned directly since
         self._check_response(spec)
-        if spec.n < 2:
-            raise ValueError(
-                f"{self.method} needs at least 2 observations to estimate anything; got "
-                f"n = {spec.n}."
-            )
-        refuse_constant_response(spec, self.method)
-        self._check_data(spec.X, spec.Y, spec.categorical)
+        try:
+            if spec.n < 2:
+                raise TooFewRowsError(
+                    f"{self.method} needs at least 2 observations to estimate anything; got "
+                    f"n = {spec.n}."
+                )
+            refuse_constant_response(spec, self.method)
+            self._check_data(spec.X, spec.Y, spec.categorical)
+        except TooFewRowsError as exc:
+            dropped = getattr(spec, "dropped", None)
+            if dropped:  # name the columns or terms that took the rows
+                raise TooFewRowsError(f"{exc} ({dropped}.)") from None
+            raise
         output = self.fit_output(spec, random_state=self.options.get("random_state"))
         return self.results_class(self, spec, output, call=call)
 

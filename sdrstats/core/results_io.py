@@ -254,7 +254,8 @@ class SaveLoadMixin(Registered):
         Parameters
         ----------
         path : str or os.PathLike
-            The ``.npz`` file.
+            The file, or the name given to :meth:`save` (``.npz`` is added when that name
+            is not a file).
 
         Returns
         -------
@@ -311,7 +312,8 @@ def load(path: Any) -> Any:
     Parameters
     ----------
     path : str or os.PathLike
-        A file written by ``Results.save`` or ``OnlineSIR.save``.
+        A file written by ``Results.save`` or ``OnlineSIR.save``, or the name given to it
+        (``.npz`` is added when that name is not a file).
 
     Returns
     -------

@@ -523,6 +523,45 @@ def accepts_aliases(aliases: Mapping[str, str]) -> Callable[[F], F]:
     return decorate
 
 
+def constant_response_error(method: str, names: list[str]) -> ValueError:
+    """The error of a constant numeric response, the same for rows in memory, chunks, Dask
+    partitions and streams.
+
+    Examples
+    --------
+    >>> print(constant_response_error("sir", ["y"]))
+    The response is constant; sir needs a response that varies (['y'] has a single value, zero variance). Remove constant responses from the formula.
+    """
+    return ValueError(
+        f"The response is constant; {method} needs a response that varies ({names} has a "
+        "single value, zero variance). Remove constant responses from the formula."
+    )
+
+
+class TooFewRowsError(ValueError):
+    """A fit refused for too few rows; the formula functions add why rows were dropped."""
+
+
+def too_few_rows_error(method: str, n: float, p: int) -> TooFewRowsError:
+    """The error of a moment fit with no more rows than predictors (in memory or not).
+
+    Examples
+    --------
+    >>> print(too_few_rows_error("sir", 4, 4))
+    sir needs more observations than predictors; got n = 4 and p = 4. Remove predictors, or use a method for p >= n (lasso_sir, spca).
+    """
+    return TooFewRowsError(
+        f"{method} needs more observations than predictors; got n = {int(n)} and p = {p}. "
+        "Remove predictors, or use a method for p >= n (lasso_sir, spca)."
+    )
+
+
+def is_constant(variance: float, mean: float) -> bool:
+    """Whether accumulated moments describe a constant column: zero variance, or a spread
+    within rounding of the mean (standard deviation below ``1e-12 |mean|``)."""
+    return not variance > (1e-12 * abs(mean)) ** 2
+
+
 def refuse_constant_response(spec: Any, method: str) -> None:
     """Every in-memory fit passes here: a numeric response without variation has no
     directions to find (pHd and MAVE would otherwise return arbitrary ones)."""
@@ -531,10 +570,7 @@ def refuse_constant_response(spec: Any, method: str) -> None:
     Y = spec.Y.reshape(spec.Y.shape[0], -1)
     constant = [name for name, col in zip(spec.y_names, Y.T) if np.ptp(col) == 0]
     if constant:
-        raise ValueError(
-            f"The response is constant; {method} needs a response that varies ({constant} "
-            "has a single value, zero variance). Remove constant responses from the formula."
-        )
+        raise constant_response_error(method, constant)
 
 
 def own_copy(spec: Any, X: Any, y: Any) -> Any:
@@ -560,13 +596,18 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "Options",
+    "TooFewRowsError",
     "check_bool",
     "check_choice",
     "check_float",
     "check_int",
     "check_positive_grid",
+    "constant_response_error",
     "describe_constraints",
+    "is_constant",
     "make_constraint",
+    "refuse_constant_response",
+    "too_few_rows_error",
     "translate_options",
     "validate_parameters",
 ]

@@ -351,7 +351,9 @@ def parse(
             f"bs, cr, cc, te) is undefined on every row when the column has missing "
             f"values ({with_na}). Drop those rows first, e.g. data.dropna(subset={with_na})."
         )
-    n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing, design.undefined)
+    n_dropped, why_dropped = _report_missing(
+        frame, keep, lhs + " " + rhs, columns, missing, design.undefined
+    )
     notes: list[str] = []
     if not empty_levels:
         dropped = _drop_unused_levels(design.info, frame, keep)
@@ -382,6 +384,7 @@ def parse(
         source=frame[_mentioned_columns(rhs, columns)],
         positions=np.flatnonzero(keep) if n_dropped else None,
         notes=tuple(notes),
+        dropped=why_dropped,
     )
 
 
@@ -732,10 +735,11 @@ def _report_missing(
     columns: list[str],
     missing: str,
     undefined: list[str] = (),
-) -> int:
-    """Warn of (or refuse) the rows a missing value drops; how many there are."""
+) -> tuple[int, str | None]:
+    """Warn of (or refuse) the rows a missing value drops; how many there are and why."""
     n_kept = int(keep.sum())
     n_dropped = frame.shape[0] - n_kept
+    why, with_na, computed = None, [], []
     if n_dropped:
         with_na = [c for c in _mentioned_columns(text, columns) if frame[c].isna().any()]
         # terms undefined on some rows (log of a negative number is NaN), as R's model.frame
@@ -758,9 +762,21 @@ def _report_missing(
             MissingValueWarning,
             stacklevel=4,
         )
+        why = f"{n_dropped} of {frame.shape[0]} rows were dropped for {where}"
+        if computed:
+            why += " (a transform undefined there, such as the log of a value <= 0)"
     if n_kept == 0:
-        raise ValueError("No rows are left after dropping rows with missing values.")
-    return n_dropped
+        empty = [c for c in with_na if frame[c].isna().all()]
+        if empty:
+            raise ValueError(
+                f"No rows are left after dropping rows with missing values: column(s) {empty} "
+                "have no values at all; remove them from the formula (or fill them)."
+            )
+        raise ValueError(
+            f"No rows are left after dropping rows with missing values: every row misses a "
+            f"value of {with_na + computed}; remove some of them from the formula, or impute."
+        )
+    return n_dropped, why
 
 
 __all__ = ["ModelSpec", "parse", "from_arrays", "select_rows", "describe_subset"]

@@ -51,6 +51,9 @@ class ModelSpec:
         Labels of the rows of ``data`` that were used.
     n_dropped : int
         Rows dropped for missing values.
+    dropped : str or None
+        Why they were dropped, for messages ("9 of 12 rows were dropped for undefined values
+        (NaN) of ['log(x1)']"); None when no row was.
     formula, design_info, design_columns, x_columns, rhs, source
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
@@ -92,6 +95,7 @@ class ModelSpec:
     notes: tuple[str, ...] = ()
     case_weights: np.ndarray | None = field(default=None, repr=False)
     groups: np.ndarray | None = field(default=None, repr=False)
+    dropped: str | None = field(default=None, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and

@@ -12,6 +12,12 @@ import numpy as np
 
 #: R ``dr`` drops rows whose weight is at most this.
 ZERO_WEIGHT = 1e-30
+#: The largest weight may be at most this many times the smallest kept one (the spread a pass
+#: over chunks can track too): beyond, the rows of small weight fall below the rounding of
+#: sums in double precision (about 1e-16) times the largest, and the fit rests on a few rows
+#: (R computes it anyway, with collinearity or garbage). Inverse-probability and survey
+#: weights span a few orders of magnitude; a row meant to count for nothing takes weight 0.
+MAX_WEIGHT_SPREAD = 1e12
 
 
 def check_weight_shape(weights: Any, n_rows: int) -> np.ndarray:
@@ -44,6 +50,16 @@ def check_case_weights(weights: Any, n_rows: int) -> np.ndarray:
         )
     if not (w > ZERO_WEIGHT).any():
         raise ValueError("The 'weights' option is zero for every row; nothing is left to fit.")
+    kept = w[w > ZERO_WEIGHT]
+    top, least = int(np.argmax(w)), float(kept.min())
+    if w[top] > MAX_WEIGHT_SPREAD * least:
+        raise ValueError(
+            f"The 'weights' option gives row {top} (0-based, among the fitted rows) a weight of "
+            f"{w[top]:.3g}, {w[top] / least:.3g} times the smallest weight {least:.3g}: the "
+            "rows of small weight would count for nothing next to it (weights spanning more "
+            f"than {MAX_WEIGHT_SPREAD:.0e} exceed double precision). Check the largest weights; "
+            "give rows to leave out a weight of 0."
+        )
     return w
 
 
@@ -56,4 +72,10 @@ def rescale(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, w.size * kept / kept.sum()
 
 
-__all__ = ["ZERO_WEIGHT", "check_case_weights", "check_weight_shape", "rescale"]
+__all__ = [
+    "MAX_WEIGHT_SPREAD",
+    "ZERO_WEIGHT",
+    "check_case_weights",
+    "check_weight_shape",
+    "rescale",
+]

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
 from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
 from ..core.summary import dir_labels
 from .bootstrap_result import BootstrapResult
@@ -86,6 +87,10 @@ def embedding_bootstrap(
                 f"d = {d} is not available for the {name} bootstrap: the fit computed "
                 f"{width} components; refit with d = {d}."
             )
+    # a replicate keeps an embedding of every training row: n x d floats
+    check_count(f"bootstrap {name}", "B", B, unit="replicates", seconds_each=STEP_SECONDS,
+                bytes_each=SEED_BYTES + 8.0 * (len(X) + 2) * d + 64.0,
+                at=f" at n = {len(X):,}")  # fmt: skip
     reference = np.asarray(results.estimator.transform_arrays(results.output, X, d), float)
     seeds = spawn_seeds(random_state, B)
     size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
@@ -96,6 +101,7 @@ def embedding_bootstrap(
         n_jobs=n_jobs,
         progress=progress,
         desc=f"bootstrap {name}",
+        count_option=("B", B),
     )
     items = [item for piece in pieces for item in piece]
     distances = np.full(B, np.nan)

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
 from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
 from ..core.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
@@ -167,6 +168,11 @@ def permutation_test(
         own = results.estimator._option_aliases.get("numdir") == "d_max"
         d_max = min(int(results.options["d_max"] if own else 4), available)
     numdir = check_int(d_max, "d_max", "the permutation test", low=1, high=available)
+    # every hypothesis permutes n_permutations times: a seed and a statistic each
+    check_count(f"permutation test {name}", "n_permutations", n_permutations,
+                unit=f"permutations for each of {numdir} hypotheses",
+                seconds_each=numdir * STEP_SECONDS, bytes_each=numdir * (SEED_BYTES + 16.0),
+                at=f" at n = {results.n:,}")  # fmt: skip
     observed = np.sort(eig)[::-1]
     stats = np.array([observed[m:].sum() for m in range(numdir)])
     whitening = _Whitening(results.spec.X)
@@ -181,7 +187,14 @@ def permutation_test(
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     fn = partial(_chunk, results=results, whitening=whitening, splits=splits)
     values = np.concatenate(
-        parallel_map(fn, chunks, n_jobs=n_jobs, progress=progress, desc=f"permutation test {name}")
+        parallel_map(
+            fn,
+            chunks,
+            n_jobs=n_jobs,
+            progress=progress,
+            desc=f"permutation test {name}",
+            count_option=("n_permutations", n_permutations),
+        )
     )
     values = values.reshape(numdir, n_permutations)
     valid = np.sum(~np.isnan(values), axis=1)

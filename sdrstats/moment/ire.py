@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
+from ..core.budget import STEP_SECONDS, check_count, check_loops
 from ..core.estimator import Capabilities, EstimatorOutput
 from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results, choose_by_pvalues
@@ -130,11 +131,13 @@ class IRE(MomentEstimator):
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int, default 1
-        Re-estimations of ``Γ_ζ`` at the fitted span (as R).
+        Re-estimations of ``Γ_ζ`` at the fitted span (as R). Bounded by the time limit
+        (``sdr.set_config(max_time=...)``, see :meth:`check_budget`).
     tol : float, default 1e-6
         Relative change of the discrepancy that stops the iterations.
     max_iter : int, default 200
-        Sweeps of alternating least squares before a ConvergenceWarning.
+        Sweeps of alternating least squares before a ConvergenceWarning; bounded by the time
+        limit as ``steps`` is.
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
@@ -295,6 +298,30 @@ class IRE(MomentEstimator):
             raise ValueError("ire needs at least two predictors (it fits dimensions below p).")
         if d is not None and d > p - 1:
             raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+        self.check_budget(X.shape[0], p)
+
+    def check_budget(self, n: int | None, p: int) -> None:
+        """Refuse ``steps`` or ``max_iter`` whose predicted time is past ``sdr.set_config``'s
+        limit, before the fit starts (``n`` None: not yet known, as for chunked data).
+
+        A re-estimation step estimates ``Γ_ζ`` again (about ``n h p²`` flops; one more pass
+        over chunked rows) and refits every dimension; each fit is at most ``max_iter + 1``
+        sweeps of alternating least squares, at least :data:`~sdrstats.core.budget.STEP_SECONDS`
+        each.
+        """
+        o = self.options
+        h = o["nslices"] or max(8, p + 3)
+        dims = max(min(o["d_max"], p - 1), o["d"] or 1)
+        at = f" at n = {n:,}" if n is not None else ""
+        # a step at n = 60, p = 4: about 0.05 s (fits of 3 dimensions and their importance
+        # orders, some 50 sweeps each), plus Γ_ζ over the rows
+        per_step = max(1e-9 * (n or 0) * h * p * p, STEP_SECONDS) + 2 * dims * 50 * STEP_SECONDS
+        check_count("ire", "steps", o["steps"], unit="re-estimation steps",
+                    seconds_each=per_step, at=at)  # fmt: skip
+        # each step fits every dimension and its importance order, up to max_iter sweeps each
+        fits = 2 * dims * (o["steps"] + 1)
+        check_loops("ire", {"max_iter": o["max_iter"]}, fits * STEP_SECONDS, unit="sweeps",
+                    at=f" in each of {fits} fits{at}")  # fmt: skip
 
     def fit_output(
         self,

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.budget import check_count
 from ..core.parallel import as_seed_sequence, check_random_state
 from ..core.validation import check_float, check_int
 from ..design.formula import parse, select_rows
@@ -101,6 +102,9 @@ def dr_weights(
         formula = _PLACEHOLDER + " " + formula
     spec = parse(formula, frame, missing="drop")
     X, (n, p) = spec.X, spec.X.shape
+    # the draws and their nearest rows' distances and indices
+    check_count("dr_weights", "n_samples", n_samples or 10 * n, unit="draws", seconds_each=None,
+                bytes_each=8.0 * (p + 6), at=f" in p = {p} dimensions")  # fmt: skip
     rng = np.random.default_rng(as_seed_sequence(random_state))
     robust = MinCovDet(random_state=int(rng.integers(2**31 - 1))).fit(X)
     values, vectors = np.linalg.eigh(robust.covariance_)

@@ -19,7 +19,13 @@ import pandas as pd
 
 from ..core.persistence import register
 from ..core.warnings import MissingValueWarning
-from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
+from ..design.formula import (
+    _check_finite,
+    _expand_dot,
+    _mentioned_columns,
+    from_arrays,
+    parse,
+)
 from ..design.names import quote_columns
 from ..design.rsyntax import to_patsy
 from ..design.safe_formula import evaluate_response
@@ -57,12 +63,7 @@ class ChunkReader:
     ) -> tuple[np.ndarray, np.ndarray]:
         if missing not in ("drop", "raise"):
             raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-        if (
-            formula is not None
-            and self.formula is not None
-            and to_patsy(quote_columns(formula, self.columns or []), self.columns or [])
-            != self.formula
-        ):
+        if formula is not None and self.formula is not None and not self._same(formula):
             raise ValueError(
                 f"This stream was started with formula {self.formula!r}; a chunk "
                 f"cannot change it to {formula!r}."
@@ -107,9 +108,29 @@ class ChunkReader:
         spec = parse(formula, data, missing=missing, empty_levels=True)
         self.columns = [str(c) for c in data.columns]
         # R's names (MPG.city, "x y") quoted and R's operators translated as parse read
-        # them: later chunks evaluate the text
-        self.formula = to_patsy(quote_columns(formula, self.columns), self.columns)
+        # them: later chunks evaluate the text. R's '.' is stored expanded to the first
+        # chunk's columns, so that the stream's formula names its columns (a saved state may
+        # hold no '.', which is not Python).
+        self.formula = self._expanded(formula)
         return self._adopt(spec)
+
+    def _expanded(self, formula: str) -> str:
+        """``formula`` with R's names quoted and ``.`` expanded to the first chunk's columns
+        (other than the response's), as :func:`~sdrstats.design.formula.parse` reads it."""
+        columns = self.columns or []
+        quoted = to_patsy(quote_columns(formula, columns), columns)
+        if quoted.count("~") != 1:
+            return quoted
+        lhs, rhs = (side.strip() for side in quoted.split("~"))
+        y_columns = _mentioned_columns(lhs, columns)
+        return f"{lhs} ~ {_expand_dot(rhs, columns, y_columns)}"
+
+    def _same(self, formula: str) -> bool:
+        """Whether a later chunk's ``formula`` is the stream's (as given, or as stored)."""
+        try:
+            return self._expanded(formula) == self.formula
+        except ValueError:
+            return False
 
     # -- later chunks --------------------------------------------------------------------
     def _check_columns(self, data: pd.DataFrame) -> None:

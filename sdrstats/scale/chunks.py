@@ -13,6 +13,7 @@ first one lacks raises an error naming it.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -188,14 +189,42 @@ def read_parquet_chunks(
         or batch_size < 1
     ):
         raise ValueError(f"The 'batch_size' option must be a positive int; got {batch_size!r}.")
-    path = str(path)
+    path = os.fspath(path) if hasattr(path, "__fspath__") else str(path)
+    _open_parquet(pq, path)  # a missing file or another format is named now, not mid-fit
 
     def factory() -> Iterable[pd.DataFrame]:
-        handle = pq.ParquetFile(path)
+        handle = _open_parquet(pq, path)
         for batch in handle.iter_batches(batch_size=int(batch_size), columns=columns):
             yield batch.to_pandas()
 
     return ChunkSource(factory, f"read_parquet_chunks({path!r}, batch_size={batch_size})")
+
+
+def _open_parquet(pq: Any, path: str) -> Any:
+    """``pyarrow.parquet.ParquetFile(path)`` with errors that name the path and the remedy."""
+    if not os.path.exists(path):
+        where = "" if os.path.isabs(path) else f" (relative to {os.getcwd()!r})"
+        raise FileNotFoundError(f"The Parquet file {path!r}{where} does not exist; check the path.")
+    if os.path.isdir(path):
+        raise ValueError(
+            f"{path!r} is a folder; read_parquet_chunks reads one Parquet file (for a folder "
+            "of them, dask.dataframe.read_parquet(path) gives a Dask DataFrame to fit on)."
+        )
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow's ArrowInvalid / OSError: not a Parquet file
+        first = ""
+        try:
+            with open(path, "rb") as handle:
+                first = handle.read(4).decode("latin-1")
+        except OSError:
+            pass
+        hint = (
+            "; it looks like text: for a CSV file use sdr.read_csv_chunks(path)"
+            if first and first.isprintable()
+            else ""
+        )
+        raise ValueError(f"{path!r} is not a Parquet file (pyarrow: {exc}){hint}.") from None
 
 
 def chunks_from(chunks: Any) -> ChunkSource:

@@ -302,6 +302,7 @@ class ChunkedData:
         self.n_chunks: int | None = None
         self.n_dropped = 0
         self.slicing_passes = 0
+        self.response_summary: Any = None  # set by response_cuts
         self.row_passes = 0
         self._grouped_passes: dict[str, Any] = {}
 
@@ -345,6 +346,7 @@ class ChunkedData:
         distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
         found = exact_cut_points(self._response_pass(), nslices, function)
         self.slicing_passes = found.passes
+        self.response_summary = found  # rows and distinct values, for the in-memory checks
         return found.cuts
 
     def response_levels(self, column: str, template: Any) -> dict[Any, Any]:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.budget import check_memory
+from ..core.budget import check_count, check_memory
 from ..core.estimator import Estimator, EstimatorOutput
 from ..core.validation import Interval, Options
 from ..design.formula import ModelSpec
@@ -182,6 +182,11 @@ class _Alternating(ProjectionFamily):
                 "fit on a random subsample of the rows (stratified by class), or use sdspca "
                 "(no graph: its cost grows with n * p)",
             )
+        # an iteration: a p x p eigenproblem, n x p products and, with a graph, n x n ones
+        p = X.shape[1]
+        work = p**3 + n * p * (config.k + 1) + (n * n if config.graph != "none" else 0)
+        check_count(self.method, "max_iter", config.max_iter, unit="iterations",
+                    seconds_each=1e-9 * work, at=f" at n = {n:,}")  # fmt: skip
         result = solve(X, Y, config)
         extras = {
             "similarity": result.similarity,

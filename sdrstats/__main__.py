@@ -236,14 +236,42 @@ def _fit_command(args: argparse.Namespace) -> int:
             warnings.simplefilter("always", sdr.SDRWarning)
             fit = function(args.formula, data, missing=args.missing, **options)
         for w in caught:
-            print(f"warning: {w.message}", file=sys.stderr)
-        print(fit.summary())
+            print(f"warning: {_in_flags(str(w.message))}", file=sys.stderr)
+        summary = str(fit.summary())
+        print(summary)
         if args.test:
-            print(fit.test_dimension(args.test))
+            test = fit.test_dimension(args.test)
+            # the summary already prints the default test's table: add only its conclusion
+            print(test.conclusion if test.table_text in summary else test)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_in_flags(str(exc))}", file=sys.stderr)
         return 2
     return 0
+
+
+_PYTHON_OPTION = re.compile(r"""\b([a-z][a-z0-9_]*)=(?:'([^']*)'|"([^"]*)"|([\w.+-]+))""")
+
+
+def _in_flags(message: str) -> str:
+    """A message written for Python callers, with ``option=value`` spelt as the flag.
+
+    The formula functions' errors advise in Python (``pass missing='drop'``); on the command
+    line the same advice is ``--missing drop``. Only simple values are rewritten: a value
+    that is a list or an expression stays as it is.
+
+    Examples
+    --------
+    >>> _in_flags("drop or impute them, or pass missing='drop' to drop them.")
+    'drop or impute them, or pass --missing drop to drop them.'
+    >>> _in_flags("lower nslices=4 (or d_max=2)")
+    'lower --nslices 4 (or --d-max 2)'
+    """
+
+    def flag(m: re.Match) -> str:
+        value = next(v for v in m.groups()[1:] if v is not None)
+        return f"--{m.group(1).replace('_', '-')} {value}"
+
+    return _PYTHON_OPTION.sub(flag, message)
 
 
 def _row_names(data: pd.DataFrame, index_col: str) -> pd.DataFrame | None:

@@ -45,6 +45,7 @@ from .validation import (
     own_copy,
     refuse_constant_response,
     translate_options,
+    unknown_options_error,
     validate_parameters,
 )
 
@@ -137,7 +138,8 @@ class Estimator(FamilyHooks, Registered):
     adds checks that involve several options, ``_check_data`` those that need the data.
 
     ``_option_aliases`` (R's names, e.g. ``numdir`` for ``d_max``) are accepted as the
-    options they name. An unknown option raises ``TypeError``.
+    options they name. An unknown option raises ``TypeError`` naming the class and the
+    closest option (``SIR() got an unknown option 'nslice'; did you mean 'nslices'?``).
     """
 
     method: ClassVar[str] = ""
@@ -171,14 +173,14 @@ class Estimator(FamilyHooks, Registered):
         return {name: getattr(self, name) for name in type(self).params}
 
     @classmethod
-    def _translate(cls, options: dict[str, Any]) -> dict[str, Any]:
-        """``options`` with R's aliases under the options' names; unknown names raise."""
+    def _translate(cls, options: dict[str, Any], owner: str = "") -> dict[str, Any]:
+        """``options`` with R's aliases under the options' names; an unknown name raises a
+        ``TypeError`` naming ``owner`` (default ``Class()``) and the closest option."""
         options = translate_options(options, cls.__name__, aliases=cls._option_aliases)
         unknown = [name for name in options if name not in cls.params]
         if unknown:
-            raise TypeError(
-                f"{cls.__name__} got unknown option(s) {sorted(unknown)}; valid options are "
-                f"{list(cls.params)}."
+            raise unknown_options_error(
+                owner or f"{cls.__name__}()", unknown, list(cls.params), also=cls._option_aliases
             )
         return options
 
@@ -251,7 +253,7 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8).set_params(d=2)
         SIR(nslices=8, slice_function='dr', d_max=4, d=2, cut_points=None)
         """
-        options = self._translate(options)
+        options = self._translate(options, f"{type(self).__name__}.set_params()")
         before = self.options
         for name, value in options.items():
             setattr(self, name, value)
@@ -281,7 +283,7 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
         SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None)
         """
-        changes = self._translate(changes)
+        changes = self._translate(changes, f"{type(self).__name__}.clone()")
         options = {k: _own(v) for k, v in self.options.items()}
         return type(self)(**{**options, **changes})
 
@@ -543,7 +545,7 @@ class Estimator(FamilyHooks, Registered):
         from ..scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
 
         weights_arg = weights
-        options = cls._translate(options)
+        options = cls._translate(options, f"{cls.__name__}.from_formula()")
 
         if is_chunked(data):
             if subset is not None:

@@ -5,18 +5,23 @@ are ordinary functions with explicit typed signatures (editors and type checkers
 whose body is :func:`fit_formula`. Their docstrings are written with them; the option text
 is the class's: :func:`formula_doc` substitutes ``{options}`` (and the entries every formula
 function shares, ``{formula}``, ``{weights}``...) and checks, at import, that the signature
-takes the class's options in its order with its defaults and annotations.
+takes the class's options in its order with its defaults and annotations. It also wraps the
+function in :func:`checks_option_names`, so a misspelt option names the function and the
+closest option instead of Python's bare "unexpected keyword argument".
 :func:`formula_parameters` and :func:`documented_parameters` let the tests check that every
 formula function agrees with its class.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import textwrap
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from .validation import unknown_options_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -178,6 +183,56 @@ def check_formula_signature(fn: Callable[..., Any], cls: type) -> None:
         )
 
 
+def checks_option_names(fn: F) -> F:
+    """``fn`` with a clearer error for a keyword it does not take; signature, type hints and
+    docstring kept.
+
+    Python's own error ("got an unexpected keyword argument 'nslice'") names neither the
+    function nor what was meant. The wrapper compares the keyword names with ``fn``'s
+    signature before calling it and raises :func:`~sdrstats.core.validation.unknown_options_error`
+    (``sir() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: ...``);
+    everything else, positional misuse included, is ``fn``'s own behaviour.
+    ``inspect.signature`` and ``typing.get_type_hints`` read ``fn`` through ``__wrapped__``,
+    and a type checker sees the decorated function's signature unchanged.
+
+    Parameters
+    ----------
+    fn : callable
+        A function with named parameters (one taking ``**kwargs`` is returned as it is).
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> @checks_option_names
+    ... def fit(formula: str, *, nslices: int = 8, d: int | None = None) -> int:
+    ...     return nslices
+    >>> fit("y ~ x", nslice=4)
+    Traceback (most recent call last):
+    ...
+    TypeError: fit() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: nslices, d.
+    >>> list(inspect.signature(fit).parameters)
+    ['formula', 'nslices', 'd']
+    """  # noqa: E501
+    parameters = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return fn
+    names = frozenset(p.name for p in parameters if p.kind is not p.POSITIONAL_ONLY)
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    others = sorted(names - set(options))
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if not names.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in names]
+            raise unknown_options_error(f"{fn.__name__}()", unknown, options, also=others)
+        return fn(*args, **kwargs)
+
+    return cast(F, checked)
+
+
 def formula_doc(cls: type) -> Callable[[F], F]:
     """Decorate a formula function of ``cls``: check its signature, fill its docstring.
 
@@ -195,7 +250,7 @@ def formula_doc(cls: type) -> Callable[[F], F]:
     Returns
     -------
     callable
-        The decorator; it returns the function itself.
+        The decorator; it returns the function wrapped by :func:`checks_option_names`.
 
     Examples
     --------
@@ -217,7 +272,7 @@ def formula_doc(cls: type) -> Callable[[F], F]:
     def decorate(fn: F) -> F:
         check_formula_signature(fn, cls)
         fn.__doc__ = _substitute(fn.__doc__ or "", common_entries(cls))
-        return fn
+        return checks_option_names(fn)
 
     return decorate
 
@@ -304,6 +359,7 @@ def fit_formula(cls: type, arguments: dict[str, Any], owner: str) -> Any:
 
 __all__ = [
     "check_formula_signature",
+    "checks_option_names",
     "common_entries",
     "fit_formula",
     "formula_doc",

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.formula_functions import checks_option_names
 from ..core.results import Results
 from ..density import Features, conditional_density_for
 from ..density.mixture import (
@@ -100,6 +101,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+@checks_option_names
 def lscde(
     formula_or_fit: Any,
     data: Any = None,
@@ -210,6 +212,7 @@ def lscde(
     return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults, subset)
 
 
+@checks_option_names
 def eps_kde(
     formula_or_fit: Any,
     data: Any = None,

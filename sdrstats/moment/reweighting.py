@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.budget import check_count
+from ..core.formula_functions import checks_option_names
 from ..core.parallel import as_seed_sequence, check_random_state
 from ..core.validation import check_float, check_int
 from ..design.formula import parse, select_rows
@@ -15,6 +16,7 @@ from ..design.formula import parse, select_rows
 _PLACEHOLDER = "dr_weights_response_"
 
 
+@checks_option_names
 def dr_weights(
     formula: str,
     data: Any,

@@ -23,7 +23,19 @@ from .core.warnings import (
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, DensityFit, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
-from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, dr_weights, phd, save, sir
+from .moment import (
+    CUME,
+    PHD,
+    SAVE,
+    SIR,
+    DirectionalRegression,
+    cume,
+    directional_regression,
+    dr_weights,
+    phd,
+    save,
+    sir,
+)
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
@@ -77,12 +89,12 @@ __all__ = [
     "SIR",
     "SAVE",
     "PHD",
-    "DR",
+    "DirectionalRegression",
     "CUME",
     "sir",
     "save",
     "phd",
-    "dr",
+    "directional_regression",
     "cume",
     "dr_weights",
     "LSCE",

@@ -49,9 +49,9 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     method : str, default "sir"
-        The sdrstats method: ``"sir"``, ``"save"``, ``"phd"``, ``"dr"``, ``"cume"``, ``"ire"``,
-        ``"mave"``, ``"lsce"``, ``"lsmi"``, ``"spca"``, ``"kspca"``, ``"kdr"``... (see
-        :func:`estimator_classes`).
+        The sdrstats method: ``"sir"``, ``"save"``, ``"phd"``, ``"ire"``, ``"cume"``,
+        ``"directional_regression"``, ``"mave"``, ``"lsce"``, ``"lsmi"``, ``"spca"``,
+        ``"kspca"``, ``"kdr"``... (see :func:`estimator_classes`).
     d : int, default 2
         Number of reduced predictors returned by ``transform`` (passed to the method as its
         ``d``).

@@ -85,7 +85,7 @@ CASES = [
     ),
     (
         "single-value-response",
-        lambda: sdr.dr("y ~ x1 + x2", with_(y=2.0)),
+        lambda: sdr.directional_regression("y ~ x1 + x2", with_(y=2.0)),
         ValueError,
         "single value",
         "varies",

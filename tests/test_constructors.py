@@ -28,7 +28,7 @@ CLASSES = [
     sdr.SIR,
     sdr.SAVE,
     sdr.PHD,
-    sdr.DR,
+    sdr.DirectionalRegression,
     sdr.CUME,
     sdr.IRE,
     sdr.MAVE,

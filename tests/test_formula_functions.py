@@ -20,7 +20,7 @@ PAIRS = {
     "sir": sdr.SIR,
     "save": sdr.SAVE,
     "phd": sdr.PHD,
-    "dr": sdr.DR,
+    "directional_regression": sdr.DirectionalRegression,
     "cume": sdr.CUME,
     "ire": sdr.IRE,
     "mave": sdr.MAVE,
@@ -44,7 +44,8 @@ PAIRS = {
 # Arguments of a formula function that are not options of its class: R's aliases, case
 # weights and a stream's chunk size.
 EXTRA = {"online_sir": ["chunksize"]} | {
-    m: ["numdir", "weights"] for m in ("sir", "save", "phd", "dr", "cume", "ire")
+    m: ["numdir", "weights"]
+    for m in ("sir", "save", "phd", "directional_regression", "cume", "ire")
 }
 # The second argument (a stream is a source, not a data frame).
 DATA = {"online_sir": "source"}

@@ -35,7 +35,7 @@ def assert_same_fit(a, b, tol=TOL):
     [
         (sdr.sir, {"nslices": 8}),
         (sdr.save, {"nslices": 8}),
-        (sdr.dr, {"nslices": 8}),
+        (sdr.directional_regression, {"nslices": 8}),
         (sdr.phd, {}),
         (sdr.phd, {"residuals": False}),
     ],
@@ -66,8 +66,10 @@ def test_csv_and_parquet_chunks_equal_in_memory(ais, tmp_path):
 
 def test_cut_points_give_the_same_fit_in_memory_and_in_chunks(ais):
     cuts = [45, 55, 60, 65, 70, 80]
-    memory = sdr.dr(AIS, ais, cut_points=cuts)
-    assert_same_fit(memory, sdr.dr(AIS, sdr.chunks_from(parts(ais)), cut_points=cuts))
+    memory = sdr.directional_regression(AIS, ais, cut_points=cuts)
+    assert_same_fit(
+        memory, sdr.directional_regression(AIS, sdr.chunks_from(parts(ais)), cut_points=cuts)
+    )
     labels = np.searchsorted(cuts, ais["lbm"], side="left")
     np.testing.assert_array_equal(memory.slice_sizes, np.bincount(labels))
 

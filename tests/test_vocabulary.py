@@ -33,10 +33,26 @@ def test_every_class_names_its_dimension_d_and_its_largest_dimension_d_max():
         assert "d" in cls.params, cls.__name__
         assert not {"k", "numdir", "max_dim", "k_max", "method"} & set(cls.params), cls.__name__
         assert not {"n_components", "n_features"} & set(cls.params), cls.__name__
-    for cls in (sdr.SIR, sdr.SAVE, sdr.PHD, sdr.DR, sdr.CUME, sdr.IRE, sdr.MAVE, sdr.LSCE):
+    for cls in (
+        sdr.SIR,
+        sdr.SAVE,
+        sdr.PHD,
+        sdr.DirectionalRegression,
+        sdr.CUME,
+        sdr.IRE,
+        sdr.MAVE,
+        sdr.LSCE,
+    ):
         assert "d_max" in cls.params, cls.__name__
     sliced = [cls for cls in CLASSES if "nslices" in cls.params]
-    assert {c.__name__ for c in sliced} == {"SIR", "SAVE", "DR", "IRE", "LassoSIR", "OnlineSIR"}
+    assert {c.__name__ for c in sliced} == {
+        "SIR",
+        "SAVE",
+        "DirectionalRegression",
+        "IRE",
+        "LassoSIR",
+        "OnlineSIR",
+    }
     for cls in (sdr.LSCE, sdr.LSMI, sdr.KDR, sdr.BPCA, sdr.LassoSIR):  # restarts, CV folds
         assert {"random_state", "n_jobs", "progress"} <= set(cls.params), cls.__name__
     assert sdr.KSPCA.params["n_landmarks"] == sdr.KDR.params["n_landmarks"] == 300

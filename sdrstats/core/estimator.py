@@ -467,7 +467,7 @@ class Estimator(FamilyHooks, Registered):
     def _no_case_weights(cls) -> TypeError:
         return TypeError(
             f"{cls.method} does not take case weights; weights= is for the moment methods "
-            "(sir, save, phd, ire, dr, cume)."
+            "(sir, save, phd, ire, cume, directional_regression)."
         )
 
     @classmethod

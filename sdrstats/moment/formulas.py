@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.formula_functions import fit_formula, formula_doc
-from .methods import CUME, DR, PHD, SAVE, SIR
+from .methods import CUME, PHD, SAVE, SIR, DirectionalRegression
 from .results import MomentResults
 
 
@@ -142,8 +142,8 @@ def phd(
     return fit_formula(PHD, locals(), "phd")
 
 
-@formula_doc(DR)
-def dr(
+@formula_doc(DirectionalRegression)
+def directional_regression(
     formula: str,
     data: Any,
     *,
@@ -157,7 +157,9 @@ def dr(
     missing: str = "drop",
     subset: Any = None,
 ) -> MomentResults:
-    """Directional regression from a formula; see :class:`DR`.
+    """Directional regression (Li & Wang 2007) from a formula; see :class:`DirectionalRegression`.
+
+    Not R's ``dr()``, which is :func:`sdrstats.dr` (SIR, SAVE, pHd and IRE by ``method=``).
 
     Parameters
     ----------
@@ -177,11 +179,12 @@ def dr(
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.dr("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
+    >>> fit = sdr.directional_regression(formula, ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()
     [7.005, 1.302, 0.633, 0.352]
     """
-    return fit_formula(DR, locals(), "dr")
+    return fit_formula(DirectionalRegression, locals(), "directional_regression")
 
 
 @formula_doc(CUME)
@@ -227,4 +230,4 @@ def cume(
     return fit_formula(CUME, locals(), "cume")
 
 
-__all__ = ["sir", "save", "phd", "dr", "cume"]
+__all__ = ["sir", "save", "phd", "directional_regression", "cume"]

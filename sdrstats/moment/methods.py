@@ -178,10 +178,15 @@ class SAVE(MomentEstimator):
         )
 
 
-class DR(MomentEstimator):
+class DirectionalRegression(MomentEstimator):
     """Directional regression (Li & Wang 2007).
 
     ``M = 2 Σ f_s E_s[zzᵀ]² + 2 (Σ f_s z̄_s z̄_sᵀ)² + 2 (Σ f_s z̄_sᵀ z̄_s)(Σ f_s z̄_s z̄_sᵀ) − 2I``.
+
+    The literature abbreviates it DR; here its name is spelt out, because ``sdr.dr`` is R's
+    ``dr()``, the front door to SIR, SAVE, pHd and IRE (:func:`sdrstats.dr`). R ``dr`` has no
+    directional regression, so it has no large-sample test here either; its dimension is
+    chosen by the permutation, ladle or bootstrap rules.
 
     Parameters
     ----------
@@ -196,16 +201,26 @@ class DR(MomentEstimator):
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
+    References
+    ----------
+    Li, B. and Wang, S. (2007). On directional regression for dimension reduction. Journal
+    of the American Statistical Association 102, 997–1008.
+
+    See Also
+    --------
+    SIR, SAVE : the slice moments it combines.
+
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.DR(nslices=8).fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> X = np.log(ais[["ssf", "wt", "hg"]])
+    >>> fit = sdr.DirectionalRegression(nslices=8).fit(X, ais["lbm"])
     >>> fit.eigenvalues.round(3).tolist()
     [6.756, 1.23, 0.275]
     """
 
-    method = "dr"
+    method = "directional_regression"
     second_moments = True
     chunked_case_weights = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
@@ -304,7 +319,7 @@ __all__ = [
     "SIR",
     "SAVE",
     "PHD",
-    "DR",
+    "DirectionalRegression",
     "CUME",
     "MomentEstimator",
     "MomentResults",

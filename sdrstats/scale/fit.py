@@ -417,7 +417,7 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
     if not estimator.capabilities.case_weights:
         raise TypeError(
             f"{estimator.method} does not take case weights; weights= is for the moment "
-            "methods (sir, save, phd, ire, dr, cume)."
+            "methods (sir, save, phd, ire, cume, directional_regression)."
         )
     if not isinstance(weights, str):
         raise ValueError(

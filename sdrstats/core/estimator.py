@@ -251,7 +251,7 @@ class Estimator(FamilyHooks, Registered):
         --------
         >>> import sdrstats as sdr
         >>> sdr.SIR(nslices=8).set_params(d=2)
-        SIR(nslices=8, slice_function='dr', d_max=4, d=2, cut_points=None)
+        SIR(nslices=8, slice_function='dr', d_max=4, d=2, cut_points=None, group=None, pool=False)
         """
         options = self._translate(options, f"{type(self).__name__}.set_params()")
         before = self.options
@@ -281,7 +281,8 @@ class Estimator(FamilyHooks, Registered):
         --------
         >>> import sdrstats as sdr
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
-        SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None)
+        SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None, group=None,
+        pool=False)
         """
         changes = self._translate(changes, f"{type(self).__name__}.clone()")
         options = {k: _own(v) for k, v in self.options.items()}

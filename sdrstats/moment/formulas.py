@@ -25,6 +25,8 @@ def sir(
     d_max: int = 4,
     d: int | None = None,
     cut_points: Any = None,
+    group: str | None = None,
+    pool: bool = False,
     numdir: int | None = None,
     weights: Any = None,
     missing: str = "drop",
@@ -33,7 +35,8 @@ def sir(
     """Sliced inverse regression from a formula; see :class:`SIR`.
 
     Several responses are written ``"y1 + y2 ~ ..."``; a categorical response is sliced by
-    its levels.
+    its levels. ``group="G"`` fits partial SIR, one subspace shared by the levels of ``G``
+    (R ``dr``'s ``group = ~G``; see :mod:`sdrstats.moment.partial`).
 
     Parameters
     ----------
@@ -56,6 +59,10 @@ def sir(
     >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()[:2]
     [0.939, 0.179]
+    >>> formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
+    >>> by_sex = sdr.sir(formula, ais, group="sex", nslices=4)  # partial SIR
+    >>> by_sex.test_dimension().d
+    2
     """
     return fit_formula(SIR, locals(), "sir")
 
@@ -70,12 +77,17 @@ def save(
     d_max: int = 4,
     d: int | None = None,
     cut_points: Any = None,
+    group: str | None = None,
+    pool: bool = False,
     numdir: int | None = None,
     weights: Any = None,
     missing: str = "drop",
     subset: Any = None,
 ) -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`.
+
+    ``group="G"`` fits partial SAVE, one subspace shared by the levels of ``G`` (R ``dr``'s
+    ``group = ~G``; see :mod:`sdrstats.moment.partial`).
 
     Parameters
     ----------

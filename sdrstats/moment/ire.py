@@ -54,17 +54,6 @@ class IREResults(MomentResults):
     ('IREResults', [1, 2])
     """
 
-    def _method_line(self) -> str:
-        ex = self.output.extras
-        if "group_levels" not in ex:
-            return super()._method_line()
-        slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
-        sizes = " ".join(str(k) for k in ex["group_n"])
-        return (
-            f"partial ire (group {self.estimator.options['group']}: "
-            f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}."
-        )
-
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
         blocks.append(Block("Solutions for various dimensions", text=""))

@@ -290,16 +290,18 @@ def partial_coordinate_test(
 def group_values(
     est: Any, groups: np.ndarray | None, n_rows: int, weights: np.ndarray | None
 ) -> np.ndarray:
-    """The group of each fitted row, as the model spec carries them (see :func:`fit_grouped`)."""
+    """The group of each fitted row, as the model spec carries them (see :func:`fit_grouped`);
+    shared by the partial methods (IRE, SIR, SAVE)."""
+    label = f"Partial {est.method.upper()} (group={est.options['group']!r})"
     if groups is None or len(groups) != n_rows:
         raise ValueError(
-            f"Partial IRE (group={est.options['group']!r}) needs the group of every row: fit "
+            f"{label} needs the group of every row: fit "
             "it from a formula and data holding the group column (refits on resampled rows "
             "keep the groups of their rows)."
         )
     if weights is not None:
         raise ValueError(
-            f"Partial IRE (group={est.options['group']!r}) refits on resampled rows, not on "
+            f"{label} refits on resampled rows, not on "
             "weighted ones: refits on weighted rows are not available for it."
         )
     return groups
@@ -326,7 +328,8 @@ def fit_grouped(
     subset: Any = None,
     **options: Any,
 ) -> Any:
-    """Fit partial IRE: parse ``formula`` on ``data`` and attach the rows' ``group`` levels."""
+    """Fit a partial method (``cls`` with ``group=``): parse ``formula`` on ``data`` and attach
+    the rows' ``group`` levels to the model spec."""
     from ..design.formula import describe_subset, parse, select_rows
 
     name = group_column(group)

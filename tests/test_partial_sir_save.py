@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
+from sdrstats.inference.permutation import _GroupWhitening
 
 F = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
 METHODS = ["sir", "save"]
@@ -63,6 +64,23 @@ def test_bootstrap_refits_resampled_rows_with_their_groups(fits, method):
         assert boot.distances.shape == (8,) and np.all(np.isfinite(boot.distances))
     with pytest.raises(ValueError, match="refits on resampled rows, not on weighted ones"):
         fit.refit(fit.spec.X, fit.spec.Y, weights=np.ones(fit.n))
+
+
+def test_permutation_moves_rows_only_within_their_group(ais, fits):
+    spec = fits["sir"].spec
+    whitening = _GroupWhitening(spec.X, spec.groups)
+    basis = fits["sir"].directions_for(1).to_numpy()
+    permuted = whitening.permuted(whitening.split(basis), np.random.default_rng(0))
+    for (rows, part), split in zip(whitening.parts, whitening.split(basis)):
+        assert set(spec.groups[rows]) in ({"f"}, {"m"})
+        before, after = part.Z, np.linalg.solve(part.chol, (permuted[rows] - part.mean).T).T
+        kept, dropped = split
+        # each row keeps its part along the direction; the rest comes from rows of its group
+        np.testing.assert_allclose(after @ kept, before @ kept, atol=1e-10)
+        rest_before, rest_after = before @ dropped, after @ dropped
+        assert not np.allclose(rest_after, rest_before)
+        order = np.lexsort(rest_before.T)
+        np.testing.assert_allclose(rest_after[np.lexsort(rest_after.T)], rest_before[order])
 
 
 @pytest.mark.parametrize("method", METHODS)

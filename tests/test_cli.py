@@ -157,3 +157,21 @@ def test_cli_prints_the_default_test_once_and_advises_in_flags(capsys, tmp_path)
     assert main([*args, "--missing", "raise"]) == 2
     err = capsys.readouterr().err
     assert "--missing drop" in err and "missing='drop'" not in err
+
+
+def test_fit_dr_is_r_s_dr_with_its_method_names(capsys, tmp_path):
+    import sdrstats as sdr
+
+    ais, path = _ais_csv(tmp_path, row_names=False)
+    args = ["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "save", "--group", "sex"]
+    assert main([*args, "--nslices", "4", "--numdir", "2"]) == 0
+    out = capsys.readouterr().out
+    fit = sdr.save("lbm ~ wt + ht", ais, group="sex", nslices=4, d_max=2)
+    assert str(fit.summary()).split("Method:")[1] in out
+    assert 'dr(formula = lbm ~ wt + ht, data = data, group = ~sex, method = "save"' in out
+    assert main(["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "dr"]) == 2
+    assert "sdr.directional_regression(formula, data, ...)" in capsys.readouterr().err
+    assert (
+        main(["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "phdy", "--nslices", "4"]) == 2
+    )
+    assert "does not take 'nslices'; the options of phdy are: d_max, d." in capsys.readouterr().err

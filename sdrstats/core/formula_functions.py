@@ -118,6 +118,41 @@ def _alias_entry(alias: str, name: str) -> str:
     )
 
 
+def shared_entries() -> dict[str, str]:
+    """The numpydoc entries every formula function shares: ``formula``, ``data``,
+    ``weights``, ``missing`` and ``subset``.
+
+    Examples
+    --------
+    >>> sorted(shared_entries())
+    ['data', 'formula', 'missing', 'subset', 'weights']
+    """
+    formula, data = FORMULA_DOC.split("\ndata :")
+    return {
+        "formula": formula,
+        "data": "data :" + data,
+        "weights": WEIGHTS_DOC,
+        "missing": MISSING_DOC,
+        "subset": SUBSET_DOC,
+    }
+
+
+def fill_entries(doc: str, entries: dict[str, str]) -> str:
+    """``doc`` with each line that is only ``{name}`` replaced by ``entries[name]``, indented
+    as the line (how :func:`formula_doc` fills a formula function's docstring).
+
+    Examples
+    --------
+    >>> doc = "Parameters\\n    {x}\\n"
+    >>> print(fill_entries(doc, {"x": "x : int\\n    A number."}))
+    Parameters
+        x : int
+            A number.
+    <BLANKLINE>
+    """
+    return _substitute(doc, entries)
+
+
 def common_entries(cls: type) -> dict[str, str]:
     """The numpydoc entries a formula function's docstring may name as ``{formula}``,
     ``{data}``, ``{options}`` (the class's options, in order, with the class's text),
@@ -127,15 +162,10 @@ def common_entries(cls: type) -> dict[str, str]:
     undocumented = [k for k in cls.params if k not in docs]
     if undocumented:
         raise TypeError(f"{cls.__name__} does not document its option(s) {undocumented}.")
-    formula, data = FORMULA_DOC.split("\ndata :")
     return {
-        "formula": formula,
-        "data": "data :" + data,
+        **shared_entries(),
         "options": "\n".join(_entry(name, *docs[name]) for name in cls.params),
         "aliases": "\n".join(_alias_entry(a, n) for a, n in cls._option_aliases.items()),
-        "weights": WEIGHTS_DOC,
-        "missing": MISSING_DOC,
-        "subset": SUBSET_DOC,
     }
 
 
@@ -361,8 +391,10 @@ __all__ = [
     "check_formula_signature",
     "checks_option_names",
     "common_entries",
+    "fill_entries",
     "fit_formula",
     "formula_doc",
+    "shared_entries",
     "formula_options",
     "takes_case_weights",
     "class_parameters",

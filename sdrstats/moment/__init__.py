@@ -1,5 +1,7 @@
-"""Moment methods: SIR, SAVE, pHd, directional regression, cumulative slicing (and IRE)."""
+"""Moment methods: SIR, SAVE, pHd, directional regression, cumulative slicing, IRE, and R's
+``dr()`` over those R ``dr`` has."""
 
+from .dispatcher import dr
 from .formulas import cume, directional_regression, phd, save, sir
 from .ire import IRE, ire
 from .methods import CUME, PHD, SAVE, SIR, DirectionalRegression, MomentResults
@@ -20,4 +22,5 @@ __all__ = [
     "IRE",
     "ire",
     "dr_weights",
+    "dr",
 ]

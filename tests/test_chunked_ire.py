@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.warnings import MissingValueWarning
+from sdrstats.base.warnings import MissingValueWarning
 from sdrstats.moment._ire_als import gamma_factor, helmert_basis, projected_means
 from sdrstats.moment.chunked_ire import GammaSums
 from sdrstats.moment.statistics import SliceRule

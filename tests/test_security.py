@@ -160,7 +160,7 @@ def _edit_saved_rhs(path, rhs, target):
     import hashlib
     import json
 
-    from sdrstats.core import persistence
+    from sdrstats.base import persistence
 
     with np.load(path, allow_pickle=False) as archive:
         members = {k: archive[k] for k in archive.files}

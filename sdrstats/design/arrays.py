@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from .checks import _check_finite, _check_magnitude, _is_label_column, clearly_fine
 from .spec import ModelSpec
 

@@ -96,7 +96,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from . import builder
 from .arrays import from_arrays
 from .checks import (

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.persistence import register
+from ..base.persistence import register
 from . import builder
 from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
 from .rfunctions import R_FORMULA_FUNCTIONS

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.results import Results
 from ..density import Features, conditional_density_for
 from ..density.mixture import (
     BANDWIDTH_FACTORS,
@@ -23,6 +22,7 @@ from ..density.mixture import (
     fit_lscde,
 )
 from ..design.formula import describe_subset, parse
+from ..results.fitted import Results
 from .density_fit import LABELS, DensityFit
 
 

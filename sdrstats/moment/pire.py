@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import EstimatorOutput
 from ..stats.linalg import sym_eigh_desc
 from ..stats.slicing import make_slices
 from ._ire_als import chi2_upper, gamma_factor, helmert_basis, projected_means, solve_rounds

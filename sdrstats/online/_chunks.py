@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.persistence import register
-from ..core.warnings import MissingValueWarning
+from ..base.persistence import register
+from ..base.warnings import MissingValueWarning
 from ..design.formula import (
     _check_finite,
     _expand_dot,

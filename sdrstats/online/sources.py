@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.formula_functions import formula_doc, formula_options
-from ..core.validation import check_int
+from ..base.validation import check_int
 from ..design.formula import describe_subset, select_rows
+from ..fitting.formula_functions import formula_doc, formula_options
 from .online_sir import OnlineSIR
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from ..design import builder
 from ..design.checks import _check_object_columns
 from ..design.formula import (

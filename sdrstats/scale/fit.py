@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from ..design.formula import ModelSpec
 from ..stats.exact_slicing import (
     GRID_CELLS,

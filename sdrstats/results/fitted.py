@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..base.tables import dir_labels
+from ..base.validation import translate_options
 from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
-from .presentation import SummaryMixin, ols_r2
-from .results_io import ResultsSaveLoad
-from .summary import dir_labels
-from .validation import translate_options
+from .io import ResultsSaveLoad
+from .summary import SummaryMixin, ols_r2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
-    from .estimator import Estimator, EstimatorOutput
+    from ..fitting.estimator import Estimator, EstimatorOutput
 
 
 class Results(SummaryMixin, ResultsSaveLoad):

@@ -16,7 +16,7 @@ Writing a new method: subclass :class:`Estimator`, declare ``method``, ``respons
 :class:`Capabilities`, write the options as a keyword-only ``__init__`` and their
 ``_parameter_constraints``, implement ``_fit`` and, if it needs data-dependent checks,
 ``_check_data``; make its formula function with
-:func:`sdrstats.core.formula_functions.formula_doc`.
+:func:`sdrstats.fitting.formula_functions.formula_doc`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
@@ -34,19 +34,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
-from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
-from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from .parallel import check_random_state
-from .persistence import Registered
-from .results import Results
-from .validation import (
+from ..base.contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
+from ..base.parallel import check_random_state
+from ..base.persistence import Registered
+from ..base.validation import (
     TooFewRowsError,
     own_copy,
     refuse_constant_response,
     translate_options,
     validate_parameters,
 )
+from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
+from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
+from ..results.fitted import Results
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
@@ -132,7 +132,7 @@ class Estimator(FamilyHooks, Registered):
     order; ``inspect.Parameter.empty`` for a required one) is read from it once, when the
     class is made. The stored values are exactly the objects passed (``sklearn.base.clone``
     checks it), so nothing is normalised there. ``_parameter_constraints`` declares what each
-    option accepts (see :mod:`sdrstats.core.validation`); they are checked when the estimator
+    option accepts (see :mod:`sdrstats.base.validation`); they are checked when the estimator
     is made, by ``set_params`` and before every fit, with one wording. ``_check_options``
     adds checks that involve several options, ``_check_data`` those that need the data.
 

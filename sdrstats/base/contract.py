@@ -4,7 +4,7 @@
 :class:`EstimatorOutput` (what ``_fit`` returns) and :class:`FamilyHooks`, the methods through
 which a generic layer (scale, inference) uses a family's special skill without importing it:
 ``fit_statistics`` (chunked and Dask data through the family's accumulator) and
-``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats.core.estimator.Estimator` inherits
+``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats.fitting.estimator.Estimator` inherits
 the hooks; a family overrides the ones its ``capabilities`` declare.
 """
 

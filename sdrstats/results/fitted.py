@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..base.contract import EstimatorLike, EstimatorOutput
 from ..base.tables import dir_labels
 from ..base.validation import translate_options
 from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
@@ -24,7 +25,6 @@ from .summary import SummaryMixin, ols_r2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
-    from ..fitting.estimator import Estimator, EstimatorOutput
 
 
 class Results(SummaryMixin, ResultsSaveLoad):
@@ -40,7 +40,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
     Parameters
     ----------
     estimator : Estimator
-        The estimator that fitted; the result keeps a clone of it (its options).
+        The estimator that fitted (any :class:`~sdrstats.base.contract.EstimatorLike`); the
+        result keeps a clone of it (its options).
     spec : ModelSpec
         Data, names and formula information.
     output : EstimatorOutput
@@ -67,7 +68,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
 
     def __init__(
         self,
-        estimator: Estimator,
+        estimator: EstimatorLike,
         spec: ModelSpec,
         output: EstimatorOutput,
         call: str | None = None,

@@ -47,6 +47,7 @@ from ..base.validation import (
 from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
 from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
 from ..results.fitted import Results
+from ..scale import fit_chunked, is_chunked
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
@@ -540,8 +541,6 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR.from_formula("lbm ~ log(wt) + log(ht)", ais, nslices=8).call
         "sir('lbm ~ log(wt) + log(ht)', data, nslices=8)"
         """
-        from ..scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
-
         weights_arg = weights
         options = cls._translate(options)
 

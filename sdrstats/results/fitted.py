@@ -19,7 +19,11 @@ import pandas as pd
 from ..base.contract import EstimatorLike, EstimatorOutput
 from ..base.tables import dir_labels
 from ..base.validation import translate_options
+from ..density import conditional_density_for
+from ..inference.bootstrap import bootstrap as bootstrap_subspace
+from ..inference.dimension import generic_rules
 from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
+from ..plotting.results import plot_results
 from .io import ResultsSaveLoad
 from .summary import SummaryMixin, ols_r2
 
@@ -279,8 +283,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
-        from ..inference.dimension import generic_rules
-
         for name, fn in generic_rules(self).items():
             rules.setdefault(name, fn)
         return rules
@@ -401,9 +403,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> boot.d, boot.d_rule
         (2, 'chosen by the large-sample dimension test at level 0.05 (fit.test_dimension())')
         """
-        from ..inference.bootstrap import bootstrap
-
-        return bootstrap(
+        return bootstrap_subspace(
             self,
             B=B,
             d=d,
@@ -443,8 +443,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> dens.mean(ais.head(2)).round(0).tolist()
         [61.0, 58.0]
         """
-        from ..density import conditional_density_for
-
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
@@ -470,8 +468,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> ax = fit.plot("scree")
         """
-        from ..plotting.results import plot_results
-
         return plot_results(self, kind=kind, **options)
 
 

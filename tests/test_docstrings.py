@@ -22,6 +22,7 @@ from sdrstats.base.tables import Block, Summary
 from sdrstats.density import ConditionalDensity
 from sdrstats.density.calibration import Calibration
 from sdrstats.design import formula
+from sdrstats.design.plan import FormulaPlan
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
 from sdrstats.moment.methods import MomentResults
@@ -71,6 +72,7 @@ EXTRA_CLASSES: list[type] = [
     Summary,
     Block,
     formula.ModelSpec,
+    FormulaPlan,
     scale.ChunkSource,
 ]
 

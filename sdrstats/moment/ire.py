@@ -253,7 +253,7 @@ class IRE(MomentEstimator):
         """
         group = options.pop("group", None)
         if group is not None and is_chunked(data):
-            options["group"] = group_column(group)  # read from every chunk (ChunkPlan)
+            options["group"] = group_column(group)  # read from every chunk (FormulaPlan)
             group = None
         if group is None:
             return super().from_formula(

@@ -7,7 +7,9 @@ piece (its :class:`~sdrstats.design.spec.ModelSpec` is :attr:`FormulaPlan.spec`)
 piece, the first included, is evaluated with that piece's design: the same predictor names and
 columns, factor levels and stateful transforms (a later piece with a level the first lacks is
 an error naming it), the same missing-value policy, the same checks and messages as in memory.
-:func:`columns_read` says which columns a formula reads before any piece is parsed.
+:func:`columns_read` says which columns a formula reads before any piece is parsed, and
+:func:`expand_formula` writes a formula out as the parser reads it (a stream stores that text
+and evaluates it on every later batch).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from ..base.warnings import MissingValueWarning
 from . import builder
 from .checks import _check_object_columns
 from .formula import (
-    _check_finite,
+    _DOT,
+    _expand_dot,
     _mentioned_columns,
     _quoted_literal,
     _split_top,
     _user_env,
+    check_finite,
     parse,
 )
 from .names import quote_columns
@@ -45,8 +49,41 @@ PROTOTYPE_ROWS = 5
 
 
 def _uses_dot(formula: str) -> bool:
-    """Whether the right of ``~`` may hold R's ``.`` (every other column)."""
-    return "." in formula.partition("~")[2].replace("...", "")
+    """Whether the right of ``~`` holds R's ``.`` (every other column), as the parser finds it:
+    a dot inside a name (``MPG.city``) or a number (``0.5``) is not one."""
+    return _DOT.search(formula.partition("~")[2]) is not None
+
+
+def expand_formula(formula: str, columns: list[str]) -> str:
+    """``formula`` as the parser reads it on data with ``columns``.
+
+    R's column names quoted (``MPG.city`` becomes ``Q("MPG.city")`` where Python needs it),
+    R's operators in patsy's syntax, and R's ``.`` written out as every column not in the
+    response. The text names its columns and holds no ``.``, so it can be stored (a stream's
+    state) and evaluated again on a later piece of the data.
+
+    Parameters
+    ----------
+    formula : str
+        ``"response ~ predictors"``.
+    columns : list of str
+        The data's columns.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> expand_formula("lbm ~ . - ht", ["ht", "wt", "lbm"])
+    'lbm ~ (ht + wt) - ht'
+    """
+    quoted = to_patsy(quote_columns(formula, columns), columns)
+    if quoted.count("~") != 1:
+        return quoted
+    lhs, rhs = (side.strip() for side in quoted.split("~"))
+    y_columns = _mentioned_columns(lhs, columns)
+    return f"{lhs} ~ {_expand_dot(rhs, columns, y_columns)}"
 
 
 def columns_read(formula: str, columns: list[str]) -> list[str]:
@@ -361,12 +398,12 @@ class FormulaPlan:
                 "missing='drop'."
             )
         X = X_all[keep] if dropped else X_all
-        _check_finite(X, self.x_names, f"Predictor ({where})")
+        check_finite(X, self.x_names, f"Predictor ({where})")
         if self.categorical:
             y = frame[self.label_column].to_numpy()[keep]
         else:
             y = y_all[keep] if dropped else y_all
-            _check_finite(y, self.y_names, f"Response ({where})")
+            check_finite(y, self.y_names, f"Response ({where})")
         if kept:
             return X, y, keep
         if column is not None:
@@ -546,4 +583,4 @@ def _chunk_error(exc: Exception, where: str, detail: str = "", unseen: bool = Fa
     return f"Could not evaluate the formula on {where}: {first}"
 
 
-__all__ = ["FormulaPlan", "PROTOTYPE_ROWS", "columns_read"]
+__all__ = ["FormulaPlan", "PROTOTYPE_ROWS", "columns_read", "expand_formula"]

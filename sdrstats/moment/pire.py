@@ -327,7 +327,8 @@ def fit_grouped(
     **options: Any,
 ) -> Any:
     """Fit partial IRE: parse ``formula`` on ``data`` and attach the rows' ``group`` levels."""
-    from ..design.formula import describe_subset, parse, select_rows
+    from ..design.calls import format_call
+    from ..design.formula import parse, select_rows
 
     name = group_column(group)
     frame = select_rows(data, subset)
@@ -344,11 +345,15 @@ def fit_grouped(
         )
     est = cls(group=name, **options)
     spec = dataclasses.replace(spec, groups=labels.to_numpy())
-    shown = ", ".join(f"{k}={v!r}" for k, v in options.items() if v != cls.params.get(k))
-    extra = [f"group={name!r}", shown] + (
-        [f"subset={describe_subset(subset)}"] if subset is not None else []
+    call = format_call(
+        cls.method,
+        repr(formula),
+        "data",
+        f"group={name!r}",
+        options=options,
+        defaults=cls.params,
+        subset=subset,
     )
-    call = f"{cls.method}({formula!r}, data, {', '.join(filter(None, extra))})"
     return est.fit_spec(spec, call=call)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.validation import check_choice, check_float, check_int
+from ..design.calls import format_call
 from ..design.names import display
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 
@@ -495,7 +496,7 @@ def drop_predictors(results: Results, names: list[str]) -> Results:
         else [spec.x_columns[j] for j in keep],
         formula=formula,
     )
-    call = f"{results.method}({formula!r}, data)" if formula else results.call
+    call = format_call(results.method, repr(formula), "data") if formula else results.call
     return results.estimator.fit_spec(new_spec, call=call)
 
 

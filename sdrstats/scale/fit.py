@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.warnings import MissingValueWarning
+from ..design.calls import format_call
 from ..design.formula import ModelSpec
 from ..design.plan import FormulaPlan
 from ..stats.exact_slicing import (
@@ -490,14 +491,14 @@ def fit_chunked(
         rhs=plan.rhs,
         source=plan.x_source,
     )
-    shown = ", ".join(
-        f"{k}={v!r}"
-        for k, v in options.items()
-        if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+    call = format_call(
+        cls.method,
+        repr(formula),
+        backend.description,
+        options=options,
+        defaults=cls.params,
+        weights=weights,
     )
-    if weights is not None:
-        shown = ", ".join(filter(None, [shown, f"weights={weights}"]))
-    call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
     result = results_class(estimator, spec, output, call=call, **info)
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)

@@ -9,10 +9,8 @@ A formula and a data frame in, a fitted result out::
 """
 
 from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
-from .core.budget import config_context, set_config
-from .core.results import DimensionTest, Results
-from .core.results_io import load
-from .core.warnings import (
+from .base.budget import config_context, set_config
+from .base.warnings import (
     CollinearityWarning,
     ConvergenceWarning,
     MissingValueWarning,
@@ -39,6 +37,8 @@ from .moment import (
 )
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
+from .results.fitted import DimensionTest, Results
+from .results.io import load
 from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
 from .sdspcaan import (
     PCA,

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
+from sdrstats.fitting.estimator import Estimator
 
 DEMO_FORMULA = (
     "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"

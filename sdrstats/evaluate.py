@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .core.budget import SEED_BYTES, STEP_SECONDS, check_count
-from .core.parallel import parallel_map, spawn_seeds
-from .core.validation import check_int
-from .core.warnings import ConvergenceWarning
+from .base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from .base.parallel import parallel_map, spawn_seeds
+from .base.validation import check_int
+from .base.warnings import ConvergenceWarning
 from .design.formula import from_arrays, parse
 from .sdspcaan.tuning import WEIGHT_GRID, balanced_accuracy, one_nn_bca
 

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core import budget
+from sdrstats.base import budget
 
 rng = np.random.default_rng(3)
 N = 200

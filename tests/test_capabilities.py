@@ -5,7 +5,7 @@ import pytest
 from method_registry import FITS, regression_frame
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Capabilities, from_statistics_methods
+from sdrstats.fitting.estimator import Capabilities, from_statistics_methods
 
 FRAME = regression_frame()
 BATCH = {k: v for k, v in FITS.items() if k != "online_sir"}  # a stream keeps no rows

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.warnings import MissingValueWarning
+from sdrstats.base.warnings import MissingValueWarning
 
 REF = json.loads((Path(__file__).parent / "reference" / "r_dr_extras.json").read_text())
 PRED = "log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"

@@ -13,15 +13,15 @@ import pytest
 from sklearn.base import clone
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
-from sdrstats.core.formula_functions import class_parameters
-from sdrstats.core.validation import (
+from sdrstats.base.validation import (
     Interval,
     InvalidParameterError,
     Options,
     describe_constraints,
     make_constraint,
 )
+from sdrstats.fitting.estimator import Estimator
+from sdrstats.fitting.formula_functions import class_parameters
 from sdrstats.sklearn import SDRTransformer
 
 CLASSES = [

@@ -6,8 +6,8 @@ import typing
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
-from sdrstats.core.formula_functions import (
+from sdrstats.fitting.estimator import Estimator
+from sdrstats.fitting.formula_functions import (
     check_formula_signature,
     class_parameters,
     documented_parameters,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
     bootstrap_replicates,

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.formula_functions import documented_parameters
+from sdrstats.fitting.formula_functions import documented_parameters
 
 F = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
 R_PARTIAL = json.loads((Path(__file__).parent / "reference" / "r_dr_partial.json").read_text())

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.summary import Block, Summary, render_text_table
+from ..base.tables import Block, Summary, render_text_table
 
 
 class DimensionTest:
@@ -138,7 +138,7 @@ class DimensionTest:
         return f"{self.title}:\n{render_text_table(self.display_table())}"
 
     def summary(self) -> Summary:
-        """The table and the chosen dimension as a :class:`~sdrstats.core.summary.Summary`.
+        """The table and the chosen dimension as a :class:`~sdrstats.base.tables.Summary`.
 
         Examples
         --------

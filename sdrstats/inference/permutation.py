@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
-from ..core.validation import accepts_aliases, check_float, check_int
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
+from ..base.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
 

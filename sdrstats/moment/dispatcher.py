@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.estimator import Estimator
-from ..core.formula_functions import checks_option_names, fill_entries, shared_entries
-from ..core.validation import closest_option
+from ..base.validation import closest_option
+from ..fitting.estimator import Estimator
+from ..fitting.formula_functions import checks_option_names, fill_entries, shared_entries
 from .ire import IRE
 from .methods import PHD, SAVE, SIR
 from .results import MomentResults
@@ -116,7 +116,7 @@ def _caller_name(value: Any) -> str | None:
     Looks in the first frame outside this module and the option-name check that wraps
     :func:`dr`; None when ``value`` has no name there (an expression, a temporary).
     """
-    from ..core import formula_functions
+    from ..fitting import formula_functions
 
     skip = _HERE | {os.path.abspath(formula_functions.__file__)}
     frame = inspect.currentframe()

@@ -59,8 +59,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import EstimatorOutput
-from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
+from ..base.contract import EstimatorOutput
+from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..scale import is_chunked
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ..stats.linalg import canonical_basis, sym_eigh_desc
@@ -406,7 +406,7 @@ class PartialSlicing:
         Parameters
         ----------
         formula, data, missing, subset, weights, **options
-            As :meth:`sdrstats.core.estimator.Estimator.from_formula`; ``group`` names a
+            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula`; ``group`` names a
             column of ``data`` (``"sex"`` or ``"~ sex"``).
 
         Returns

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import EstimatorOutput
 from ..stats.linalg import sym_eigh_desc
 from ..stats.slicing import make_slices
 from ._ire_als import chi2_upper, gamma_factor, helmert_basis, projected_means, solve_rounds
@@ -330,7 +330,8 @@ def fit_grouped(
 ) -> Any:
     """Fit a partial method (``cls`` with ``group=``): parse ``formula`` on ``data`` and attach
     the rows' ``group`` levels to the model spec."""
-    from ..design.formula import describe_subset, parse, select_rows
+    from ..design.calls import format_call
+    from ..design.formula import parse, select_rows
 
     name = group_column(group)
     frame = select_rows(data, subset)
@@ -347,11 +348,15 @@ def fit_grouped(
         )
     est = cls(group=name, **options)
     spec = dataclasses.replace(spec, groups=labels.to_numpy())
-    shown = ", ".join(f"{k}={v!r}" for k, v in options.items() if v != cls.params.get(k))
-    extra = [f"group={name!r}", shown] + (
-        [f"subset={describe_subset(subset)}"] if subset is not None else []
+    call = format_call(
+        cls.method,
+        repr(formula),
+        "data",
+        f"group={name!r}",
+        options=options,
+        defaults=cls.params,
+        subset=subset,
     )
-    call = f"{cls.method}({formula!r}, data, {', '.join(filter(None, extra))})"
     return est.fit_spec(spec, call=call)
 
 

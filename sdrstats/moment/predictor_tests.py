@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.validation import check_choice, check_float, check_int
+from ..base.validation import check_choice, check_float, check_int
+from ..design.calls import format_call
 from ..design.names import display
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.results import Results
+    from ..results.fitted import Results
 
 
 def _norm(text: str) -> str:
@@ -148,7 +149,7 @@ def scope_terms(results: Results, scope: Any) -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.results import Results
+    from ..results.fitted import Results
 
 
 @dataclasses.dataclass
@@ -485,7 +486,7 @@ class StepResult:
     kept: list[str]
 
     def __str__(self) -> str:
-        from ..core.summary import render_text_table
+        from ..base.tables import render_text_table
 
         table = render_text_table(self.history) if len(self.history) else "(none removed)"
         return f"Backward elimination ({self.fit.method}):\n{table}\nKept: {self.kept}\n"
@@ -513,7 +514,7 @@ def drop_predictors(results: Results, names: list[str]) -> Results:
         else [spec.x_columns[j] for j in keep],
         formula=formula,
     )
-    call = f"{results.method}({formula!r}, data)" if formula else results.call
+    call = format_call(results.method, repr(formula), "data") if formula else results.call
     return results.estimator.fit_spec(new_spec, call=call)
 
 

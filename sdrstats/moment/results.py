@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.results import Results
+from ..results.fitted import Results
 from ._core import SliceMoments, Standardized
 
 

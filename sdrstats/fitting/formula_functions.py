@@ -219,7 +219,7 @@ def checks_option_names(fn: F) -> F:
 
     Python's own error ("got an unexpected keyword argument 'nslice'") names neither the
     function nor what was meant. The wrapper compares the keyword names with ``fn``'s
-    signature before calling it and raises :func:`~sdrstats.core.validation.unknown_options_error`
+    signature before calling it and raises :func:`~sdrstats.base.validation.unknown_options_error`
     (``sir() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: ...``);
     everything else, positional misuse included, is ``fn``'s own behaviour.
     ``inspect.signature`` and ``typing.get_type_hints`` read ``fn`` through ``__wrapped__``,

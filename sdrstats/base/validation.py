@@ -185,7 +185,7 @@ class _NoneConstraint(Constraint):
 
 
 class _RandomState(Constraint):
-    """What :func:`sdrstats.core.parallel.as_seed_sequence` accepts (so what ``bootstrap``'s
+    """What :func:`sdrstats.base.parallel.as_seed_sequence` accepts (so what ``bootstrap``'s
     ``random_state`` accepts): the same values are refused when an estimator is made."""
 
     def is_satisfied_by(self, value: Any) -> bool:
@@ -352,7 +352,7 @@ def validate_parameters(
     >>> validate_parameters({"d": [Interval(int, 1, None)]}, {"d": 0}, "SIR")
     Traceback (most recent call last):
     ...
-    sdrstats.core.validation.InvalidParameterError: The 'd' parameter of SIR must be an int >= 1. Got 0 instead.
+    sdrstats.base.validation.InvalidParameterError: The 'd' parameter of SIR must be an int >= 1. Got 0 instead.
     """
     for name, value in values.items():
         allowed = constraints.get(name)

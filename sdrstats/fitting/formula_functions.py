@@ -21,7 +21,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from .validation import unknown_options_error
+from ..base.validation import unknown_options_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -161,30 +161,30 @@ class DimensionTest:
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
 
-    def plot(self, ax: Any = None) -> Any:
-        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve).
+    def plot(self, *, ax: Any = None, figsize: Any = None) -> Any:
+        """Plot the rule's criterion by dimension (p-values on a log scale), the chosen d marked.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw; default a new figure.
+        figsize : tuple of float, optional
+            Size of a new figure in inches; default one column (3.4 x 2.8).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-        >>> ax = fit.test_dimension().plot()
+        >>> fig = fit.test_dimension().plot()
         """
         from ..plotting.inference import plot_dimension_test
 
-        return plot_dimension_test(self, ax=ax)
+        return plot_dimension_test(self, ax=ax, figsize=figsize)
 
 
 def choose_by_pvalues(p_values: np.ndarray, level: float) -> int:

@@ -461,6 +461,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
             "cut_points": self.cut_points_,
             "learning_rate": s["learning_rate"],
             "eta": s.get("eta"),
+            # the recorded estimates along the stream, for the results' plot
+            "trace_n_seen": np.asarray([n for n, _, _ in self._trace], dtype=np.int64),
+            "trace_eigenvalues": np.asarray([lam for _, lam, _ in self._trace], dtype=float),
+            "trace_bases": np.asarray([basis for _, _, basis in self._trace], dtype=float),
         }
         output = EstimatorOutput(
             basis=self._basis(),
@@ -596,6 +600,36 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
+
+    def plot(self, kind: str = "stream", **options: Any) -> Any:
+        """Plot the stream: its tracked eigenvalues and how far each estimate moved.
+
+        Parameters
+        ----------
+        kind : str, default "stream"
+            ``"stream"``: two panels against the rows seen, the tracked eigenvalues and the
+            projection distance between successive recorded estimates of the subspace (it
+            falls as the estimate settles). Other kinds as
+            :meth:`OnlineSIRResults.plot <sdrstats.online.OnlineSIRResults.plot>`.
+        **options
+            Passed to the plot (``axes``, ``figsize``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((3000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(3000)
+        >>> stream = sdr.OnlineSIR(d=1, init_size=200, block_size=100)
+        >>> for start in range(0, 3000, 500):
+        ...     _ = stream.partial_fit(X[start:start + 500], y[start:start + 500])
+        >>> fig = stream.plot()
+        """
+        return self.results().plot(kind, **options)
 
     @property
     def trace(self) -> pd.DataFrame:

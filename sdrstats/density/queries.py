@@ -145,7 +145,7 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         return values if parts.scale is None else values / np.prod(parts.scale, axis=1)
 
     def squared_loss(self, newdata: Any, y: Any = None) -> float:
-        """The seed's Error_CDE: ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
+        """The squared-loss error Error_CDE of Tangkaratt, Xie & Sugiyama (2015): ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
 
         ``y`` defaults to the response column(s) of ``newdata``.
 

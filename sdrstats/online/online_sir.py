@@ -77,12 +77,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         the initial batch (a normalised least-mean-squares step, stable since
         ``γ‖x̃‖² ≈ 1 < 2``).
     decay_after : "auto", float or None
-        ``τ``: the step is ``γ`` for the first ``τ`` rows and ``γ·τ/t`` after (the seed's
+        ``τ``: the step is ``γ`` for the first ``τ`` rows and ``γ·τ/t`` after (Cheng & Cui's
         condition (C6), ``γ_t = C/t``, which lets the least-squares error vanish). ``"auto"``
         (default) is ``τ = 2·p``: the constant phase gives ``γ·λ_min(Σ)·τ ≈ 2·λ_min/λ̄``
         and the decaying phase adds ``log(t/τ)`` times that, while the stationary noise of
         a constant step (which dominated at ``p = 1000`` with ``τ = 10·p``) dies out.
-        ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on the seed's models.
+        ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on Cheng & Cui's models.
         ``None`` keeps ``γ`` constant.
     gravity : float
         ``g`` of the truncated gradient, the online counterpart of the Lasso penalty
@@ -101,7 +101,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Rows of the initial batch (default 500); buffered until they have all arrived, so
         bounded by ``sdr.set_config(max_memory=...)`` (checked on the first chunk).
     block_size : int
-        Largest block of rows applied in one update (default 1000). ``1`` is the seed's
+        Largest block of rows applied in one update (default 1000). ``1`` is Cheng & Cui's
         one-observation recursion; see Notes for what a block changes.
     trace_size : int
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
@@ -112,11 +112,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
     -----
     State after ``t`` rows: ``x̄_t``, slice counts and slice sums ``S_h`` of ``x``; then
     ``d̂_t = (S − x̄_t nᵀ)/t`` and ``D̂_t = (1/H) d̂_t d̂_tᵀ``. The pseudo-response of a row in
-    slice ``h`` is ``ỹ_j = d̂_{t,h}ᵀ η̂_j / (H λ̂_j)``. The seed's (2.13) has the factor
+    slice ``h`` is ``ỹ_j = d̂_{t,h}ᵀ η̂_j / (H λ̂_j)``. Cheng & Cui's (2020) eq. (2.13) has the factor
     ``(t+1)/H`` instead of ``1/H``; with ``d̂`` divided by ``t`` as in (2.5) that makes the
     regression target grow linearly along the stream, whereas ours satisfies
     ``E[x̃ỹ_j] = η_j`` exactly as batch Lasso-SIR (``XᵀỸ/n = η̂``), so ``β_j`` estimates
-    ``Σ^{-1}η_j`` with a fixed step. The eigenvalues are those of ``D̂`` (the seed's CCIPCA
+    ``Σ^{-1}η_j`` with a fixed step. The eigenvalues are those of ``D̂`` (Cheng & Cui's CCIPCA
     and SGD formulas omit the ``1/H``; it only rescales ``λ``).
 
     A block of ``m`` rows updates the statistics exactly, then applies one tracker step with

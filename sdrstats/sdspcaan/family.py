@@ -168,7 +168,7 @@ class _Alternating(ProjectionFamily):
         self, X: np.ndarray, Y: np.ndarray, **weights: float
     ) -> tuple[np.ndarray, dict[str, Any]]:
         options = {**self.options, **weights}
-        options["k"] = options.pop("d")  # the solver follows the seed paper's k
+        options["k"] = options.pop("d")  # the solver follows the paper's k
         options = {name: value for name, value in options.items() if name in SOLVER_OPTIONS}
         config = SolverConfig(**{**options, **self.switches})
         n = X.shape[0]
@@ -213,7 +213,7 @@ _SHARED_DOC = """
         objective's relative decrease); also the threshold on Laplacian eigenvalue sums that
         drives λ.
     max_iter : int, default 100
-        Iteration limit (the seed uses 500); reaching it warns with ``ConvergenceWarning``.
+        Iteration limit (Shi et al. 2020 use 500); reaching it warns with ``ConvergenceWarning``.
     eigensolver : {"auto", "eigh", "arpack", "lobpcg"}, default "auto"
         Q-step solver for the k smallest eigenvectors of Z: partial dense
         ``scipy.linalg.eigh(subset_by_index=...)``, Lanczos (ARPACK) on Z's diagonal plus
@@ -275,7 +275,7 @@ _TUNE_DOC = """
 class SDSPCAAN(_Alternating):
     __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (Shi et al. 2020).
 
-    Minimises seed eq. (24) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
+    Minimises eq. (24) of Shi et al. (2020) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
     ``W = X^T Q``. Needs a categorical response.
 
     Parameters
@@ -426,7 +426,7 @@ class SDSPCALPP(_Alternating):
 class SPCAN(_Alternating):
     __doc__ = f"""Supervised PCAN: only the adaptive-neighbour terms of SDSPCAAN, with F = Y.
 
-    The seed implements it by removing the first three terms of (24). Minimised over all of
+    Shi et al. (2020) implement it by removing the first three terms of (24). Minimised over all of
     R^n, that objective puts Q in the null space of ``X^T`` whenever n > p (W = 0), so Q is kept
     in the column space of X.
 

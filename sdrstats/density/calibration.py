@@ -127,14 +127,14 @@ class Calibration(Registered):
     log_score : float
         Mean log predictive density (larger is better).
 
+    See Also
+    --------
+    ConditionalDensity.calibration : The call that returns it.
+    sdrstats.plotting.plot_calibration : Its plot.
+
     References
     ----------
-    Gneiting, T. and Raftery, A. E. Strictly proper scoring rules, prediction, and
-    estimation. Journal of the American Statistical Association 102(477), 2007.
-
-    Grimit, E. P., Gneiting, T., Berrocal, V. J. and Johnson, N. A. The continuous ranked
-    probability score for circular variables and its application to mesoscale forecast
-    ensemble verification. Quarterly Journal of the Royal Meteorological Society 132, 2006.
+    :cite:t:`gneiting2007calibration`; :cite:t:`gneiting2007`.
 
     Examples
     --------

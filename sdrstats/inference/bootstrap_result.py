@@ -56,6 +56,15 @@ class BootstrapResult:
     d, B, n_failed : int
         Dimension compared, number of replicates and how many failed.
 
+    See Also
+    --------
+    Results.bootstrap : The call that returns it.
+    sdrstats.plotting.plot_bootstrap : Its plot.
+
+    References
+    ----------
+    :cite:t:`ye2003`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -146,6 +155,11 @@ class BootstrapResult:
 
     def summary(self) -> Summary:
         """Distance quantiles and per-direction stability (text, HTML, LaTeX).
+
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
 
         Examples
         --------

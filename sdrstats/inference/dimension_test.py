@@ -43,6 +43,15 @@ class DimensionTest:
     extras : dict, optional
         Rule-specific details (curves, replicate values) for plots.
 
+    See Also
+    --------
+    Results.test_dimension : The call that returns it.
+    sdrstats.plotting.plot_dimension_test : Its plot.
+
+    References
+    ----------
+    :cite:t:`li1991`; :cite:t:`cook2001`; :cite:t:`ye2003`; :cite:t:`luo2016`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -84,6 +93,11 @@ class DimensionTest:
 
     def display_table(self) -> pd.DataFrame:
         """The table with R-style column names, as printed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The table with R's column names (``Stat``, ``df``, ``p.value``...).
 
         Examples
         --------
@@ -139,6 +153,11 @@ class DimensionTest:
 
     def summary(self) -> Summary:
         """The table and the chosen dimension as a :class:`~sdrstats.base.tables.Summary`.
+
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
 
         Examples
         --------

@@ -21,8 +21,17 @@ class DensityReductionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    lsce, lsmi : The methods that return it.
+    ConditionalDensity : Its fitted density.
+
+    References
+    ----------
+    :cite:t:`tangkaratt2015`; :cite:t:`suzuki2013`.
 
     Examples
     --------

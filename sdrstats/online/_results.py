@@ -21,8 +21,17 @@ class OnlineSIRResults(LassoSIRResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; :meth:`OnlineSIR.results` builds it.
+
+    See Also
+    --------
+    OnlineSIR : The stream whose snapshot it is.
+    online_sir : The formula function over a stream.
+
+    References
+    ----------
+    :cite:t:`cheng2020`; :cite:t:`cai2020`.
 
     Examples
     --------
@@ -173,6 +182,11 @@ class OnlineSIRResults(LassoSIRResults):
         *args, **kwargs
             As :meth:`sdrstats.Results.bootstrap`.
 
+        Returns
+        -------
+        BootstrapResult
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -199,6 +213,11 @@ class OnlineSIRResults(LassoSIRResults):
         ----------
         *args, **kwargs
             As :meth:`sdrstats.Results.conditional_density`.
+
+        Returns
+        -------
+        ConditionalDensity
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
 
         Examples
         --------

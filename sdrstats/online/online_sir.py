@@ -108,6 +108,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         snapshot when full, so its memory is bounded (by ``sdr.set_config(max_memory=...)``,
         checked on the first chunk).
 
+    See Also
+    --------
+    online_sir : The formula function (``sdr.online_sir(formula, data)``).
+    sdrstats.online.OnlineSIRResults : What ``fit`` returns.
+    lasso_sir : The batch method it follows.
+
     Notes
     -----
     State after ``t`` rows: ``x̄_t``, slice counts and slice sums ``S_h`` of ``x``; then
@@ -126,6 +132,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
     reproduces the one-at-a-time recursion; ``tests/test_online_sir.py`` checks that blocks
     of 1000 change the final estimate by little (det distance < 0.02 on a model with
     distance ~0.01 to the truth).
+
+    References
+    ----------
+    :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`.
 
     Examples
     --------
@@ -266,17 +276,23 @@ class OnlineSIR(StreamStateMixin, Estimator):
         missing : {"drop", "raise"}
             Rows with missing values are dropped with a warning, or raise.
 
-        An empty chunk is ignored. A chunk whose columns differ from the first chunk's,
-        non-finite values, or a class label unseen in the first chunk raise ``ValueError``.
-
-        The update is all-or-nothing: if anything fails part-way through a chunk (bad rows, an
-        interrupt, a worker dying), the state is restored to the end of the last completed
-        chunk, so feeding the chunk again does not count any row twice.
-
         Returns
         -------
         OnlineSIR
             The model itself, updated.
+
+        Raises
+        ------
+        ValueError
+            A chunk whose columns differ from the first chunk's, non-finite values, or a class
+            label unseen in the first chunk.
+
+        Notes
+        -----
+        An empty chunk is ignored. The update is all-or-nothing: if anything fails part-way
+        through a chunk (bad rows, an interrupt, a worker dying), the state is restored to the
+        end of the last completed chunk, so feeding the chunk again does not count any row
+        twice.
 
         Examples
         --------
@@ -513,6 +529,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
     def summary(self) -> Summary:
         """R-style summary of the current estimate (text, HTML, LaTeX).
 
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -537,6 +558,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         *args, **kwargs
             As :meth:`sdrstats.Results.conditional_density`.
 
+        Returns
+        -------
+        ConditionalDensity
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -558,6 +584,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         *args, **kwargs
             As :meth:`sdrstats.Results.bootstrap`, for a model fitted in memory by
             ``OnlineSIR(...).fit(X, y)``.
+
+        Returns
+        -------
+        BootstrapResult
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
 
         Examples
         --------
@@ -581,6 +612,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
             The rule, as :meth:`sdrstats.Results.test_dimension`.
         **options
             Options of the rule.
+
+        Returns
+        -------
+        DimensionTest
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
 
         Examples
         --------

@@ -79,8 +79,8 @@ def plot_dimension_test(
 
     See Also
     --------
-    sdrstats.DimensionTest.plot : the same plot as a method.
-    scree_plot : the eigenvalues the asymptotic tests are built on.
+    sdrstats.DimensionTest.plot : The same plot as a method.
+    scree_plot : The eigenvalues the asymptotic tests are built on.
 
     Examples
     --------
@@ -176,7 +176,7 @@ def plot_bootstrap(
 
     See Also
     --------
-    sdrstats.BootstrapResult.plot : the same plot as a method.
+    sdrstats.BootstrapResult.plot : The same plot as a method.
 
     Examples
     --------

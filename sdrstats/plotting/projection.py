@@ -72,7 +72,7 @@ def plot_projection(
 
     See Also
     --------
-    sufficient_summary_plot : the response and the directions as R's ``plot.dr`` draws them.
+    sufficient_summary_plot : The response and the directions as R's ``plot.dr`` draws them.
 
     Examples
     --------

@@ -96,8 +96,8 @@ def sufficient_summary_plot(
 
     See Also
     --------
-    plot_3d : the response over two directions in three dimensions.
-    plot_results : every kind of ``fit.plot()``.
+    plot_3d : The response over two directions in three dimensions.
+    plot_results : Every kind of ``fit.plot()``.
 
     Examples
     --------
@@ -198,7 +198,7 @@ def plot_3d(
 
     See Also
     --------
-    sufficient_summary_plot : the scatterplot matrix, ``fit.plot()``'s default.
+    sufficient_summary_plot : The scatterplot matrix, ``fit.plot()``'s default.
 
     Examples
     --------
@@ -255,7 +255,7 @@ def scree_plot(results: Any, *, ax: Any = None, figsize: Sequence[float] | None 
 
     See Also
     --------
-    plot_dimension_test : the p-values of a dimension rule on a log scale.
+    plot_dimension_test : The p-values of a dimension rule on a log scale.
 
     Examples
     --------
@@ -320,7 +320,8 @@ def plot_results(results: Any, kind: str = "summary", **options: Any) -> Any:
 
     See Also
     --------
-    sufficient_summary_plot, plot_3d, scree_plot, plot_dimension_test, plot_bootstrap
+    sufficient_summary_plot : The default, R's ``plot.dr``.
+    plot_3d, scree_plot, plot_dimension_test, plot_bootstrap : The other kinds.
 
     Examples
     --------

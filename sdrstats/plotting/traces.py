@@ -110,7 +110,7 @@ def plot_stream(
 
     See Also
     --------
-    sdrstats.OnlineSIR.plot : this plot of a stream.
+    sdrstats.OnlineSIR.plot : This plot of a stream.
 
     Examples
     --------

@@ -53,6 +53,16 @@ class Results(SummaryMixin, ResultsSaveLoad):
     call : str, optional
         How the fit was requested, shown in the summary.
 
+    See Also
+    --------
+    sir, mave, lsce, spca : Formula functions that return one.
+    DimensionTest : What ``test_dimension`` returns.
+    BootstrapResult : What ``bootstrap`` returns.
+
+    References
+    ----------
+    :cite:t:`cook1998`; :cite:t:`weisberg2002`.
+
     Examples
     --------
     >>> import sdrstats as sdr

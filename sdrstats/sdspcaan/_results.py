@@ -22,8 +22,16 @@ class SDSPCAANResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    sdspcaan, sdspca, pca : Methods that return it.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------

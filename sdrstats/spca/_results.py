@@ -19,8 +19,17 @@ class ProjectionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    spca, kspca, bpca, kdr : The methods whose results build on it.
+    sdrstats.plotting.plot_projection : Its default plot.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------

@@ -189,6 +189,9 @@ def test_the_gallery_shows_every_plot_with_its_code(site):
     html = _page(site, "gallery.html")
     figures = re.findall(r'<img[^>]+src="([^"]+\.png)"', html)
     assert len(figures) >= 15
+    # every figure its own picture: one file each, no two files alike
+    contents = {(site / figure).resolve().read_bytes() for figure in set(figures)}
+    assert len(set(figures)) == len(figures) == len(contents), "gallery figures repeat"
     for call in (
         'plot("3d")',
         'plot("scree")',

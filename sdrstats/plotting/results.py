@@ -289,7 +289,7 @@ def scree_plot(results: Any, *, ax: Any = None, figsize: Sequence[float] | None 
                 ha="center",
                 va="bottom",
             )
-        panel.set_ylim(top=float(ev.max()) * 1.7)  # room for the p-values above the points
+        panel.set_ylim(top=float(ev.max()) * 2.1)  # room for the p-values above the points
     return finish(fig)
 
 

@@ -309,8 +309,20 @@ def blas_threads_for(order: int, small: int = SMALL_ORDER) -> Iterator[None]:
     >>> values
     [1.0, 2.0, 3.0]
     """
-    with limit_blas_threads(1 if order <= small else None):
+    with limit_blas_threads(blas_threads_of(order, small)):
         yield
+
+
+def blas_threads_of(order: int, small: int = SMALL_ORDER) -> int | None:
+    """The BLAS thread limit :func:`blas_threads_for` sets for problems of order ``order``:
+    1 up to ``small``, else ``None`` (no limit); for :func:`parallel_map`'s ``blas_threads``.
+
+    Examples
+    --------
+    >>> blas_threads_of(20), blas_threads_of(5000)
+    (1, None)
+    """
+    return 1 if order <= small else None
 
 
 def parallel_map(
@@ -451,6 +463,7 @@ __all__ = [
     "effective_n_jobs",
     "SMALL_ORDER",
     "blas_threads_for",
+    "blas_threads_of",
     "limit_blas_threads",
     "parallel_map",
     "resolve_random_state",

@@ -80,9 +80,9 @@ def main() -> None:
     lines = [
         "# Import time (bench_import.py)",
         "",
-        f"`python benchmarks/bench_import.py --runs {args.runs}`"
+        f"`python benchmarks/bench_import.py --runs {args.runs}"
         + ("" if Path(args.tree).resolve() == ROOT else f" --tree {args.tree}")
-        + f" on {platform.machine()}, "
+        + f"` on {platform.machine()}, "
         f"{os.cpu_count()} cores shared with other jobs, load average {load_start:.1f} at the "
         f"start and {os.getloadavg()[0]:.1f} at the end; Python {platform.python_version()}. "
         f"Fresh interpreters, {args.runs} pairs each, in turn with `{BASE}`; medians.",

@@ -43,6 +43,7 @@ import json
 import math
 import os
 import re
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -64,6 +65,7 @@ _MORE_MEMORY = "load it on a machine with more memory"
 _REGISTRY: dict[str, type] = {}
 #: Functions that import the modules defining registered classes, run before the first lookup.
 _PENDING: list[Callable[[], None]] = []
+_PENDING_LOCK = threading.RLock()
 _AMBIGUOUS: set[str] = set()
 _BIT_GENERATORS = {
     name: getattr(np.random, name) for name in ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -121,8 +123,11 @@ def on_first_lookup(load: Callable[[], None]) -> None:
 
 
 def _complete() -> None:
-    while _PENDING:
-        _PENDING.pop(0)()
+    if not _PENDING:
+        return
+    with _PENDING_LOCK:  # another thread reads the registry only once the classes are in
+        while _PENDING:
+            _PENDING.pop(0)()
 
 
 def registry() -> dict[str, type]:

@@ -163,7 +163,7 @@ _MODULES: dict[str, str] = {
             "sdspcaan",
             "spca",
             "stats",
-        )  # fmt: skip
+        )
     },
 }
 #: Family functions named like their package: ``sdr.mave`` is the function, never the package,

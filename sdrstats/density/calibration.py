@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from scipy.special import ndtr
-from scipy.stats import kstest
 
 from ..base.persistence import Registered
 from ..base.tables import Block, Summary
@@ -171,6 +170,8 @@ class Calibration(Registered):
 
     @property
     def uniformity(self) -> Uniformity:
+        from scipy.stats import kstest  # here: scipy.stats takes 0.3 s to import
+
         test = kstest(self.pit.to_numpy(), "uniform")
         return Uniformity(float(test.statistic), float(test.pvalue), self.n)
 

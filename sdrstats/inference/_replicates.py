@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 
 from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..base.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
+from ..base.parallel import (
+    as_seed_sequence,
+    blas_threads_of,
+    effective_n_jobs,
+    parallel_map,
+    spawn_seeds,
+)
 from .poisson import counts_from_keys, replicate_keys
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
@@ -239,7 +245,13 @@ def bootstrap_replicates(
         size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
         chunks = [seeds[i : i + size] for i in range(0, B, size)]
     pieces = parallel_map(
-        fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+        fn,
+        chunks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc=desc,
+        count_option=("B", B),
+        blas_threads=blas_threads_of(results.spec.X.shape[1]),  # p x p work per replicate
     )
     return _collect(pieces, name)
 
@@ -282,7 +294,13 @@ def _poisson_replicates(
         )
         name = "refit on rows repeated by their Poisson counts"
     pieces = parallel_map(
-        fn, blocks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+        fn,
+        blocks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc=desc,
+        count_option=("B", B),
+        blas_threads=blas_threads_of(results.spec.X.shape[1]),  # p x p work per replicate
     )
     return _collect(pieces, name)
 

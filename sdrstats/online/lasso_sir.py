@@ -13,8 +13,6 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.linear_model import Lasso, LassoCV
-from sklearn.model_selection import KFold
 
 from ..base.budget import check_loops
 from ..base.parallel import as_seed_sequence, parallel_map
@@ -132,6 +130,9 @@ def cv_lasso(
     :func:`glmnet_eps` times it. The chosen one is the smallest penalty with the least mean
     cross-validated squared error, and never the first of the path (whose fit is empty).
     """
+    from sklearn.linear_model import Lasso, LassoCV  # here: scikit-learn takes 0.15 s to import
+    from sklearn.model_selection import KFold
+
     n, p = Z.shape
     folds = KFold(n_folds, shuffle=True, random_state=int(seed))
     model = LassoCV(
@@ -155,6 +156,8 @@ def cv_lasso(
 
 def fixed_lasso(Z: np.ndarray, target: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
     """One Lasso fit, ``argmin (1/2n)‖target - Zβ‖² + alpha‖β‖₁`` (no intercept: all centred)."""
+    from sklearn.linear_model import Lasso
+
     return np.asarray(
         Lasso(alpha=alpha, fit_intercept=False, max_iter=max_iter).fit(Z, target).coef_,
         dtype=float,

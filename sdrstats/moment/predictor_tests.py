@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", "", str(text))
+    """A predictor's name for matching: as shown (``Q("a b")`` is ```a b```), without
+    spaces or R's backquotes, so ``"a b"``, ```a b``` and ``Q("a b")`` name one column."""
+    return re.sub(r"\s+", "", display(str(text))).replace("`", "")
 
 
 def predictor_terms(results: Results) -> dict[str, list[int]]:

@@ -61,7 +61,7 @@ def test_crps_is_the_integral_of_the_squared_cdf_difference(fitted, model):
         # nothing (every component sd here is below 2), and the quadrature error of 2000
         # panels of 20 nodes is far below 1e-8.
         def square(t, row=row, y=y):
-            return (d.cdf(t, row)[0] - (t >= y)) ** 2
+            return (d.cdf(row, t)[0] - (t >= y)) ** 2
 
         numeric = integrate(square, y - 15, y) + integrate(square, y, y + 15)
         assert abs(cal.scores["crps"].iloc[i] - numeric) < 1e-8
@@ -74,9 +74,9 @@ def test_pit_and_log_score_are_the_cdf_and_log_pdf_at_each_rows_value(fitted, mo
     rows = test.iloc[:25]
     cal = d.calibration(rows)
     y = rows["y"].to_numpy()
-    cdf = np.array([d.cdf([y[i]], rows.iloc[[i]])[0, 0] for i in range(len(rows))])
+    cdf = np.array([d.cdf(rows.iloc[[i]], [y[i]])[0, 0] for i in range(len(rows))])
     np.testing.assert_allclose(cal.pit.to_numpy(), cdf, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(cal.log_score, np.mean(np.log(d.pdf_at(y, rows))), rtol=1e-12)
+    np.testing.assert_allclose(cal.log_score, np.mean(np.log(d.pdf_at(rows, y))), rtol=1e-12)
     # The central 80 % interval from the quantiles holds exactly the rows the PIT puts in it.
     q = d.quantile(rows, [0.1, 0.9]).to_numpy()
     np.testing.assert_array_equal(cal.covered(0.8), (y > q[:, 0]) & (y < q[:, 1]))

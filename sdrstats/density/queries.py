@@ -175,7 +175,7 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             if missing:
                 raise ValueError(f"newdata lacks the response column(s) {missing}; pass y=.")
             y = newdata[self.y_names].to_numpy(dtype=float)
-        return float(0.5 * self.integral_of_square(newdata).mean() - self.pdf_at(y, newdata).mean())
+        return float(0.5 * self.integral_of_square(newdata).mean() - self.pdf_at(newdata, y).mean())
 
     def default_grid(self, num: int = 200, response: int = 0, newdata: Any = None) -> np.ndarray:
         """Evenly spaced response values covering every component (± 4 sd) at the rows.

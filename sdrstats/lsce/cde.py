@@ -186,7 +186,7 @@ def lscde(
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
-    >>> fit.conditional_density().pdf([60.0, 70.0], ais.iloc[:2]).shape
+    >>> fit.conditional_density().pdf(ais.iloc[:2], [60.0, 70.0]).shape
     (2, 2)
     >>> fit.conditional_density().model
     'location_scale'

@@ -64,7 +64,7 @@ def plot_conditional_density(
         )
         index = density.weights(newdata).index
     else:
-        curves = density.pdf(y_grid, newdata)
+        curves = density.pdf(newdata, y_grid)
         index = density.features(newdata)[1]
     for label, curve in list(zip(index, curves))[:max_rows]:
         ax.plot(y_grid, curve, label=f"row {label}")

@@ -9,12 +9,16 @@ normal-equation matrix at ``z_i``, whose own kernel weight is 1), so the CV scor
 bandwidth costs one pass over the data.
 
 The bandwidths minimise the mean squared leave-one-out residual: first one common
-bandwidth over the grid, then each predictor's in turn with the others held: the grid
-values up to two steps either side of the current one and ``∞``, re-centred on the best
-until it stays (the criterion of a noisy response is bumpy, so a window of the line is
-scored rather than single steps), sweeping the predictors until nothing changes. Above ``CV_ROWS`` rows the
-criterion is the mean over ``CV_ROWS`` evenly spaced rows (each still left out of a fit on
-all the others).
+bandwidth (every other grid value, then the two neighbours of the best), then each
+predictor's in turn with the others held: the grid values one step either side of the
+current one and ``∞``, re-centred on the best until it stays, sweeping the predictors
+(at most twice) until nothing changes. Above ``CV_ROWS`` rows the criterion is the mean
+over ``CV_ROWS`` evenly spaced rows (each still left out of a fit on all the others). Every
+weighted moment of the normal equations comes from one product of the kernel weights with
+the rows' features ``[1, z, z zᵀ, t, z tᵀ]``. On the density benchmark's six models
+(n = 400, p = 2 and 5, three draws each) this search reaches the held-out log scores of
+the wider one it replaced (two steps either side, three sweeps, the whole grid first;
+mean difference below 0.01) with about half the scores.
 
 A ridge of ``min(h_l, 1)²`` on slope ``l`` (the weight of one point at distance ``h_l``
 pulling that slope to zero; the nearest point's weight is 1; capped at one standard
@@ -44,8 +48,8 @@ RIDGE = 1.0
 CV_ROWS = 200
 ANISOTROPIC = True
 #: A predictor's bandwidth is searched over its grid neighbours this many steps either way
-#: (and ∞), re-centred until the best is the centre: robust to a bumpy criterion.
-WINDOW = 2
+#: (and ∞), re-centred until the best is the centre.
+WINDOW = 1
 #: Elements of one block of the kernel matrix (rows x training points).
 BLOCK_ELEMENTS = 2_000_000
 
@@ -89,49 +93,66 @@ def _kernel(
     finite = np.isfinite(h)
     inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0)
     used = np.flatnonzero(inv > 0)
+    if len(used) == 0:
+        return np.ones((len(Q), len(Z)))
     if sq is not None and len(used) == len(h) and np.all(inv == inv[0]) and len(sq) > len(h):
         logk = sq[-1] * -inv[0]  # one bandwidth for all: the summed squares are stored last
     elif sq is not None:
-        logk = np.tensordot(-inv[used], sq[used], axes=1) if len(used) else None
+        logk = sq[used[0]] * -inv[used[0]]
+        for l in used[1:]:
+            logk -= inv[l] * sq[l]
     else:
         logk = np.zeros((len(Q), len(Z)))
         for l in used:
             logk -= inv[l] * (Q[:, l, None] - Z[None, :, l]) ** 2
-    if logk is None:
-        return np.ones((len(Q), len(Z)))
     logk -= logk.max(axis=1, keepdims=True)
-    K = np.exp(np.maximum(logk, -40.0))  # below e^-40 a weight counts for nothing
+    K = np.maximum(logk, -40.0)  # below e^-40 a weight counts for nothing
+    np.exp(K, out=K)
     k = int(np.ceil(need))
     if 0 < k <= len(Z):
         sparse = np.flatnonzero(K.sum(axis=1) < need)
         if len(sparse):
-            kth = -np.partition(logk[sparse], len(Z) - k, axis=1)[:, len(Z) - k]
-            grow = np.maximum(2.0 * kth, 1.0)
-            K[sparse] = np.exp(np.maximum(logk[sparse] / grow[:, None], -40.0))
+            wide = logk[sparse]
+            kth = -np.partition(wide, len(Z) - k, axis=1)[:, len(Z) - k]
+            wide /= np.maximum(2.0 * kth, 1.0)[:, None]
+            np.maximum(wide, -40.0, out=wide)
+            K[sparse] = np.exp(wide)
     return K
 
 
+def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
+    """``[1, z, z zᵀ, t, z tᵀ]`` of each training row (n x (1 + d + d² + m + dm)): one
+    product with the kernel weights gives every weighted moment of the normal equations."""
+    n, d = Z.shape
+    m = T.shape[1]
+    return np.hstack(
+        [
+            np.ones((n, 1)),
+            Z,
+            (Z[:, :, None] * Z[:, None, :]).reshape(n, d * d),
+            T,
+            (Z[:, :, None] * T[:, None, :]).reshape(n, d * m),
+        ]
+    )
+
+
 def _local_solve(
-    K: np.ndarray, Q: np.ndarray, Z: np.ndarray, T: np.ndarray, h: np.ndarray
+    K: np.ndarray, Q: np.ndarray, F: np.ndarray, m: int, h: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fitted values at the query rows ``Q`` (r x m) and ``(A^{-1})_{00}`` (r,) from the
-    kernel weights ``K`` (r x n) between ``Q`` and the training rows ``Z``."""
+    kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
+    :func:`_features` are ``F``."""
     r, d = Q.shape
-    m = T.shape[1]
-    U0 = K.sum(axis=1)
-    U1 = K @ Z
-    U2 = (K @ (Z[:, :, None] * Z[:, None, :]).reshape(len(Z), d * d)).reshape(r, d, d)
-    V0 = K @ T
-    V1 = (K @ (Z[:, :, None] * T[:, None, :]).reshape(len(Z), d * m)).reshape(r, d, m)
+    M = K @ F
+    U0, U1 = M[:, 0], M[:, 1 : 1 + d]
+    at = 1 + d + d * d
+    U2 = M[:, 1 + d : at].reshape(r, d, d)
+    V0, V1 = M[:, at : at + m], M[:, at + m :].reshape(r, d, m)
     # Normal equations centred at the query point, from the uncentred moments.
     S1 = U1 - U0[:, None] * Q
-    S2 = (
-        U2
-        - U1[:, :, None] * Q[:, None, :]
-        - Q[:, :, None] * U1[:, None, :]
-        + U0[:, None, None] * Q[:, :, None] * Q[:, None, :]
-    )
-    S2 = S2 + np.diag(RIDGE * np.minimum(h, 1.0) ** 2)
+    QU1 = Q[:, :, None] * U1[:, None, :]
+    S2 = U2 - QU1 - QU1.transpose(0, 2, 1) + U0[:, None, None] * Q[:, :, None] * Q[:, None, :]
+    S2 += np.diag(RIDGE * np.minimum(h, 1.0) ** 2)
     A = np.empty((r, d + 1, d + 1))
     A[:, 0, 0] = U0
     A[:, 0, 1:] = S1
@@ -161,10 +182,11 @@ def loo_fit(
     fitted = np.empty((len(rows), T.shape[1]))
     hat = np.empty(len(rows))
     blocks = [slice(0, len(rows))] if sq is not None else _blocks(len(rows), len(Z))
+    F = _features(Z, T)
     for block in blocks:
         Q = Z[rows[block]]
         K = _kernel(Q, Z, h, need, sq)
-        fitted[block], hat[block] = _local_solve(K, Q, Z, T, h)
+        fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
 
 
@@ -190,7 +212,7 @@ def choose_bandwidths(
     grid: np.ndarray,
     rows: np.ndarray,
     need: int = 0,
-    max_sweeps: int = 3,
+    max_sweeps: int = 2,
 ) -> tuple[np.ndarray, dict[tuple[float, ...], float]]:
     """Per-predictor bandwidths minimising the leave-one-out error of ``t`` (see the module
     notes): the best common bandwidth on ``grid``, then for each predictor in turn the best
@@ -210,8 +232,13 @@ def choose_bandwidths(
             memo[key] = loo_score(Z, t, h, rows, sq, need)
         return memo[key]
 
-    common = [score(np.full(d, v)) for v in grid]
-    i = int(np.argmin(common))
+    # The common bandwidth: every other grid value, then the neighbours of the best.
+    common = {i: score(np.full(d, grid[i])) for i in range(0, len(grid), 2)}
+    best = min(common, key=common.get)
+    for i in (best - 1, best + 1):
+        if 0 <= i < len(grid):
+            common[i] = score(np.full(d, grid[i]))
+    i = min(common, key=common.get)
     if not np.isfinite(common[i]):
         raise ValueError(
             "local-linear smoothing found no bandwidth with a defined leave-one-out error; "
@@ -226,8 +253,11 @@ def choose_bandwidths(
         moved = False
         for l in range(d):
             while True:
-                near = range(max(pos[l] - WINDOW, 0), min(pos[l] + WINDOW, top - 1) + 1)
-                options = sorted({*near, top} if pos[l] < top else {top - 1, top - 2, top})
+                if pos[l] == top:
+                    options = [top - 1, top]
+                else:
+                    near = range(max(pos[l] - WINDOW, 0), min(pos[l] + WINDOW, top - 1) + 1)
+                    options = sorted({*near, top})
                 trials = [np.where(np.arange(d) == l, k, pos) for k in options]
                 scores = [score(values[trial]) for trial in trials]
                 k = options[int(np.argmin(scores))]
@@ -354,9 +384,10 @@ class LocalLinear(Registered):
         for c, h in enumerate(self.bandwidth):
             R = self.rotation[c]
             Zr, Qr = self.Z @ R, Q @ R
+            F = _features(Zr, self.T[:, c : c + 1])
             for block in _blocks(len(Q), len(self.Z)):
                 K = _kernel(Qr[block], Zr, h, self.min_points)
-                out[block, c] = _local_solve(K, Qr[block], Zr, self.T[:, c : c + 1], h)[0][:, 0]
+                out[block, c] = _local_solve(K, Qr[block], F, 1, h)[0][:, 0]
         return out
 
 

@@ -57,6 +57,12 @@ class Features:
         values, index = self.raw(newdata)
         return (values - self.shift) / self.scale, index
 
+    def predictors(self, newdata: Any = None) -> np.ndarray:
+        """The whole predictor matrix of ``newdata`` (default the training rows), as the
+        formula built it: every predictor, not only the reduced ones."""
+        spec = self.spec if self.results is None else self.results.spec
+        return spec.X if newdata is None else spec.transform_x(newdata)
+
 
 #: Elements of one block of a (rows x values x components) array.
 BLOCK_ELEMENTS = 2_000_000

@@ -32,7 +32,7 @@ from ..stats.gaussian import (
     squared_distances,
     standardise_response,
 )
-from .conditional import ConditionalDensity, Features
+from .conditional import ConditionalDensity, Features, Parts
 from .models import (
     LSCDE_LAMBDAS,
     LSCDE_SIGMAS,
@@ -200,8 +200,10 @@ def fit_density(
         allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds", "model"}
         _reject_unknown(options, allowed, "lscde")
         _check_common(Z, options.get("n_folds", 5), "lscde")
+        # A reduced fit's spread may follow directions beyond its own: offer all predictors.
+        predictors = features.predictors() if features.results is not None else None
         name, fit, table = fit_lscde_models(
-            Z, Ys, y_scale=y_scale, random_state=random_state, **options
+            Z, Ys, y_scale=y_scale, random_state=random_state, predictors=predictors, **options
         )
         problem = fit["problem"]
         if name == "location_scale":
@@ -218,6 +220,7 @@ def fit_density(
                 y_mean=y_mean,
                 y_scale=y_scale,
                 tail_weight=fit["tail_weight"],
+                spread=fit["spread"],
                 means=problem.Yc,
                 sd=np.full(Ys.shape[1], fit["sigma_y"]),
                 tuning=fit["tuning"],
@@ -235,6 +238,9 @@ def fit_density(
                 **common,
             )
         density.cv_grid = fit["cv_grid"]
+        if name == "location_scale":
+            density.scale_choice = fit["scale_choice"]
+            density.heteroscedasticity_pvalue = fit["heteroscedasticity_pvalue"]
         density.model = name
         density.heldout_log_score = fit["heldout_log_score"]
         density.model_choice = table
@@ -338,9 +344,11 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         y_mean: np.ndarray,
         y_scale: np.ndarray,
         tail_weight: float = 0.0,
+        spread: Any = None,
         **kw: Any,
     ) -> None:
         super().__init__(features, centres_z, alpha, sigma, **kw)
+        self.spread = spread
         # The defensive component (Hesterberg 1995): weight ε, mean 0, sd TAIL_SD in the
         # residual's units, so that a row far outside the data is not scored as impossible.
         self.tail_weight = float(tail_weight)
@@ -363,11 +371,28 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         eps = self.tail_weight
         return np.hstack([(1.0 - eps) * w, np.full((len(w), 1), eps)])
 
-    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("spread", None)
+        super().__setstate__(state)
+
+    def _parts(self, newdata: Any = None) -> Parts:
+        Z, index = self.features(newdata)
+        S = Z
+        if self.spread is not None:  # the spread also follows directions beyond the fit's
+            S = np.hstack([Z, self.spread.transform(self.features.predictors(newdata))])
+        loc, scale = self._location_scale(Z, S)
+        return Parts(self._weights(Z), loc, scale, index)
+
+    def _location_scale(self, Z: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.location.predict(Z)
-        g = np.clip(self.log_scale.predict(Z), self.log_scale_range[0], self.log_scale_range[1])
+        g = np.clip(self.log_scale.predict(S), self.log_scale_range[0], self.log_scale_range[1])
         s = np.exp(g)
         return self.y_mean + self.y_scale * (m + s * self.e_shift), self.y_scale * s * self.e_scale
+
+    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.spread is not None:
+            raise ValueError("this density's spread needs the predictors; call _parts(newdata)")
+        return self._location_scale(Z, Z)
 
     def _affine_rows(self) -> bool:
         return True

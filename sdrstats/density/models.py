@@ -7,11 +7,15 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
   the full grid.
 - ``"separate"``: widths σ_z for ``z`` and σ_y for ``y``, chosen jointly with λ by the same
   CV criterion (coordinate descent on the grid, :func:`~sdrstats.stats.gaussian.choose_widths`).
-- ``"location_scale"``: ``y = m(z) + s(z) e``. The location ``m`` is a local-linear fit of
-  the standardised response and the log-scale ``log s`` a local-linear fit of the log
-  absolute leave-one-out residuals (on their principal Hessian axes), both with per-axis
-  leave-one-out CV bandwidths (:class:`~sdrstats.stats.local_linear.LocalLinear`); the
-  standardised residual ``e = (y - m(z))/s(z)`` gets a separate-widths LSCDE given ``z``.
+- ``"location_scale"``: ``y = m(z) + s(x) e``. The location ``m`` is a local-linear fit of
+  the standardised response on ``z`` (per-axis leave-one-out CV bandwidths,
+  :class:`~sdrstats.stats.local_linear.LocalLinear`). The log-scale ``log s`` is chosen by
+  :func:`~sdrstats.density.spread.choose_scale`: a constant when a Breusch-Pagan test of
+  the leave-one-out residuals finds no heteroscedasticity, else the best by held-out
+  likelihood of a local-linear fit of the log absolute residuals on ``z`` and on ``z``
+  with one or two *spread directions* of all the predictors (for a reduced fit: the
+  spread may change along directions the fit's ``d`` directions miss). The standardised
+  residual ``e = (y - m(z))/s(x)`` gets a separate-widths LSCDE given ``z``.
   The squared loss is nearly flat in the residual density's component width and spread, so
   σ_y (the CV choice or a grid neighbour) and a spread factor are then chosen by held-out
   log-likelihood. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
@@ -72,6 +76,7 @@ from ..stats.gaussian import (
     width_edge_messages,
 )
 from ..stats.local_linear import LocalLinear
+from .spread import choose_scale
 
 MODELS = ("auto", "location_scale", "separate", "single")
 #: Candidates of ``model="auto"``.
@@ -82,8 +87,6 @@ LSCDE_LAMBDAS = np.logspace(-3, 1, 9)
 #: window; a standardised residual hardly does, so a wide one.
 START_Y = (1.0, 0.4, 0.01)
 START_E = (5.6, 0.4, 0.1)
-#: Absolute residuals below this fraction of their median are raised to it before the log.
-RESIDUAL_FLOOR = 0.05
 #: A log-scale predicted beyond the training fit's range by more than this is clipped.
 LOG_SCALE_MARGIN = 1.0
 
@@ -205,13 +208,18 @@ def fit_location_scale(
     user_grid: bool,
     y_scale: np.ndarray,
     z_cache: WidthScores | None = None,
+    predictors: np.ndarray | None = None,
+    random_state: Any = None,
 ) -> dict:
-    """Location and log-scale by local-linear smoothing, then separate-widths LSCDE of the
-    standardised residual given ``z`` (same centres and folds as ``problem``)."""
+    """Location by local-linear smoothing on ``z``, the log-scale chosen by
+    :func:`~sdrstats.density.spread.choose_scale` (constant, on ``z``, or on ``z`` and
+    spread directions of ``predictors``), then separate-widths LSCDE of the standardised
+    residual given ``z`` (same centres and folds as ``problem``)."""
     Z, Ys = problem.X, problem.Y
     location = LocalLinear(Z, Ys)
     resid = location.loo_residuals
-    log_scale = scale_smoother(Z, resid)
+    scale = choose_scale(Z, resid, predictors, random_state=random_state)
+    log_scale = scale.smoother
     g_range = np.vstack(
         [
             log_scale.fitted.min(axis=0) - LOG_SCALE_MARGIN,
@@ -280,10 +288,16 @@ def fit_location_scale(
         log_scale_range=g_range,
         e_shift=e_shift,
         e_scale=e_scale,
+        spread=scale.spread,
+        scale_choice=scale.table,
+        heteroscedasticity_pvalue=scale.pvalue,
     )
     fit["tuning"].update(
         location_bandwidth=_one_or_list(location.bandwidth),
-        scale_bandwidth=_one_or_list(log_scale.bandwidth),
+        log_scale=scale.name,
+        scale_bandwidth=None
+        if log_scale.bandwidth is None
+        else _one_or_list(log_scale.bandwidth),
     )
     return fit
 
@@ -297,15 +311,6 @@ TAIL_SD = 10.0
 #: the mean log score rose from -1.289 without them to -1.278, and the 80 % intervals'
 #: coverage varied less between draws (sd 0.023 instead of 0.030, means 0.80).
 SPREAD_FACTORS = (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2)
-
-
-def scale_smoother(Z: np.ndarray, resid: np.ndarray) -> LocalLinear:
-    """Local-linear fit of ``log |r|`` (each residual at least :data:`RESIDUAL_FLOOR` of the
-    median, so that a residual near 0 does not dominate): ``log s(z)`` up to a constant,
-    which the standardisation of ``e`` absorbs."""
-    floor = RESIDUAL_FLOOR * np.median(np.abs(resid), axis=0)
-    floor = np.where(floor > 0, floor, np.finfo(float).tiny)
-    return LocalLinear(Z, np.log(np.maximum(np.abs(resid), floor)), noisy=True, rotate=True)
 
 
 def _one_or_list(values: np.ndarray) -> list[float] | list[list[float]]:
@@ -340,11 +345,18 @@ def fit_lscde_models(
     n_folds: int = 5,
     y_scale: Any = 1.0,
     random_state: Any = None,
+    predictors: np.ndarray | None = None,
 ) -> tuple[str, dict, pd.DataFrame]:
     """Fit the LSCDE model(s) ``model`` asks for; return the chosen name, its fit and the
-    table of held-out mean log densities (one row per model fitted)."""
+    table of held-out mean log densities (one row per model fitted). ``predictors`` (all
+    predictors of a reduced fit) lets the location-scale model's spread follow directions
+    beyond ``Z``."""
     sigmas, lams = check_lscde_options(sigma_grid, lambda_grid, n_basis, n_folds, model)
-    problem, folds = setup(Z, Ys, n_basis, n_folds, random_state)
+    seed = as_seed_sequence(random_state)
+    problem, folds = setup(Z, Ys, n_basis, n_folds, seed)
+    # The spread directions' permutations: a stream of their own, so that centres and folds
+    # stay those of the same seed.
+    spread_seed = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1))
     user = sigma_grid is not None
     names = AUTO_CANDIDATES if model == "auto" else (model,)
     fits: dict[str, dict] = {}
@@ -359,7 +371,8 @@ def fit_lscde_models(
                 warnings.simplefilter("always")
                 if name == "location_scale":
                     fits[name] = fit_location_scale(
-                        problem, folds, sigmas, lams, user, y_scale, scorer
+                        problem, folds, sigmas, lams, user, y_scale, scorer, predictors,
+                        spread_seed,
                     )
                     continue
                 if name == "single":

@@ -197,13 +197,25 @@ def loo_score(
     rows: np.ndarray,
     sq: np.ndarray | None = None,
     need: int = 0,
+    scale_of: np.ndarray | None = None,
 ) -> float:
-    """Mean squared leave-one-out residual of column ``t`` at ``rows`` (``inf`` where a
-    window holds a single point and leaving it out is undefined)."""
+    """Leave-one-out loss of column ``t`` at ``rows`` (``inf`` where a window holds a
+    single point and leaving it out is undefined): the mean squared leave-one-out residual,
+    or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`."""
     fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need)
     if np.any(hat >= 1.0 - 1e-8):
         return np.inf
-    return float(np.mean(((t[rows] - fitted[:, 0]) / (1.0 - hat)) ** 2))
+    loo_resid = (t[rows] - fitted[:, 0]) / (1.0 - hat)
+    if scale_of is not None:
+        return scale_loss(scale_of[rows], t[rows] - loo_resid)
+    return float(np.mean(loo_resid**2))
+
+
+def scale_loss(resid: np.ndarray, g: np.ndarray) -> float:
+    """Negative mean Gaussian log-likelihood of residuals ``r`` with log-scale ``g`` up to
+    a constant, the constant profiled out: ``mean(g) + ½ log mean(r² e^{-2g})`` (the
+    quasi-likelihood of a variance function, consistent whatever the residuals' law)."""
+    return float(np.mean(g) + 0.5 * np.log(np.mean(resid**2 * np.exp(-2.0 * g))))
 
 
 def choose_bandwidths(
@@ -213,6 +225,7 @@ def choose_bandwidths(
     rows: np.ndarray,
     need: int = 0,
     max_sweeps: int = 2,
+    scale_of: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict[tuple[float, ...], float]]:
     """Per-predictor bandwidths minimising the leave-one-out error of ``t`` (see the module
     notes): the best common bandwidth on ``grid``, then for each predictor in turn the best
@@ -229,7 +242,7 @@ def choose_bandwidths(
     def score(h: np.ndarray) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            memo[key] = loo_score(Z, t, h, rows, sq, need)
+            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of)
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.
@@ -299,6 +312,11 @@ class LocalLinear(Registered):
         Also try the window's axes on each column's :func:`curvature_axes` (a rotation of
         ``Z``; the local-linear fit itself does not depend on the axes, only the window
         does) and keep the axes with the smaller leave-one-out error.
+    scale_of : ndarray (n, m), optional
+        Residuals whose log-scale the columns of ``T`` are (``T = log |r|``): the bandwidths
+        then maximise the residuals' held-out Gaussian likelihood (:func:`scale_loss`),
+        which the few very small residuals, far out in the left tail of ``log |r|``, do not
+        dominate as they do the squared error.
 
     Attributes
     ----------
@@ -339,6 +357,7 @@ class LocalLinear(Registered):
         bandwidths: Any = None,
         noisy: bool = False,
         rotate: bool = False,
+        scale_of: np.ndarray | None = None,
     ) -> None:
         Z = np.asarray(Z, dtype=float)
         T = np.asarray(T, dtype=float)
@@ -353,11 +372,13 @@ class LocalLinear(Registered):
         self.rotation = np.broadcast_to(np.eye(d), (m, d, d)).copy()
         self.fitted = np.empty_like(self.T)
         self.loo_residuals = np.empty_like(self.T)
+        resid = None if scale_of is None else np.asarray(scale_of, float).reshape(n, -1)
         for c in range(m):
             t = self.T[:, c]
+            r = None if resid is None else resid[:, c]
             best = (np.inf, None, None)
             for R in [np.eye(d)] + ([curvature_axes(Z, t)] if rotate and d > 1 else []):
-                h, memo = choose_bandwidths(Z @ R, t, grid, rows, self.min_points)
+                h, memo = choose_bandwidths(Z @ R, t, grid, rows, self.min_points, scale_of=r)
                 score = memo[tuple(float(v) for v in h)]
                 if score < best[0]:
                     best = (score, h, R)
@@ -398,4 +419,5 @@ __all__ = [
     "curvature_axes",
     "loo_fit",
     "loo_score",
+    "scale_loss",
 ]

@@ -222,7 +222,7 @@ def fit_density(
                 tail_weight=fit["tail_weight"],
                 spread=fit["spread"],
                 means=problem.Yc,
-                sd=np.full(Ys.shape[1], fit["sigma_y"]),
+                sd=component_widths(fit, Ys.shape[1]),
                 tuning=fit["tuning"],
                 **common,
             )
@@ -233,11 +233,12 @@ def fit_density(
                 fit["alpha"],
                 fit["sigma_z"],
                 means=y_mean + problem.Yc * y_scale,
-                sd=fit["sigma_y"] * y_scale,
+                sd=component_widths(fit, Ys.shape[1]) * y_scale,
                 tuning=fit["tuning"],
                 **common,
             )
         density.cv_grid = fit["cv_grid"]
+        density.width_choice = fit.get("width_choice")
         if name == "location_scale":
             density.scale_choice = fit["scale_choice"]
             density.heteroscedasticity_pvalue = fit["heteroscedasticity_pvalue"]
@@ -264,6 +265,15 @@ def fit_density(
     density.cv_grid = _cv_frame(fit, "eps", "bandwidth")
     density.model = "eps_kde"
     return density
+
+
+def component_widths(fit: dict[str, Any], q: int) -> np.ndarray:
+    """The components' sds in standardised units: σ_y for all ``(q,)``, or one row per
+    component ``(K, q)`` with adaptive widths."""
+    factors = fit.get("width_factors")
+    if factors is None:
+        return np.full(q, fit["sigma_y"])
+    return fit["sigma_y"] * np.repeat(np.asarray(factors, float)[:, None], q, axis=1)
 
 
 def _cv_frame(fit: dict[str, Any], rows: str, cols: str) -> pd.DataFrame:
@@ -299,6 +309,8 @@ class MixtureWeightsLSCDE(ConditionalDensity):
             )
         self.centres_z, self.log_alpha = centres_z[keep], np.log(np.asarray(alpha)[keep])
         self.means, self.sigma = self.means[keep], float(sigma)
+        if self.component_sd.ndim == 2:
+            self.component_sd = self.component_sd[keep]
 
     def _weights(self, Z: np.ndarray) -> np.ndarray:
         # In logs, so rows far from every centre still get the nearest components.

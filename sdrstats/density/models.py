@@ -17,8 +17,10 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
   spread may change along directions the fit's ``d`` directions miss). The standardised
   residual ``e = (y - m(z))/s(x)`` gets a separate-widths LSCDE given ``z``.
   The squared loss is nearly flat in the residual density's component width and spread, so
-  σ_y (the CV choice or a grid neighbour) and a spread factor are then chosen by held-out
-  log-likelihood. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
+  σ_y, one for all components or adaptive (Abramson 1982), and a spread factor are then
+  chosen by held-out log-likelihood with the one-standard-error rule towards the smoother
+  density (:func:`choose_component_width`; the same for ``"separate"``'s σ_y), so that a
+  smooth conditional law is not rendered as a comb of narrow components. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
   units) keeps rows beyond the data from scoring as impossible (Hesterberg 1995). A Gaussian
   mixture in ``e`` stays one in ``y`` (means ``m + s μ_k``, sds ``s σ_k``), so every query
   stays exact.
@@ -31,6 +33,12 @@ location and scale.
 
 References
 ----------
+Abramson, I. S. On bandwidth variation in kernel estimates: a square root law. Annals of
+Statistics 10(4), 1982.
+
+Hastie, T., Tibshirani, R. and Friedman, J. The Elements of Statistical Learning, 2nd ed.
+Springer, 2009.
+
 Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
 Least-squares conditional density estimation. IEICE Transactions on Information and Systems
 E93-D(3), 2010.
@@ -57,6 +65,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy.stats import gaussian_kde
 from threadpoolctl import threadpool_limits
 
 from ..core.budget import check_count
@@ -246,37 +255,19 @@ def fit_location_scale(
         scorer=scorer,
         start=START_E,
     )
-    # The residual density's component width and spread, by held-out log-likelihood: the
-    # squared loss is nearly flat in them, and LSCDE's components widen the density of e
-    # (see SPREAD_FACTORS).
-    step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
+    # The residual density's component width and spread, by held-out log-likelihood with
+    # the one-standard-error rule (see choose_component_width).
     tail = 1.0 / len(Z)
-    best = (-np.inf, fit["sigma_y"], 1.0)
-    for sy in sorted({fit["sigma_y"] / step, fit["sigma_y"], fit["sigma_y"] * step}):
-        logp = heldout_log_density(
-            e_problem,
-            np.eye(Z.shape[1]),
-            (fit["sigma_z"], sy),
-            fit["lambda"],
-            folds,
-            [E_loo / c for c in SPREAD_FACTORS],
-        )
-        for lp, c in zip(logp, SPREAD_FACTORS):
-            # The defensive component enters the held-out score as it enters the density.
-            v = E_loo / c
-            log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
-                np.sqrt(2 * np.pi) * TAIL_SD
-            )
-            lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
-            score = float(np.mean(lp + log_jacobian)) - E_loo.shape[1] * np.log(c)
-            if score > best[0]:
-                best = (score, sy, c)
-    score, sy, c = best
+    score, sy, c, factors, widths = choose_component_width(
+        e_problem, folds, fit, sigmas, E_loo, log_jacobian, SPREAD_FACTORS, tail
+    )
+    fit["width_factors"] = factors
     if sy != fit["sigma_y"]:
         fit["sigma_y"] = fit["tuning"]["sigma_y"] = float(sy)
         fit["alpha"] = e_problem.solve(
             np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
         ).alpha
+    fit["width_choice"] = widths
     e_scale = e_scale * c
     fit["tail_weight"] = tail
     fit["heldout_log_score"] = score
@@ -295,11 +286,103 @@ def fit_location_scale(
     fit["tuning"].update(
         location_bandwidth=_one_or_list(location.bandwidth),
         log_scale=scale.name,
-        scale_bandwidth=None
-        if log_scale.bandwidth is None
-        else _one_or_list(log_scale.bandwidth),
+        scale_bandwidth=None if log_scale.bandwidth is None else _one_or_list(log_scale.bandwidth),
     )
     return fit
+
+
+#: Component widths tried around the squared-loss choice, in half steps of the σ grid:
+#: from one step narrower to two steps wider.
+WIDTH_STEPS = (-2, -1, 0, 1, 2, 3, 4)
+
+
+def abramson_widths(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Abramson's (1982) square-root law: each centre's width factor
+    ``(f(v_k) / G)^{-1/2}``, ``f`` a Gaussian kernel density of ``values`` (scipy's
+    ``gaussian_kde``, Scott's bandwidth) and ``G`` the geometric mean of ``f`` over the
+    centres, so the factors' geometric mean is 1: components where the data are sparse
+    (a long tail) are wider, those in the bulk narrower. Kept within [0.2, 5]."""
+    pilot = gaussian_kde(values.T)(centres.T)
+    log_f = np.log(np.maximum(pilot, 1e-300))
+    return np.clip(np.exp(-0.5 * (log_f - log_f.mean())), 0.2, 5.0)
+
+
+def choose_component_width(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    fit: dict,
+    sigmas: np.ndarray,
+    values: np.ndarray | None,
+    log_jacobian: Any,
+    factors: tuple[float, ...] = (1.0,),
+    tail: float = 0.0,
+) -> tuple[float, float, float, np.ndarray | None, pd.DataFrame]:
+    """The components' width σ_y, fixed or adaptive, and a spread factor ``c`` of the
+    values, by held-out log-likelihood with the one-standard-error rule towards the wider.
+
+    The squared loss that chose ``fit``'s σ_y is nearly flat in it, and its minimum can sit
+    at a width far below the conditional law's own spread: the density is then a comb of
+    narrow components, spiky and multimodal where the law is smooth, most of all in a long
+    tail where the centres are sparse. Here σ_y runs over half steps of the σ grid around
+    that choice (:data:`WIDTH_STEPS`; σ_z and λ held), with one width for every component
+    or with Abramson's (1982) adaptive widths ``σ_y λ_k`` (:func:`abramson_widths`), each
+    scored by the K-fold held-out mean log density of ``values`` (n x q, standardised
+    units; default the problem's own response) divided by each factor ``c``, with a
+    defensive component of weight ``tail``. Of the candidates within one standard error of
+    the best (the standard error of the mean paired difference of the rows' scores;
+    Hastie, Tibshirani and Friedman 2009, section 7.10) the widest is kept, adaptive before
+    fixed at the same σ_y: the smoothest density that gives up less than the score's own
+    noise.
+
+    Returns the score, σ_y, ``c``, the width factors (``None``: one width) and the table of
+    scores.
+    """
+    identity = np.eye(problem.X.shape[1])
+    targets = problem.Y if values is None else values
+    step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
+    adaptive = abramson_widths(problem.Y, problem.Yc)
+    rows = []
+    for widths in (None, adaptive):
+        for j in WIDTH_STEPS:
+            sy = fit["sigma_y"] * step ** (j / 2)
+            logp = heldout_log_density(
+                problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
+                [targets / c for c in factors], widths,
+            )  # fmt: skip
+            best = (-np.inf, None, None)
+            for lp, c in zip(logp, factors):
+                if tail > 0:  # the defensive component enters the score as the density
+                    v = targets / c
+                    log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
+                        np.sqrt(2 * np.pi) * TAIL_SD
+                    )
+                    lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
+                lp = lp + log_jacobian - targets.shape[1] * np.log(c)
+                if np.mean(lp) > best[0]:
+                    best = (float(np.mean(lp)), c, lp)
+            rows.append((sy, widths is not None, *best))
+    top = max(range(len(rows)), key=lambda i: rows[i][2])
+    n = len(targets)
+    se = [
+        float(np.std(r[4] - rows[top][4], ddof=1) / np.sqrt(n))
+        if np.all(np.isfinite(r[4]))
+        else np.inf
+        for r in rows
+    ]
+    eligible = [i for i in range(len(rows)) if rows[i][2] >= rows[top][2] - se[i]]
+    keep = max(eligible, key=lambda i: (rows[i][0], rows[i][1]))
+    table = pd.DataFrame(
+        {
+            "sigma_y": [r[0] for r in rows],
+            "adaptive": [r[1] for r in rows],
+            "held-out log score": [r[2] for r in rows],
+            "spread factor": [r[3] for r in rows],
+            "se of difference": se,
+            "kept": ["*" if i == keep else "" for i in range(len(rows))],
+        }
+    )
+    sy, is_adaptive, score, c, _ = rows[keep]
+    return score, float(sy), float(c), adaptive if is_adaptive else None, table
 
 
 #: The sd of the location-scale model's defensive component (weight 1/n), in units of the
@@ -371,16 +454,33 @@ def fit_lscde_models(
                 warnings.simplefilter("always")
                 if name == "location_scale":
                     fits[name] = fit_location_scale(
-                        problem, folds, sigmas, lams, user, y_scale, scorer, predictors,
+                        problem,
+                        folds,
+                        sigmas,
+                        lams,
+                        user,
+                        y_scale,
+                        scorer,
+                        predictors,
                         spread_seed,
                     )
                     continue
-                if name == "single":
+                if name == "single":  # LSCDE as published: (σ, λ) by the squared loss alone
                     fits[name] = fit_single(problem, folds, sigmas, lams, user)
-                else:
-                    fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
-                fit = fits[name]
-                fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
+                    fit = fits[name]
+                    fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
+                    continue
+                fit = fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
+                score, sy, _, factors, widths = choose_component_width(
+                    problem, folds, fit, sigmas, None, -np.log(y_scale).sum()
+                )
+                fit["width_factors"] = factors
+                if sy != fit["sigma_y"]:
+                    fit["sigma_y"] = fit["tuning"]["sigma_y"] = sy
+                    fit["alpha"] = problem.solve(
+                        np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
+                    ).alpha
+                fit["heldout_log_score"], fit["width_choice"] = score, widths
     table = pd.DataFrame(
         {
             "held-out log score": [fits[k]["heldout_log_score"] for k in names],

@@ -234,7 +234,11 @@ class SpreadDirections(Registered):
     def truncated(self, k: int) -> SpreadDirections:
         """The first ``k`` directions only."""
         out = SpreadDirections.__new__(SpreadDirections)
-        out.centre, out.eigenvalues, out.basis = self.centre, self.eigenvalues[:k], self.basis[:, :k]
+        out.centre, out.eigenvalues, out.basis = (
+            self.centre,
+            self.eigenvalues[:k],
+            self.basis[:, :k],
+        )
         return out
 
     def frame(self, names: list[str]) -> pd.DataFrame:
@@ -303,9 +307,7 @@ def choose_scale(
     spread = None
     if pvalue < level:
         t = log_abs(resid)
-        smoothers["reduced predictors"] = LocalLinear(
-            Z, t, noisy=True, rotate=True, scale_of=resid
-        )
+        smoothers["reduced predictors"] = LocalLinear(Z, t, noisy=True, rotate=True, scale_of=resid)
         if X is not None:
             spread = SpreadDirections(X, Z, t, k=MAX_SPREAD_DIRECTIONS, random_state=random_state)
             for k in range(1, spread.k + 1):
@@ -319,9 +321,7 @@ def choose_scale(
     names = list(scores)
     means = np.array([scores[k].mean() for k in names])
     best = int(np.argmax(means))
-    ses = np.array(
-        [np.std(scores[k] - scores[names[best]], ddof=1) / np.sqrt(n) for k in names]
-    )
+    ses = np.array([np.std(scores[k] - scores[names[best]], ddof=1) / np.sqrt(n) for k in names])
     chosen = next(i for i in range(len(names)) if means[i] >= means[best] - ses[i])
     name = names[chosen]
     table = pd.DataFrame(

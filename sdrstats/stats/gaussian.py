@@ -510,6 +510,7 @@ def heldout_log_density(
     lam: float,
     folds: np.ndarray,
     values: np.ndarray | list[np.ndarray] | None = None,
+    widths: np.ndarray | None = None,
 ) -> np.ndarray | list[np.ndarray]:
     """Log of each row's LSCDE density (seed eq. 10) from the fit without its fold.
 
@@ -519,7 +520,9 @@ def heldout_log_density(
     response, or at ``values[i]`` when given (n x q, standardised units; a list of such
     arrays gives a list of results from the same refits). In logs throughout:
     ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
-    a fold whose refitted weights are all <= 0 get ``-inf``.
+    a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
+    centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
+    still fitted with the common σ_y).
     """
     sz, sy = split_sigma(sigma)
     Z, U = problem.X @ W.T, problem.Xc @ W.T
@@ -549,7 +552,12 @@ def heldout_log_density(
         base = _logsumexp_rows(lz) + norm
         # Every target at once: (targets x rows x centres).
         values = np.stack([t[test] for t in targets])
-        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (2 * sy * sy)
+        spread = sy if widths is None else sy * widths[keep][pos]
+        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
+            2 * spread * spread
+        )
+        if widths is not None:
+            ly = ly - q * np.log(widths[keep][pos])
         a = lz[None] + ly
         top = a.max(axis=2, keepdims=True)
         logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]

@@ -85,7 +85,7 @@ CASES = [
     ),
     (
         "single-value-response",
-        lambda: sdr.dr("y ~ x1 + x2", with_(y=2.0)),
+        lambda: sdr.directional_regression("y ~ x1 + x2", with_(y=2.0)),
         ValueError,
         "single value",
         "varies",
@@ -199,15 +199,57 @@ CASES = [
         "unknown-option-class",
         lambda: sdr.SIR(nslice=8),
         TypeError,
-        r"unknown option\(s\) \['nslice'\]",
-        "valid options are",
+        r"SIR\(\) got an unknown option 'nslice'",
+        r"did you mean 'nslices'\? Its options are: nslices, slice_function",
     ),
     (
         "unknown-option-function",
         lambda: sdr.lsce("y ~ x1 + x2 + x3", FRAME, d=1, foo=1),
         TypeError,
-        "foo",
-        "unexpected keyword",
+        r"lsce\(\) got an unknown option 'foo'\.",
+        "Its options are: d, d_max, ",
+    ),
+    (
+        "misspelt-option-function",
+        lambda: sdr.sir("y ~ x1 + x2 + x3", FRAME, nslice=5),
+        TypeError,
+        r"^sir\(\) got an unknown option 'nslice'",
+        r"did you mean 'nslices'\? Its options are: nslices, slice_function, d_max",
+    ),
+    (
+        "r-dotted-option-name",
+        lambda: sdr.save("y ~ x1 + x2 + x3", FRAME, **{"slice.function": "arc"}),
+        TypeError,
+        r"^save\(\) got an unknown option 'slice.function'",
+        r"did you mean 'slice_function'\?",
+    ),
+    (
+        "misspelt-option-case",
+        lambda: sdr.mave("y ~ x1 + x2 + x3", FRAME, D_max=2),
+        TypeError,
+        r"^mave\(\) got an unknown option 'D_max'",
+        r"did you mean 'd_max'\?",
+    ),
+    (
+        "misspelt-options-several",
+        lambda: sdr.spca("y ~ x1 + x2 + x3", FRAME, d=1, kernel_x="rbf", colour=1),
+        TypeError,
+        r"^spca\(\) got unknown options 'kernel_x', 'colour'",
+        r"did you mean 'kernel_y' \(for 'kernel_x'\)\? Its options are:",
+    ),
+    (
+        "misspelt-option-set-params",
+        lambda: sdr.SAVE().set_params(dmax=2),
+        TypeError,
+        r"^SAVE.set_params\(\) got an unknown option 'dmax'",
+        r"did you mean 'd_max'\?",
+    ),
+    (
+        "misspelt-option-density",
+        lambda: sdr.lscde("y ~ x1 + x2", FRAME, nbasis=50),
+        TypeError,
+        r"^lscde\(\) got an unknown option 'nbasis'",
+        r"did you mean 'n_basis'\?",
     ),
     (
         "data-is-a-list",
@@ -725,7 +767,7 @@ def test_ire_odd_random_state_is_a_named_error(value):
     # ire is deterministic: it has no random_state, and says so by name
     with pytest.raises(TypeError, match="random_state"):
         sdr.ire("y ~ x1 + x2 + x3", FRAME, random_state=value)
-    with pytest.raises(TypeError, match=r"unknown option\(s\) \['random_state'\]"):
+    with pytest.raises(TypeError, match=r"IRE\(\) got an unknown option 'random_state'"):
         sdr.IRE(random_state=value)
 
 

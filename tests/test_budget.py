@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core import budget
+from sdrstats.base import budget
 
 rng = np.random.default_rng(3)
 N = 200
@@ -155,7 +155,7 @@ COUNTS = [
      MemoryError, r"dr_weights needs about .* for n_samples = 1,000,000,000 draws"),
     ("classification-n_repeats",
      lambda: sdr.evaluate.classification("pca", SMALL, formula="g ~ x1 + x2 + x3 + x4",
-                                         k_grid=[1], n_repeats=BIG, verbose=False),
+                                         d_grid=[1], n_repeats=BIG, verbose=False),
      MemoryError, r"classification needs about .* for n_repeats = 1,000,000,000 random splits"),
     ("stream-init_size", lambda: _stream(init_size=BIG), MemoryError,
      r"online_sir needs about .* for init_size = 1,000,000,000 rows buffered at p = 4"),

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
     bootstrap_replicates,
@@ -25,7 +25,7 @@ def single_index(n=300, p=5, seed=0, noise=0.5):
     return X, y, beta
 
 
-@pytest.mark.parametrize("estimator", [sdr.SIR, sdr.SAVE, sdr.DR])
+@pytest.mark.parametrize("estimator", [sdr.SIR, sdr.SAVE, sdr.DirectionalRegression])
 def test_fast_path_equals_weighted_refit(estimator):
     # Replicate b of the fast path must be the estimator's own weighted fit with the
     # multinomial counts as case weights; both are exact algebra, so agreement is to
@@ -261,7 +261,7 @@ def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
 
 def test_default_d_without_an_asymptotic_test_says_it_was_not_chosen():
     X, y, _ = single_index(n=200, p=4, seed=13)
-    fit = sdr.DR().fit(X, y)  # directional regression: no large-sample test
+    fit = sdr.DirectionalRegression().fit(X, y)  # directional regression: no large-sample test
     boot = fit.bootstrap(B=10, random_state=0, progress=False)
     assert boot.d == fit.d == 4
     assert "not a chosen dimension" in boot.d_rule and "fit.test_dimension()" in boot.d_rule

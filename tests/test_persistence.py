@@ -17,7 +17,7 @@ import pytest
 from method_registry import FITS, regression_frame
 
 import sdrstats as sdr
-from sdrstats.core import persistence
+from sdrstats.base import persistence
 
 NAMES = sorted(FITS)
 CORRUPT = "state is incomplete or corrupt: "

@@ -26,7 +26,7 @@ DETERMINISTIC = {
     "sir": lambda d: sdr.sir(F, d, nslices=4),
     "save": lambda d: sdr.save(F, d, nslices=4),
     "phd": lambda d: sdr.phd(F, d),
-    "dr": lambda d: sdr.dr(F, d, nslices=4),
+    "directional_regression": lambda d: sdr.directional_regression(F, d, nslices=4),
     "cume": lambda d: sdr.cume(F, d),
     "ire": lambda d: sdr.ire(F, d, nslices=4),
     "spca": lambda d: sdr.spca(F, d, d=1),

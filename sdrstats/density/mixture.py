@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_memory
-from ..core.parallel import as_seed_sequence
-from ..core.validation import check_int, check_positive_grid
-from ..core.warnings import TuningWarning
+from ..base.budget import check_memory
+from ..base.parallel import as_seed_sequence
+from ..base.validation import check_int, check_positive_grid
+from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,

@@ -68,10 +68,10 @@ import pandas as pd
 from scipy.stats import gaussian_kde
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_count
-from ..core.parallel import as_seed_sequence
-from ..core.validation import check_choice, check_int, check_positive_grid
-from ..core.warnings import TuningWarning
+from ..base.budget import check_count
+from ..base.parallel import as_seed_sequence
+from ..base.validation import check_choice, check_int, check_positive_grid
+from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,

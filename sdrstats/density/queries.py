@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from ..core.persistence import Registered
+from ..base.persistence import Registered
 
 
 class DensityQueries(Registered):  # fitted densities can be saved as data
@@ -269,7 +269,7 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         Model:
         ...
         """
-        from ..core.summary import Block, Summary
+        from ..base.tables import Block, Summary
         from .describe import density_blocks
 
         d = self.features.d if self.features.results is not None else None

@@ -56,8 +56,8 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.diagnostic import het_breuschpagan
 
-from ..core.parallel import as_seed_sequence
-from ..core.persistence import Registered
+from ..base.parallel import as_seed_sequence
+from ..base.persistence import Registered
 from ..stats.linalg import collinear_columns, sym_eigh_desc
 from ..stats.local_linear import LocalLinear
 from ..stats.moment_kernels import phd_kernel

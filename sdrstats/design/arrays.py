@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.warnings import MissingValueWarning
-from .checks import _check_finite, _check_magnitude, _is_label_column, clearly_fine
+from ..base.warnings import MissingValueWarning
+from .checks import _check_magnitude, _is_label_column, check_finite, clearly_fine
 from .spec import ModelSpec
 
 
@@ -104,7 +104,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     if x_finite and not fine:
         _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
     else:
-        _check_finite(Xa, x_names, "Predictor")
+        check_finite(Xa, x_names, "Predictor")
     if label:
         labels = pd.Categorical(y_values.iloc[mask, 0])
         Y = np.asarray(labels.codes, dtype=np.int64)
@@ -118,7 +118,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
                 Y = y_values.loc[mask].to_numpy(dtype=float)
             except (TypeError, ValueError):
                 raise TypeError("y must be numeric, or a single column of class labels.") from None
-        _check_finite(Y, y_names, "Response")
+        check_finite(Y, y_names, "Response")
         y_levels = None
     return ModelSpec(
         X=np.ascontiguousarray(Xa),

@@ -96,17 +96,17 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from . import builder
 from .arrays import from_arrays
 from .checks import (
     _check_data,
-    _check_finite,
     _check_object_columns,
     _explain_patsy_error,
     _is_label_column,
     _mentioned_columns,
     _quote,
+    check_finite,
 )
 from .names import (
     check_called_columns,
@@ -365,7 +365,7 @@ def parse(
     names = r_column_names(design.info)
     x_names = [names[j] for j in design.columns]
     X = design.matrix(keep)
-    _check_finite(X, x_names, "Predictor")
+    check_finite(X, x_names, "Predictor")
     if not empty_levels:
         _check_empty_levels(X, x_names, design.info, design.columns, columns)
     Y, y_levels = response.values(frame, keep)
@@ -685,7 +685,7 @@ class _Response:
             labels = pd.Categorical(frame[self.names[0]][keep])
             return np.asarray(labels.codes, dtype=np.int64), list(labels.categories)
         Y = self.numeric[keep]
-        _check_finite(Y, self.names, "Response")
+        check_finite(Y, self.names, "Response")
         return Y, None
 
 

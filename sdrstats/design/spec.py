@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.persistence import register
+from ..base.persistence import register
 from . import builder
-from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
+from .checks import _check_object_columns, _explain_patsy_error, _mentioned_columns, check_finite
 from .rfunctions import R_FORMULA_FUNCTIONS
 from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
@@ -226,7 +226,7 @@ class ModelSpec:
                 raise ValueError(
                     f"newdata must have {self.p} predictor columns; got shape {values.shape}."
                 )
-            _check_finite(values, self.x_names, "newdata")
+            check_finite(values, self.x_names, "newdata")
             return values
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(
@@ -241,7 +241,7 @@ class ModelSpec:
             except builder.NotBulk:
                 pass
             else:
-                _check_finite(values, self.x_names, "newdata")
+                check_finite(values, self.x_names, "newdata")
                 return values
         try:
             (matrix,) = patsy.build_design_matrices(
@@ -250,7 +250,7 @@ class ModelSpec:
         except patsy.PatsyError as exc:
             raise ValueError(_explain_patsy_error(exc, newdata, "newdata")) from None
         values = np.asarray(matrix, dtype=float)[:, self.design_columns]
-        _check_finite(values, self.x_names, "newdata")
+        check_finite(values, self.x_names, "newdata")
         return values
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 #: R ``dr`` drops rows whose weight is at most this.
 ZERO_WEIGHT = 1e-30
@@ -72,10 +73,39 @@ def rescale(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, w.size * kept / kept.sum()
 
 
+def chunk_weights(values: np.ndarray, column: str, where: str) -> np.ndarray:
+    """The case weights of one chunk's complete rows as floats, checked as in memory.
+
+    Examples
+    --------
+    >>> chunk_weights(np.array([1, 0.5]), "w", "chunk 1").tolist()
+    [1.0, 0.5]
+    """
+    w = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    text = np.isnan(w) & ~pd.isna(pd.Series(values)).to_numpy()
+    if text.any():
+        raise ValueError(
+            f"The 'weights' column {column!r} of {where} holds {values[np.argmax(text)]!r}; "
+            "weights must be numbers."
+        )
+    problems = [
+        (np.isnan(w), "NaN value(s); give every row a weight (0 drops it)"),
+        (np.isinf(w), "infinite value(s); weights must be finite"),
+        (w < 0, "negative value(s); weights must be >= 0 (R dr: 'Negative weights')"),
+    ]
+    for bad, what in problems:
+        if bad.any():
+            raise ValueError(
+                f"The 'weights' column {column!r} has {int(bad.sum())} {what}, in {where}."
+            )
+    return w
+
+
 __all__ = [
     "MAX_WEIGHT_SPREAD",
     "ZERO_WEIGHT",
     "check_case_weights",
+    "chunk_weights",
     "check_weight_shape",
     "rescale",
 ]

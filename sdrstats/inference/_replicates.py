@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..core.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
 from .poisson import counts_from_keys, replicate_keys
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
@@ -161,7 +161,7 @@ def check_replicates(results: Any, B: int, desc: str, option: str = "B") -> None
 
     A replicate keeps its seed, its basis and values (``p × p``) and its distance; a pass
     over chunked data adds its ``h × (1 + p + p(p+1)/2)`` weighted slice sums; and it takes
-    at least :data:`~sdrstats.core.budget.STEP_SECONDS`. :func:`parallel_map` then times
+    at least :data:`~sdrstats.base.budget.STEP_SECONDS`. :func:`parallel_map` then times
     the first replicates and refuses the loop if the rest would run past the limit.
     """
     p = results.p

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
-from ..core.summary import dir_labels
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..base.tables import dir_labels
 from .bootstrap_result import BootstrapResult
 
 

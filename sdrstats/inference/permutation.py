@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
-from ..core.validation import accepts_aliases, check_float, check_int
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
+from ..base.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
 
@@ -61,23 +61,55 @@ class _Whitening:
     def to_x(self, Z: np.ndarray) -> np.ndarray:
         return self.mean + Z @ self.chol.T
 
+    def permuted(self, split: Any, rng: np.random.Generator) -> np.ndarray:
+        """Predictors with the part of ``split`` kept and the rows of its complement permuted."""
+        q1, q2 = split
+        Z = self.Z
+        return self.to_x(Z @ q1 @ q1.T + (Z @ q2)[rng.permutation(Z.shape[0])] @ q2.T)
+
+
+class _GroupWhitening:
+    """Each group of a fit with groups (the partial methods' ``group=``) whitened on its own
+    rows, so that inside every group the permuted part is uncorrelated with the kept one, and
+    rows are permuted only within their group."""
+
+    def __init__(self, X: np.ndarray, groups: np.ndarray) -> None:
+        levels = list(dict.fromkeys(np.asarray(groups).tolist()))
+        self.shape = X.shape
+        self.parts = []
+        for g in levels:
+            rows = np.flatnonzero(groups == g)
+            try:
+                self.parts.append((rows, _Whitening(X[rows])))
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    f"The permutation test of a fit with groups whitens each group on its own "
+                    f"rows, and the predictors of group {g!r} ({rows.size} rows) are "
+                    "collinear there; use test_dimension('bootstrap') or 'ladle' instead."
+                ) from None
+
+    def split(self, basis: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [w.split(basis) for _, w in self.parts]
+
+    def permuted(self, split: Any, rng: np.random.Generator) -> np.ndarray:
+        X = np.empty(self.shape)
+        for (rows, w), part in zip(self.parts, split):
+            X[rows] = w.permuted(part, rng)
+        return X
+
 
 def _permuted_statistic(
     task: tuple[int, Any],
     results: Any,
-    whitening: _Whitening,
-    splits: list[tuple[np.ndarray, np.ndarray]],
+    whitening: _Whitening | _GroupWhitening,
+    splits: list[Any],
 ) -> float:
     m, seed = task
     rng = np.random.default_rng(seed)
-    q1, q2 = splits[m]
-    Z = whitening.Z
     # Keep (y, first m reduced predictors); permute the rows of the orthogonal part.
-    Zp = Z @ q1 @ q1.T + (Z @ q2)[rng.permutation(Z.shape[0])] @ q2.T
+    Xp = whitening.permuted(splits[m], rng)
     try:
-        out = results.refit(
-            whitening.to_x(Zp), results.spec.Y, random_state=int(rng.integers(2**31 - 1))
-        )
+        out = results.refit(Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)))
     except (ValueError, np.linalg.LinAlgError):
         return np.nan
     values = np.sort(eigen_importance(results, out.eigenvalues))[::-1]
@@ -137,7 +169,10 @@ def permutation_test(
     are mapped back to the original scale and the method is refitted with its own options.
     The statistic is ``Σ_{j>m} |λ_j|``; the p-value is ``(1 + #{T* >= T}) / (1 + N)``.
     For normal (more generally, elliptical with independent components after whitening)
-    predictors this is exact under the hypothesis; otherwise it is approximate.
+    predictors this is exact under the hypothesis; otherwise it is approximate. A fit with
+    groups (the partial methods' ``group=``) is whitened and split group by group, and rows
+    are permuted only within their group: the hypothesis is conditional on the group, as the
+    partial methods' are.
 
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR, 99
     permutations, 1000 replications): under a single-index model "1D vs >= 2D" was rejected
@@ -175,7 +210,9 @@ def permutation_test(
                 at=f" at n = {results.n:,}")  # fmt: skip
     observed = np.sort(eig)[::-1]
     stats = np.array([observed[m:].sum() for m in range(numdir)])
-    whitening = _Whitening(results.spec.X)
+    groups = getattr(results.spec, "groups", None)
+    X = results.spec.X
+    whitening = _Whitening(X) if groups is None else _GroupWhitening(X, groups)
     basis = np.asarray(results.output.basis, dtype=float)
     splits = [whitening.split(basis[:, :m]) for m in range(numdir)]
     tasks = [

@@ -1,7 +1,7 @@
 """The fitting path shared by LSCE and LSMI: standardise, restarts on the Grassmann
 manifold with (σ, λ) re-selected by cross-validation, choice of ``d`` by cross-validation.
 
-:class:`CriterionEstimator` is the common :class:`~sdrstats.core.estimator.Estimator`; LSCE and LSMI
+:class:`CriterionEstimator` is the common :class:`~sdrstats.fitting.estimator.Estimator`; LSCE and LSMI
 differ only in the criterion name and the default grids.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_count, check_loops, warn_if_slow
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
-from ..core.validation import Interval, Options, TooFewRowsError, check_positive_grid
-from ..core.warnings import ConvergenceWarning, TuningWarning
+from ..base.budget import check_count, check_loops, warn_if_slow
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..base.validation import Interval, Options, TooFewRowsError, check_positive_grid
+from ..base.warnings import ConvergenceWarning, TuningWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,

@@ -8,12 +8,12 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import STEP_SECONDS, check_count
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options, TooFewRowsError, check_choice
-from ..core.warnings import ConvergenceWarning, SDRWarning
+from ..base.budget import STEP_SECONDS, check_count
+from ..base.validation import Interval, Options, TooFewRowsError, check_choice
+from ..base.warnings import ConvergenceWarning, SDRWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
+from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, dimension_sequence, kernel_sir
 from .cv import CV_RULES, choose_dimension, cv_values

@@ -24,9 +24,9 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.summary import Block
-from ..core.validation import constant_response_error, is_constant, too_few_rows_error
+from ..base.tables import Block
+from ..base.validation import constant_response_error, is_constant, too_few_rows_error
+from ..fitting.estimator import EstimatorOutput
 from ..scale.results import ChunkedMixin
 from ..stats.slicing import check_cut_points
 from .results import MomentResults

@@ -51,9 +51,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import check_memory, size_text
-from ..core.estimator import EstimatorOutput
+from ..base.budget import check_memory, size_text
 from ..design.weights import ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
 from ._core import standardize_moments

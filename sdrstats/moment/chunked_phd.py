@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.warnings import SDRWarning
+from ..base.warnings import SDRWarning
 from ..design.weights import ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import BLOCK_ROWS
 from ._core import Standardized
 from .chunked import MAX_PAIR_P, _info, _single_pass, check_rows

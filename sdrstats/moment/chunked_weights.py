@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
 from ..design.weights import MAX_WEIGHT_SPREAD, ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import SliceStats
 from ..stats.slicing import Slices
 from ._core import SliceMoments, Standardized, standardize_moments

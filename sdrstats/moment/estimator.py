@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.results import Results
-from ..core.validation import Interval, Options, check_int, too_few_rows_error
+from ..base.validation import Interval, Options, check_int, too_few_rows_error
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..results.fitted import Results
 from ..stats.slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates

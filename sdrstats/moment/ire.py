@@ -13,12 +13,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.budget import STEP_SECONDS, check_count, check_loops
-from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.results import DimensionTest, Results, choose_by_pvalues
-from ..core.summary import Block, dir_labels
-from ..core.validation import Interval, check_int
+from ..base.budget import STEP_SECONDS, check_count, check_loops
+from ..base.tables import Block, dir_labels
+from ..base.validation import Interval, check_int
+from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
+from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
@@ -53,17 +53,6 @@ class IREResults(MomentResults):
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
-
-    def _method_line(self) -> str:
-        ex = self.output.extras
-        if "group_levels" not in ex:
-            return super()._method_line()
-        slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
-        sizes = " ".join(str(k) for k in ex["group_n"])
-        return (
-            f"partial ire (group {self.estimator.options['group']}: "
-            f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}."
-        )
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
@@ -236,7 +225,7 @@ class IRE(MomentEstimator):
         Parameters
         ----------
         formula, data, missing, subset, weights, **options
-            As :meth:`sdrstats.core.estimator.Estimator.from_formula`; ``group`` names a
+            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula`; ``group`` names a
             column of ``data`` (see :func:`.pire.fit_grouped`).
 
         Returns
@@ -253,7 +242,7 @@ class IRE(MomentEstimator):
         """
         group = options.pop("group", None)
         if group is not None and is_chunked(data):
-            options["group"] = group_column(group)  # read from every chunk (ChunkPlan)
+            options["group"] = group_column(group)  # read from every chunk (FormulaPlan)
             group = None
         if group is None:
             return super().from_formula(
@@ -306,7 +295,7 @@ class IRE(MomentEstimator):
 
         A re-estimation step estimates ``Γ_ζ`` again (about ``n h p²`` flops; one more pass
         over chunked rows) and refits every dimension; each fit is at most ``max_iter + 1``
-        sweeps of alternating least squares, at least :data:`~sdrstats.core.budget.STEP_SECONDS`
+        sweeps of alternating least squares, at least :data:`~sdrstats.base.budget.STEP_SECONDS`
         each.
         """
         o = self.options

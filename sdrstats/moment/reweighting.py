@@ -7,14 +7,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import check_count
-from ..core.parallel import as_seed_sequence, check_random_state
-from ..core.validation import check_float, check_int
+from ..base.budget import check_count
+from ..base.parallel import as_seed_sequence, check_random_state
+from ..base.validation import check_float, check_int
 from ..design.formula import parse, select_rows
+from ..fitting.formula_functions import checks_option_names
 
 _PLACEHOLDER = "dr_weights_response_"
 
 
+@checks_option_names
 def dr_weights(
     formula: str,
     data: Any,

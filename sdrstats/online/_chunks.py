@@ -17,17 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.persistence import register
-from ..core.warnings import MissingValueWarning
-from ..design.formula import (
-    _check_finite,
-    _expand_dot,
-    _mentioned_columns,
-    from_arrays,
-    parse,
-)
-from ..design.names import quote_columns
-from ..design.rsyntax import to_patsy
+from ..base.persistence import register
+from ..base.warnings import MissingValueWarning
+from ..design.checks import check_finite
+from ..design.formula import from_arrays, parse
+from ..design.plan import columns_read, expand_formula
 from ..design.safe_formula import evaluate_response
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
@@ -117,13 +111,7 @@ class ChunkReader:
     def _expanded(self, formula: str) -> str:
         """``formula`` with R's names quoted and ``.`` expanded to the first chunk's columns
         (other than the response's), as :func:`~sdrstats.design.formula.parse` reads it."""
-        columns = self.columns or []
-        quoted = to_patsy(quote_columns(formula, columns), columns)
-        if quoted.count("~") != 1:
-            return quoted
-        lhs, rhs = (side.strip() for side in quoted.split("~"))
-        y_columns = _mentioned_columns(lhs, columns)
-        return f"{lhs} ~ {_expand_dot(rhs, columns, y_columns)}"
+        return expand_formula(formula, self.columns or [])
 
     def _same(self, formula: str) -> bool:
         """Whether a later chunk's ``formula`` is the stream's (as given, or as stored)."""
@@ -164,7 +152,7 @@ class ChunkReader:
         self._check_columns(data)
         data = data.copy(deep=False)
         data.columns = [str(c) for c in data.columns]
-        used = _mentioned_columns(self.formula, self.columns)
+        used = columns_read(self.formula, self.columns)
         data = self._drop_missing(data, used, missing)
         if len(data) == 0:
             return _EMPTY
@@ -175,7 +163,7 @@ class ChunkReader:
         # The response expression is evaluated again on every chunk: only allow-listed
         # functions of the columns (the formula may have come back from a saved state).
         y = evaluate_response(lhs, data, what="the stream's response")
-        _check_finite(y[:, None], self.spec.y_names, "Response")
+        check_finite(y[:, None], self.spec.y_names, "Response")
         return X, y
 
     def _later_arrays(self, X: Any, y: Any, missing: str):
@@ -211,11 +199,11 @@ class ChunkReader:
             )
             Xa, ys = Xa[~bad], ys[~bad]
         if not finite.all():
-            _check_finite(Xa, self.spec.x_names, "Predictor")
+            check_finite(Xa, self.spec.x_names, "Predictor")
         if self.categorical:
             return Xa, self._codes(ys)
         yv = ys.to_numpy(dtype=float)
-        _check_finite(yv[:, None], self.spec.y_names, "Response")
+        check_finite(yv[:, None], self.spec.y_names, "Response")
         return Xa, yv
 
     def _codes(self, labels: Any) -> np.ndarray:

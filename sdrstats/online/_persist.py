@@ -1,7 +1,7 @@
 """Combining and saving streams: ``merge``, ``state_dict``/``from_state`` and ``save``/``load``.
 
 A saved state is data, never code: :meth:`~StreamStateMixin.save` writes an ``.npz`` of arrays
-with a JSON header (:mod:`sdrstats.core.persistence`), and :meth:`~StreamStateMixin.from_state`
+with a JSON header (:mod:`sdrstats.base.persistence`), and :meth:`~StreamStateMixin.from_state`
 (which :meth:`~StreamStateMixin.load` ends in) checks every field before using it: keys,
 types and shapes against the options, the schema version, and the stored formula against the
 allow-list of :mod:`sdrstats.design.safe_formula` (it is evaluated again on later chunks). A field
@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..core.persistence import StateError, read, write
-from ..core.results_io import check_savable_formula, check_spec
+from ..base.persistence import StateError, read, write
 from ..design.safe_formula import check_formula
+from ..results.io import check_savable_formula, check_spec
 from . import _stream_checks, _updates
 
 #: The stream class the mixin is part of (OnlineSIR); named by a type variable so that this

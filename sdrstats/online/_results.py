@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.summary import Block
+from ..base.tables import Block
 from .lasso_sir import LassoSIRResults
 
 

@@ -16,14 +16,14 @@ import numpy as np
 from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
-from ..core.budget import check_loops
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import as_seed_sequence, parallel_map
-from ..core.results import Results
-from ..core.summary import Block
-from ..core.validation import Interval, Options
-from ..core.warnings import ConvergenceWarning
+from ..base.budget import check_loops
+from ..base.parallel import as_seed_sequence, parallel_map
+from ..base.tables import Block
+from ..base.validation import Interval, Options
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
+from ..results.fitted import Results
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
 

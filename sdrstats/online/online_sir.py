@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
 
-from ..core.budget import check_count
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.summary import Summary
-from ..core.validation import Interval, Options
+from ..base.budget import check_count
+from ..base.tables import Summary
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Estimator, EstimatorOutput
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
 from . import _stream_checks, _updates

@@ -12,9 +12,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.formula_functions import formula_doc, formula_options
-from ..core.validation import check_int
-from ..design.formula import describe_subset, select_rows
+from ..base.validation import check_int
+from ..design.calls import format_call
+from ..design.formula import select_rows
+from ..fitting.formula_functions import formula_doc, formula_options
 from .online_sir import OnlineSIR
 
 
@@ -86,10 +87,16 @@ def _stream(
 ) -> OnlineSIR:
     """Feed the chunks of ``source`` to a new :class:`OnlineSIR` (the body of :func:`online_sir`)."""
     model = OnlineSIR(**options)
-    shown = {k: v for k, v in model.options.items() if repr(v) != repr(OnlineSIR.params[k])}
-    args = "".join(f", {k}={v!r}" for k, v in shown.items())
+    model.call = format_call(
+        "online_sir",
+        repr(formula),
+        "source",
+        f"chunksize={chunksize}",
+        options=model.options,
+        defaults=OnlineSIR.params,
+        subset=subset,
+    )
     if subset is not None:
-        args += f", subset={describe_subset(subset)}"
         if isinstance(source, pd.DataFrame):
             source = select_rows(source, subset)
         elif not isinstance(subset, str):
@@ -97,7 +104,6 @@ def _stream(
                 "online_sir's 'subset' must be a query string for a stream of chunks (a boolean "
                 "mask needs a DataFrame source); e.g. subset=\"sex == 'f'\"."
             )
-    model.call = f"online_sir({formula!r}, source, chunksize={chunksize}{args})"
     for chunk in iter_chunks(source, chunksize):
         if isinstance(subset, str) and not isinstance(source, pd.DataFrame):
             chunk = select_rows(chunk, subset, allow_empty=True)

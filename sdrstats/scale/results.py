@@ -208,7 +208,7 @@ def ols_r2_from_moments(cov: np.ndarray, cov_xy: np.ndarray, basis: np.ndarray) 
     """R²(OLS|dr) from moments: squared correlation of the OLS fit with ``span(X B_k)``.
 
     ``R²_k = cᵀB_k (B_kᵀ Σ B_k)⁻¹ B_kᵀ c / (cᵀ Σ⁻¹ c)`` with ``Σ = cov(x)``, ``c = cov(x, y)``,
-    for ``k = 1..K`` (the same number :func:`sdrstats.core.results.ols_r2` computes from rows).
+    for ``k = 1..K`` (the same number :func:`sdrstats.results.fitted.ols_r2` computes from rows).
 
     Parameters
     ----------

@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.budget import check_count, check_memory
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.validation import Interval, Options
+from ..base.budget import check_count, check_memory
+from ..base.validation import Interval, Options
 from ..design.formula import ModelSpec
+from ..fitting.estimator import Estimator, EstimatorOutput
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve

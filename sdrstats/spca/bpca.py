@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import parallel_map
-from ..core.summary import Block
-from ..core.validation import Interval, TooFewRowsError
+from ..base.parallel import parallel_map
+from ..base.tables import Block
+from ..base.validation import Interval, TooFewRowsError
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.linalg import canonical_basis
 from ._results import ProjectionResults, weighted_center
 from .kernels import response_factor

@@ -20,13 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.budget import check_count, check_loops, check_memory, warn_if_slow
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import effective_n_jobs, parallel_map, spawn_generators
-from ..core.summary import Block
-from ..core.validation import Interval, Options, TooFewRowsError
-from ..core.warnings import ConvergenceWarning
+from ..base.budget import check_count, check_loops, check_memory, warn_if_slow
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_generators
+from ..base.tables import Block
+from ..base.validation import Interval, Options, TooFewRowsError
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
 from ..stats.linalg import canonical_basis, whiten
 from ._results import ProjectionResults

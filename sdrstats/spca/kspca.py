@@ -15,11 +15,11 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_count, check_memory
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.summary import Block
-from ..core.validation import Interval, Options
+from ..base.budget import check_count, check_memory
+from ..base.tables import Block
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ._results import ProjectionResults
 from .kernels import (
     PREDICTOR_KERNELS,

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.estimator import EstimatorOutput
-from ..core.validation import constant_response_error, is_constant
+from ..base.validation import constant_response_error, is_constant
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import SliceStats
 from ..stats.linalg import canonical_sign
 from ._eigen import check_rank, top_eigen

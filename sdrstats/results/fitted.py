@@ -16,15 +16,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..base.contract import EstimatorLike, EstimatorOutput
+from ..base.tables import dir_labels
+from ..base.validation import translate_options
+from ..density import conditional_density_for
+from ..inference.bootstrap import bootstrap as bootstrap_subspace
+from ..inference.dimension import generic_rules
 from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
-from .presentation import SummaryMixin, ols_r2
-from .results_io import ResultsSaveLoad
-from .summary import dir_labels
-from .validation import translate_options
+from ..plotting.results import plot_results
+from .io import ResultsSaveLoad
+from .summary import SummaryMixin, ols_r2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
-    from .estimator import Estimator, EstimatorOutput
 
 
 class Results(SummaryMixin, ResultsSaveLoad):
@@ -40,7 +44,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
     Parameters
     ----------
     estimator : Estimator
-        The estimator that fitted; the result keeps a clone of it (its options).
+        The estimator that fitted (any :class:`~sdrstats.base.contract.EstimatorLike`); the
+        result keeps a clone of it (its options).
     spec : ModelSpec
         Data, names and formula information.
     output : EstimatorOutput
@@ -67,7 +72,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
 
     def __init__(
         self,
-        estimator: Estimator,
+        estimator: EstimatorLike,
         spec: ModelSpec,
         output: EstimatorOutput,
         call: str | None = None,
@@ -278,8 +283,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
-        from ..inference.dimension import generic_rules
-
         for name, fn in generic_rules(self).items():
             rules.setdefault(name, fn)
         return rules
@@ -400,9 +403,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> boot.d, boot.d_rule
         (2, 'chosen by the large-sample dimension test at level 0.05 (fit.test_dimension())')
         """
-        from ..inference.bootstrap import bootstrap
-
-        return bootstrap(
+        return bootstrap_subspace(
             self,
             B=B,
             d=d,
@@ -442,8 +443,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> dens.mean(ais.head(2)).round(0).tolist()
         [61.0, 58.0]
         """
-        from ..density import conditional_density_for
-
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
@@ -469,8 +468,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> ax = fit.plot("scree")
         """
-        from ..plotting.results import plot_results
-
         return plot_results(self, kind=kind, **options)
 
 

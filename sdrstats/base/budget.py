@@ -138,7 +138,7 @@ def set_config(*, max_memory: Any = _KEEP, max_time: Any = _KEEP) -> None:
     --------
     >>> import sdrstats as sdr
     >>> sdr.set_config(max_memory="4GiB", max_time="2h")
-    >>> sdr.core.budget.max_memory() == 4 * 2**30, sdr.core.budget.max_time()
+    >>> sdr.base.budget.max_memory() == 4 * 2**30, sdr.base.budget.max_time()
     (True, 7200.0)
     >>> sdr.set_config(max_memory=None, max_time=None)
     """
@@ -161,7 +161,7 @@ def config_context(*, max_memory: Any = _KEEP, max_time: Any = _KEEP) -> Iterato
     --------
     >>> import sdrstats as sdr
     >>> with sdr.config_context(max_memory="1GiB"):
-    ...     sdr.core.budget.max_memory() == 2**30
+    ...     sdr.base.budget.max_memory() == 2**30
     True
     """
     old = dict(_CONFIG)

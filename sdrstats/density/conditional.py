@@ -115,6 +115,12 @@ class ConditionalDensity(DensityQueries):
         Held-out mean log density of every candidate model, when the model was chosen.
     heldout_log_score : float or None
         The held-out (cross-validated) mean log density of this model.
+    spread_directions : pandas.DataFrame or None
+        For a location-scale density of a reduced fit whose spread changes along
+        directions the fit's ``d`` directions miss: those directions (predictors x
+        Spread1..k, unit columns). The density then uses ``d + k`` directions of the
+        predictors: the fit's for the location and the mixture weights, these for the
+        spread ``s(x)`` as well. ``None`` otherwise.
 
     Examples
     --------
@@ -162,6 +168,10 @@ class ConditionalDensity(DensityQueries):
         state.setdefault("n_folds", None)
         state.setdefault("n_tail", 0)
         self.__dict__.update(state)
+
+    @property
+    def spread_directions(self) -> pd.DataFrame | None:
+        return None
 
     # -- the mixture ------------------------------------------------------------------------
     def _weights(self, Z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract

@@ -387,6 +387,19 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         state.setdefault("spread", None)
         super().__setstate__(state)
 
+    @property
+    def spread_directions(self) -> pd.DataFrame | None:
+        """Directions of the predictors beyond the fit's along which the spread ``s(x)``
+        changes (predictors x Spread1..k, unit columns; ``None``: the spread follows the
+        reduced predictors alone, or no spread model)."""
+        if self.spread is None:
+            return None
+        spec = self.features.spec if self.features.results is None else self.features.results.spec
+        names = list(getattr(spec, "x_names", [])) or [
+            f"x{j + 1}" for j in range(len(self.spread.basis))
+        ]
+        return self.spread.frame(names)
+
     def _parts(self, newdata: Any = None) -> Parts:
         Z, index = self.features(newdata)
         S = Z

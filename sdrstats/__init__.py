@@ -11,6 +11,7 @@ A formula and a data frame in, a fitted result out::
 from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
 from .base.budget import config_context, set_config
 from .base.warnings import (
+    CalibrationWarning,
     CollinearityWarning,
     ConvergenceWarning,
     MissingValueWarning,
@@ -69,6 +70,7 @@ __all__ = [
     "datasets",
     "distances",
     "SDRWarning",
+    "CalibrationWarning",
     "ConvergenceWarning",
     "MissingValueWarning",
     "CollinearityWarning",

@@ -155,8 +155,8 @@ def plot_calibration(calibration: Any, bins: int = 10, fig: Any = None) -> Any:
     Left: the histogram of the probability integral transform (flat for a calibrated
     density; a U shape means intervals too narrow, a hump too wide) with the band of two
     binomial standard errors around the uniform height. Right: the share of rows inside
-    the central ``c`` interval against ``c``, overall and in each third of the predicted
-    conditional sd, with the diagonal.
+    the central ``c`` interval against ``c``, overall and in each third of the calibration's
+    grouping (the rows' local spread by default), with the diagonal.
 
     Parameters
     ----------
@@ -210,7 +210,7 @@ def plot_calibration(calibration: Any, bins: int = 10, fig: Any = None) -> Any:
     right.plot([0, 1], [0, 1], ls=":", color="grey")
     right.set_xlabel("nominal coverage")
     right.set_ylabel("observed coverage")
-    right.set_title("Central intervals (thirds of the predicted sd)")
+    right.set_title(f"Central intervals (thirds of the {calibration.grouping})")
     right.legend(fontsize="small")
     fig.tight_layout()
     return fig

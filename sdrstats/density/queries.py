@@ -67,6 +67,112 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             values = parts.loc[:, j, None] + parts.scale[:, j, None] * values
         return pd.DataFrame(values, index=parts.index, columns=list(probs))
 
+    def interval(
+        self,
+        newdata: Any = None,
+        level: float = 0.8,
+        *,
+        conformal: Any = None,
+        weighted: bool = False,
+        response: int | str = 0,
+    ) -> pd.DataFrame:
+        """Prediction intervals: the density's central interval, or split-conformal.
+
+        Without ``conformal`` the central ``level`` interval of ``p(y | x)`` (its
+        ``(1 - level)/2`` and ``(1 + level)/2`` quantiles): right as far as the density is.
+        With calibration rows, conformalized quantile regression (Romano, Patterson and
+        Candès 2019): widened (or narrowed) by the calibration rows' scores so that it
+        covers a new response with probability at least ``level`` whatever the density,
+        for exchangeable rows (:class:`~sdrstats.density.conformal.ConformalIntervals`).
+
+        Parameters
+        ----------
+        newdata : pandas.DataFrame or array-like, optional
+            Rows of predictors (default the training rows).
+        level : float, default 0.8
+            Nominal coverage.
+        conformal : pandas.DataFrame or ConformalIntervals, optional
+            Calibration rows with the response, not used in the fit (or intervals already
+            calibrated by :meth:`conformal`, whose level and form are then used).
+        weighted : bool, default False
+            The locally weighted form: the correction is scaled by the density's own
+            interval width at each row (Lei et al. 2018).
+        response : int or str, default 0
+            Which response, for a multivariate one.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``lower`` and ``upper``, one row per row of ``newdata``.
+
+        References
+        ----------
+        Romano, Y., Patterson, E. and Candès, E. J. Conformalized quantile regression.
+        Advances in Neural Information Processing Systems 32, 2019.
+
+        Lei, J., G'Sell, M., Rinaldo, A., Tibshirani, R. J. and Wasserman, L.
+        Distribution-free predictive inference for regression. Journal of the American
+        Statistical Association 113(523), 2018.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais.iloc[:120], nslices=6, d=1)
+        >>> dens = fit.conditional_density(random_state=0)
+        >>> dens.interval(ais.iloc[160:163], 0.8).shape
+        (3, 2)
+        >>> band = dens.interval(ais.iloc[160:], 0.8, conformal=ais.iloc[120:160])
+        >>> band.columns.tolist()
+        ['lower', 'upper']
+        """
+        from .conformal import ConformalIntervals, density_interval
+
+        if conformal is None:
+            return density_interval(self, newdata, level, response)
+        if not isinstance(conformal, ConformalIntervals):
+            conformal = ConformalIntervals(self, conformal, level, weighted, response)
+        return conformal.interval(newdata)
+
+    def conformal(
+        self,
+        calibration: Any,
+        level: float = 0.8,
+        weighted: bool = False,
+        response: int | str = 0,
+    ) -> Any:
+        """Split-conformal intervals calibrated on held-out rows (reusable on new rows).
+
+        Parameters
+        ----------
+        calibration : pandas.DataFrame
+            Rows with the predictors and the response, not used to fit the density or the
+            reduction it sits on.
+        level : float, default 0.8
+            Nominal coverage.
+        weighted : bool, default False
+            The locally weighted form (scores divided by the density's interval width).
+        response : int or str, default 0
+            Which response, for a multivariate one.
+
+        Returns
+        -------
+        ConformalIntervals
+            ``interval(newdata)``, ``adjustment``, ``scores``, ``m``.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais.iloc[:120], nslices=6, d=1)
+        >>> conf = fit.conditional_density(random_state=0).conformal(ais.iloc[120:], 0.9)
+        >>> conf.level, conf.m
+        (0.9, 82)
+        """
+        from .conformal import ConformalIntervals
+
+        return ConformalIntervals(self, calibration, level, weighted, response)
+
     def _response_index(self, response: int | str) -> int:
         if isinstance(response, str):
             if response not in self.y_names:

@@ -536,7 +536,7 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.mean(ais.head(2)).round(1).tolist()
-        [61.1, 58.1]
+        [61.0, 58.0]
         """
         parts = self._parts(newdata)
         return self._frame(self._moments(parts)[0], parts.index)

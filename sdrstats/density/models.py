@@ -39,6 +39,9 @@ Statistics 10(4), 1982.
 Hastie, T., Tibshirani, R. and Friedman, J. The Elements of Statistical Learning, 2nd ed.
 Springer, 2009.
 
+Jones, M. C. On correcting for variance inflation in kernel density estimation.
+Computational Statistics & Data Analysis 11(1), 1991.
+
 Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
 Least-squares conditional density estimation. IEICE Transactions on Information and Systems
 E93-D(3), 2010.
@@ -327,12 +330,15 @@ def choose_component_width(
     that choice (:data:`WIDTH_STEPS`; σ_z and λ held), with one width for every component
     or with Abramson's (1982) adaptive widths ``σ_y λ_k`` (:func:`abramson_widths`), each
     scored by the K-fold held-out mean log density of ``values`` (n x q, standardised
-    units; default the problem's own response) divided by each factor ``c``, with a
-    defensive component of weight ``tail``. Of the candidates within one standard error of
-    the best (the standard error of the mean paired difference of the rows' scores;
-    Hastie, Tibshirani and Friedman 2009, section 7.10) the widest is kept, adaptive before
-    fixed at the same σ_y: the smoothest density that gives up less than the score's own
-    noise.
+    units; default the problem's own response), with a defensive component of weight
+    ``tail``. With several ``factors`` each width is scored at the factor ``c`` that gives
+    the mixture the values' variance (the centres' spread plus the components' width;
+    Jones 1991's variance correction), the one factor to choose once the width is kept.
+    Of the candidates within one standard error of the best (the standard error of the
+    mean paired difference of the rows' scores; Hastie, Tibshirani and Friedman 2009,
+    section 7.10) the widest is kept, adaptive before fixed at the same σ_y: the smoothest
+    density that gives up less than the score's own noise. Then ``c`` is the best of
+    ``factors`` and the variance-matching one at that width.
 
     Returns the score, σ_y, ``c``, the width factors (``None``: one width) and the table of
     scores.
@@ -341,26 +347,42 @@ def choose_component_width(
     targets = problem.Y if values is None else values
     step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
     adaptive = abramson_widths(problem.Y, problem.Yc)
-    rows = []
-    for widths in (None, adaptive):
-        for j in WIDTH_STEPS:
-            sy = fit["sigma_y"] * step ** (j / 2)
-            logp = heldout_log_density(
-                problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
-                [targets / c for c in factors], widths,
-            )  # fmt: skip
-            best = (-np.inf, None, None)
-            for lp, c in zip(logp, factors):
-                if tail > 0:  # the defensive component enters the score as the density
-                    v = targets / c
-                    log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
-                        np.sqrt(2 * np.pi) * TAIL_SD
-                    )
-                    lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
-                lp = lp + log_jacobian - targets.shape[1] * np.log(c)
-                if np.mean(lp) > best[0]:
-                    best = (float(np.mean(lp)), c, lp)
-            rows.append((sy, widths is not None, *best))
+    spread_target = targets.var(axis=0).mean()
+    cache: dict = {}  # σ_z is held: its kernel products are computed once
+
+    def scores(sy: float, widths: np.ndarray | None, cs: list[float]) -> tuple:
+        """(mean, c, rows' scores) of the best factor in ``cs``."""
+        logp = heldout_log_density(
+            problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
+            [targets / c for c in cs], widths, cache,
+        )  # fmt: skip
+        best = (-np.inf, None, None)
+        for lp, c in zip(logp, cs):
+            if tail > 0:  # the defensive component enters the score as the density
+                v = targets / c
+                log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
+                    np.sqrt(2 * np.pi) * TAIL_SD
+                )
+                lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
+            lp = lp + log_jacobian - targets.shape[1] * np.log(c)
+            if np.mean(lp) > best[0]:
+                best = (float(np.mean(lp)), float(c), lp)
+        return best
+
+    def matched(sy: float, widths: np.ndarray | None) -> list[float]:
+        # The factor that gives the mixture (centres' spread plus the components' width) the
+        # values' variance, when a factor is chosen at all.
+        if len(factors) == 1:
+            return [factors[0]]
+        comps = (sy if widths is None else sy * widths) ** 2
+        return [float(np.sqrt(spread_target / (problem.Yc.var(axis=0).mean() + np.mean(comps))))]
+
+    # Widths first, each at its variance-matching factor (one score per width) ...
+    rows = [
+        (sy, widths is not None, *scores(sy, widths, matched(sy, widths)))
+        for widths in (None, adaptive)
+        for sy in (fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS)
+    ]
     top = max(range(len(rows)), key=lambda i: rows[i][2])
     n = len(targets)
     se = [
@@ -371,6 +393,14 @@ def choose_component_width(
     ]
     eligible = [i for i in range(len(rows)) if rows[i][2] >= rows[top][2] - se[i]]
     keep = max(eligible, key=lambda i: (rows[i][0], rows[i][1]))
+    sy, is_adaptive = rows[keep][0], rows[keep][1]
+    widths = adaptive if is_adaptive else None
+    # ... then the factor at the width kept.
+    score, c, _ = (
+        rows[keep][2:]
+        if len(factors) == 1
+        else scores(sy, widths, sorted({*factors, rows[keep][3]}))
+    )
     table = pd.DataFrame(
         {
             "sigma_y": [r[0] for r in rows],
@@ -381,8 +411,7 @@ def choose_component_width(
             "kept": ["*" if i == keep else "" for i in range(len(rows))],
         }
     )
-    sy, is_adaptive, score, c, _ = rows[keep]
-    return score, float(sy), float(c), adaptive if is_adaptive else None, table
+    return score, float(sy), float(c), widths, table
 
 
 #: The sd of the location-scale model's defensive component (weight 1/n), in units of the

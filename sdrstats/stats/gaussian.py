@@ -511,6 +511,7 @@ def heldout_log_density(
     folds: np.ndarray,
     values: np.ndarray | list[np.ndarray] | None = None,
     widths: np.ndarray | None = None,
+    cache: dict | None = None,
 ) -> np.ndarray | list[np.ndarray]:
     """Log of each row's LSCDE density (seed eq. 10) from the fit without its fold.
 
@@ -522,26 +523,35 @@ def heldout_log_density(
     ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
     a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
     centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
-    still fitted with the common σ_y).
+    still fitted with the common σ_y). ``cache`` (a dict kept by the caller for one
+    ``problem``, ``W`` and ``folds``) keeps the products that depend on σ_z alone, so that
+    scoring many σ_y at one σ_z refits cheaply.
     """
     sz, sy = split_sigma(sigma)
-    Z, U = problem.X @ W.T, problem.Xc @ W.T
     many = isinstance(values, list)
     targets = values if many else [problem.Y if values is None else values]
     targets = [np.asarray(v, dtype=float).reshape(problem.n, -1) for v in targets]
     n, q = problem.n, problem.q
-    log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
-    Kz = np.exp(log_kz)
+    cache = {} if cache is None else cache
+    if sz not in cache:
+        Z, U = problem.X @ W.T, problem.Xc @ W.T
+        log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
+        Kz = np.exp(log_kz)
+        parts = []
+        for j in np.unique(folds):
+            test = folds == j
+            keep = ~test[problem.centres]
+            Kt = Kz[~test][:, keep]
+            parts.append((test, keep, Kt, Kt.T @ Kt))
+        cache[sz] = (log_kz, parts)
+    log_kz, parts = cache[sz]
     Ky_fit = problem.y_kernel(sy)
     C = problem.pair_matrix(sy) * n
     out = [np.full(n, -np.inf) for _ in targets]
     norm = q * np.log(np.sqrt(2 * np.pi) * sy)
-    for j in np.unique(folds):
-        test = folds == j
-        keep = ~test[problem.centres]
+    for test, keep, Kt, KtKt in parts:
         train = ~test
-        Kt = Kz[train][:, keep]
-        G = (Kt.T @ Kt) * C[np.ix_(keep, keep)] / train.sum()
+        G = KtKt * C[np.ix_(keep, keep)] / train.sum()
         h = (Kt * Ky_fit[train][:, keep]).mean(axis=0)
         alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
         pos = alpha > 0

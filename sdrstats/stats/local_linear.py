@@ -81,6 +81,7 @@ def _kernel(
     h: np.ndarray,
     need: float = 0.0,
     sq: np.ndarray | None = None,
+    work: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """``exp(-Σ_l (q_l - z_l)² / 2h_l²)`` (rows x n) scaled by each row's largest entry
     (in logs, so a row far from every point keeps its nearest ones; a training row's own
@@ -89,24 +90,28 @@ def _kernel(
     ``e^{-1/2}``): in sparse regions, beyond the data and at its edges the fit then rests on
     enough points (a nearest-neighbour bandwidth as a floor), not on the one or two that a
     fixed window holds there. ``sq`` may hold the squared differences ``(q_l - z_l)²``
-    (predictors x rows x n; with several predictors their sum follows as one more)."""
+    (predictors x rows x n; with several predictors their sum follows as one more).
+    ``work``: two arrays of the result's shape to compute in (the result is the second),
+    so that repeated calls allocate nothing."""
     finite = np.isfinite(h)
     inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0)
     used = np.flatnonzero(inv > 0)
+    shape = (len(Q), len(Z))
     if len(used) == 0:
-        return np.ones((len(Q), len(Z)))
+        return np.ones(shape)
+    logk, K = (np.empty(shape), np.empty(shape)) if work is None else work
     if sq is not None and len(used) == len(h) and np.all(inv == inv[0]) and len(sq) > len(h):
-        logk = sq[-1] * -inv[0]  # one bandwidth for all: the summed squares are stored last
+        np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares are last
     elif sq is not None:
-        logk = sq[used[0]] * -inv[used[0]]
+        np.multiply(sq[used[0]], -inv[used[0]], out=logk)
         for l in used[1:]:
-            logk -= inv[l] * sq[l]
+            logk -= np.multiply(sq[l], inv[l], out=K)
     else:
-        logk = np.zeros((len(Q), len(Z)))
+        logk[:] = 0.0
         for l in used:
             logk -= inv[l] * (Q[:, l, None] - Z[None, :, l]) ** 2
     logk -= logk.max(axis=1, keepdims=True)
-    K = np.maximum(logk, -40.0)  # below e^-40 a weight counts for nothing
+    np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
     np.exp(K, out=K)
     k = int(np.ceil(need))
     if 0 < k <= len(Z):
@@ -174,10 +179,11 @@ def loo_fit(
     rows: np.ndarray | None = None,
     sq: np.ndarray | None = None,
     need: int = 0,
+    work: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fit ``t̂`` (rows x m) and hat diagonal ``H_ii`` at the training ``rows`` (default all)
     with bandwidths ``h`` (one per predictor) and windows of at least ``need`` points;
-    ``sq`` as :func:`_kernel` (one block)."""
+    ``sq`` and ``work`` as :func:`_kernel` (one block)."""
     rows = np.arange(len(Z)) if rows is None else rows
     fitted = np.empty((len(rows), T.shape[1]))
     hat = np.empty(len(rows))
@@ -185,7 +191,7 @@ def loo_fit(
     F = _features(Z, T)
     for block in blocks:
         Q = Z[rows[block]]
-        K = _kernel(Q, Z, h, need, sq)
+        K = _kernel(Q, Z, h, need, sq, work if sq is not None else None)
         fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
 
@@ -198,11 +204,12 @@ def loo_score(
     sq: np.ndarray | None = None,
     need: int = 0,
     scale_of: np.ndarray | None = None,
+    work: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> float:
     """Leave-one-out loss of column ``t`` at ``rows`` (``inf`` where a window holds a
     single point and leaving it out is undefined): the mean squared leave-one-out residual,
     or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`."""
-    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need)
+    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need, work)
     if np.any(hat >= 1.0 - 1e-8):
         return np.inf
     loo_resid = (t[rows] - fitted[:, 0]) / (1.0 - hat)
@@ -238,11 +245,12 @@ def choose_bandwidths(
         sq = (Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2
         if d > 1:
             sq = np.concatenate([sq, sq.sum(axis=0, keepdims=True)])
+    work = (np.empty((len(rows), len(Z))), np.empty((len(rows), len(Z))))
 
     def score(h: np.ndarray) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of)
+            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work)
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.

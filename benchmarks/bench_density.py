@@ -54,6 +54,7 @@ import pandas as pd
 from scipy.special import logsumexp, ndtr
 from scipy.stats import kstest
 from statsmodels.nonparametric.kernel_density import KDEMultivariateConditional
+from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
 import sdrstats.density.models as density_models
@@ -277,9 +278,10 @@ def reference_seconds() -> float:
     A, M = rng.standard_normal((400, 400)), rng.standard_normal((100, 100)) + 10 * np.eye(100)
 
     def work():
-        for _ in range(200):
-            np.exp(-A * A)
-            np.linalg.solve(M, A[:100])
+        with threadpool_limits(1, user_api="blas"):
+            for _ in range(200):
+                np.exp(-A * A)
+                np.linalg.solve(M, A[:100])
 
     return cpu(work)[1]
 
@@ -504,10 +506,12 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset")
     parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset")
+    parser.add_argument("--reps", type=int, default=None, help="data sets per model")
     args = parser.parse_args()
     MODELS[:] = args.models.split(",")
     METHODS[:] = args.methods.split(",")
     reps, n_test, widths_reps, repeats = (1, 1000, 2, 3) if args.quick else (10, 4000, 20, 15)
+    reps = args.reps or reps
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     load_start = os.getloadavg()
     reference = reference_seconds()

@@ -46,6 +46,11 @@ LL_BANDWIDTHS = np.logspace(-1.0, np.log10(5.0), 9)
 RIDGE = 1.0
 #: Rows whose leave-one-out residuals choose the bandwidths (all rows up to this many).
 CV_ROWS = 200
+#: The same for a noisy response (a log-scale): on the density benchmark's six models
+#: (n = 400, p = 2 and 5, three draws each) the held-out likelihood on 100 rows chose
+#: windows whose densities' mean log score on new draws was within 0.003 nats of those
+#: chosen on 200 (0.016 at most, on one model), at a third less of the default's cost.
+NOISY_CV_ROWS = 100
 ANISOTROPIC = True
 #: A predictor's bandwidth is searched over its grid neighbours this many steps either way
 #: (and ∞), re-centred until the best is the centre.
@@ -233,13 +238,16 @@ def choose_bandwidths(
     need: int = 0,
     max_sweeps: int = 2,
     scale_of: np.ndarray | None = None,
+    common: dict[tuple[float, ...], float] | None = None,
 ) -> tuple[np.ndarray, dict[tuple[float, ...], float]]:
     """Per-predictor bandwidths minimising the leave-one-out error of ``t`` (see the module
     notes): the best common bandwidth on ``grid``, then for each predictor in turn the best
     of ``grid`` and ``∞`` with the others held, until a sweep changes nothing. Returns the
-    bandwidths and every score computed."""
+    bandwidths and every score computed. ``common``: scores of common bandwidths already
+    computed on a rotation of ``Z`` (a window with one bandwidth does not depend on the
+    axes)."""
     d = Z.shape[1]
-    memo: dict[tuple[float, ...], float] = {}
+    memo: dict[tuple[float, ...], float] = {} if common is None else dict(common)
     sq = None
     if len(rows) * len(Z) * d <= 4 * BLOCK_ELEMENTS:
         sq = (Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2
@@ -375,7 +383,8 @@ class LocalLinear(Registered):
         n, m = self.T.shape
         d = Z.shape[1]
         self.min_points = min_points(n, d, noisy)
-        rows = np.unique(np.linspace(0, n - 1, min(n, CV_ROWS)).round().astype(int))
+        cv_rows = NOISY_CV_ROWS if noisy else CV_ROWS
+        rows = np.unique(np.linspace(0, n - 1, min(n, cv_rows)).round().astype(int))
         self.bandwidth = np.empty((m, d))
         self.rotation = np.broadcast_to(np.eye(d), (m, d, d)).copy()
         self.fitted = np.empty_like(self.T)
@@ -385,8 +394,12 @@ class LocalLinear(Registered):
             t = self.T[:, c]
             r = None if resid is None else resid[:, c]
             best = (np.inf, None, None)
+            common = None
             for R in [np.eye(d)] + ([curvature_axes(Z, t)] if rotate and d > 1 else []):
-                h, memo = choose_bandwidths(Z @ R, t, grid, rows, self.min_points, scale_of=r)
+                h, memo = choose_bandwidths(
+                    Z @ R, t, grid, rows, self.min_points, scale_of=r, common=common
+                )
+                common = {k: v for k, v in memo.items() if len(set(k)) == 1}
                 score = memo[tuple(float(v) for v in h)]
                 if score < best[0]:
                     best = (score, h, R)

@@ -113,8 +113,10 @@ class TuningWarning(SDRWarning):
 
 
 class CalibrationWarning(SDRWarning):
-    """A conditional density's intervals miss their nominal coverage on rows with known
-    responses by more than binomial error allows (the message names the groups).
+    """A conditional density's intervals miss their nominal coverage beyond binomial error.
+
+    Raised by ``calibration()`` on rows with known responses; the message names the
+    groups (thirds of the rows' local spread) and levels that miss.
 
     Examples
     --------

@@ -153,7 +153,7 @@ def _local_solve(
     kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
     :func:`_features` are ``F``."""
     r, d = Q.shape
-    M = K @ F
+    M = (K @ F.astype(K.dtype)).astype(float)
     U0, U1 = M[:, 0], M[:, 1 : 1 + d]
     at = 1 + d + d * d
     U2 = M[:, 1 + d : at].reshape(r, d, d)
@@ -250,10 +250,15 @@ def choose_bandwidths(
     memo: dict[tuple[float, ...], float] = {} if common is None else dict(common)
     sq = None
     if len(rows) * len(Z) * d <= 4 * BLOCK_ELEMENTS:
-        sq = (Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2
+        sq = ((Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2).astype(np.float32)
         if d > 1:
             sq = np.concatenate([sq, sq.sum(axis=0, keepdims=True)])
-    work = (np.empty((len(rows), len(Z))), np.empty((len(rows), len(Z))))
+    # The scores only rank bandwidths: their kernels in single precision (the weighted
+    # moments are summed in it and solved in double), the fits themselves in double.
+    work = (
+        np.empty((len(rows), len(Z)), np.float32),
+        np.empty((len(rows), len(Z)), np.float32),
+    )
 
     def score(h: np.ndarray) -> float:
         key = tuple(float(v) for v in h)

@@ -453,6 +453,14 @@ def conditional_density_for(
         LSCDE with one width as published), ``sigma_grid``, ``lambda_grid``, ``n_basis``,
         ``n_folds`` (:mod:`sdrstats.density.models`); for ε-KDE :func:`fit_eps_kde`'s.
 
+    Notes
+    -----
+    The location and the mixture weights use the fit's ``d`` reduced predictors. The
+    location-scale model's spread may also follow directions of *all* the predictors that
+    the fit's miss (a reduction for the mean need not see where the noise grows;
+    :mod:`sdrstats.density.spread`): the density's ``spread_directions`` lists them and
+    its summary says when the density uses more directions than the fit's ``d``.
+
     Examples
     --------
     >>> import sdrstats as sdr

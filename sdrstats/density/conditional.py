@@ -98,6 +98,7 @@ class ConditionalDensity(DensityQueries):
         The components' standard deviations ``s`` (same scale as ``means``): common to
         all, or one row per component.
     y_names : list of str
+        Names of the response columns.
     method : str
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
     tuning : dict
@@ -121,6 +122,15 @@ class ConditionalDensity(DensityQueries):
         Spread1..k, unit columns). The density then uses ``d + k`` directions of the
         predictors: the fit's for the location and the mixture weights, these for the
         spread ``s(x)`` as well. ``None`` otherwise.
+
+    See Also
+    --------
+    Results.conditional_density : The call that returns it.
+    lscde : The density fitted on given predictors.
+
+    References
+    ----------
+    :cite:t:`sugiyama2010`; :cite:t:`tangkaratt2015`.
 
     Examples
     --------

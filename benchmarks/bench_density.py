@@ -500,6 +500,24 @@ def width_rule(suite: pd.DataFrame) -> list[str]:
     return lines
 
 
+def run_suite(models: list[str], reps: int, n_test: int, rows_csv: str | None) -> pd.DataFrame:
+    """Every data set of ``models``; with ``rows_csv`` each data set's rows are appended
+    to it as soon as they are scored, so a run cut short keeps what it finished."""
+    rows = []
+    for model in models:
+        for rep in range(reps):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                new = evaluate(model, rep, 500, n_test, 500)
+            rows += new
+            if rows_csv:
+                pd.DataFrame(new).to_csv(
+                    rows_csv, mode="a", header=not os.path.exists(rows_csv), index=False
+                )
+            print(f"  {model} {rep}", file=sys.stderr)
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer draws, for a smoke run")
@@ -507,6 +525,18 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset")
     parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset")
     parser.add_argument("--reps", type=int, default=None, help="data sets per model")
+    parser.add_argument(
+        "--rows-csv", default=None, help="append each data set's scores to this CSV as it ends"
+    )
+    parser.add_argument(
+        "--suite-from",
+        default=None,
+        help="comma-separated CSVs of --rows-csv runs (e.g. one per model, run in parallel): "
+        "report them instead of running the suite",
+    )
+    parser.add_argument(
+        "--suite-only", action="store_true", help="only the suite (no speed, real data, widths)"
+    )
     args = parser.parse_args()
     MODELS[:] = args.models.split(",")
     METHODS[:] = args.methods.split(",")
@@ -515,15 +545,17 @@ def main() -> None:
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     load_start = os.getloadavg()
     reference = reference_seconds()
+    if args.suite_from:
+        suite = pd.concat([pd.read_csv(f) for f in args.suite_from.split(",")], ignore_index=True)
+        suite["log-scale"] = suite["log-scale"].fillna("")
+        MODELS[:] = [m for m in MODELS if m in set(suite.model)]
+        METHODS[:] = [m for m in METHODS if m in set(suite.method)]
+    else:
+        suite = run_suite(MODELS, reps, n_test, args.rows_csv)
+    if args.suite_only:
+        print(suite.groupby(["model", "method"])[THIRDS + ["coverage"]].mean().round(3))
+        return
     speeds = speed(repeats)
-    rows = []
-    for model in MODELS:
-        for rep in range(reps):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                rows += evaluate(model, rep, 500, n_test, 500)
-            print(f"  {model} {rep}", file=sys.stderr)
-    suite = pd.DataFrame(rows)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         realdata = pd.concat(
@@ -539,7 +571,14 @@ def main() -> None:
         "# Conditional densities judged against the truth",
         "",
         f"Command: `python benchmarks/bench_density.py{' --quick' if args.quick else ''}` (the "
-        f"module docstring describes the models and measures). Wall time "
+        f"module docstring describes the models and measures)"
+        + (
+            "; the suite's data sets were scored by parallel `--rows-csv` runs (one per pair "
+            "of models) and reported with `--suite-from`"
+            if args.suite_from
+            else ""
+        )
+        + ". Wall time "
         f"{time.perf_counter() - start_wall:.0f} s, CPU {time.process_time() - start_cpu:.0f} s "
         f"on {os.cpu_count()} cores. Machine load (`uptime` load averages, 1/5/15 min): "
         f"{load_start[0]:.2f}/{load_start[1]:.2f}/{load_start[2]:.2f} at the start, "

@@ -413,6 +413,8 @@ def suite_tables(suite: pd.DataFrame) -> list[str]:
         ]
         for name in METHODS:
             h = g[g.method == name]
+            if h.empty:
+                continue
             out.append(
                 f"| {name} | {h['d'].mean():.1f} | {mean_se(h['lowest'])} | "
                 f"{mean_se(h['middle'])} | {mean_se(h['highest'])} | {h['coverage'].mean():.3f} | "
@@ -426,7 +428,12 @@ def suite_tables(suite: pd.DataFrame) -> list[str]:
             )
         chosen = g.groupby("method")["log-scale"].agg(lambda v: ", ".join(
             f"{k} {c}" for k, c in v.value_counts().items()))  # fmt: skip
-        out += ["", "Log-scale kept: " + "; ".join(f"{m}: {chosen[m]}" for m in METHODS) + "."]
+        out += [
+            "",
+            "Log-scale kept: "
+            + "; ".join(f"{m}: {chosen[m]}" for m in METHODS if m in chosen.index)
+            + ".",
+        ]
     return out
 
 

@@ -15,6 +15,7 @@ import types as _types
 from .base import persistence as _persistence
 from .base.budget import config_context, set_config
 from .base.warnings import (
+    CalibrationWarning,
     CollinearityWarning,
     ConvergenceWarning,
     MissingValueWarning,
@@ -32,6 +33,7 @@ __all__ = [
     "datasets",
     "distances",
     "SDRWarning",
+    "CalibrationWarning",
     "ConvergenceWarning",
     "MissingValueWarning",
     "CollinearityWarning",

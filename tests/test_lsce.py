@@ -180,8 +180,8 @@ def test_same_random_state_same_fit_and_pickle_round_trip():
     np.testing.assert_array_equal(a.directions.to_numpy(), b.directions.to_numpy())
     grid = np.linspace(-2, 4, 7)
     np.testing.assert_array_equal(
-        a.conditional_density().pdf(grid, data.iloc[:3]),
-        b.conditional_density().pdf(grid, data.iloc[:3]),
+        a.conditional_density().pdf(data.iloc[:3], grid),
+        b.conditional_density().pdf(data.iloc[:3], grid),
     )
 
 

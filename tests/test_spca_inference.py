@@ -64,7 +64,7 @@ def test_kernel_spca_says_resampling_rules_need_linear_directions(fits):
 def test_conditional_density_on_the_reduced_predictors(fits, ais, method):
     dens = fits[method].conditional_density()
     grid = np.linspace(ais["lbm"].min(), ais["lbm"].max(), 200)
-    pdf = dens.pdf(grid, ais.iloc[:3])
+    pdf = dens.pdf(ais.iloc[:3], grid)
     assert pdf.shape == (3, 200) and np.all(pdf >= 0)
     # Riemann sum over a grid that covers the data: a density integrates to about 1 (the
     # Gaussian mixture puts a little mass outside the observed range, hence the 0.1 margin).

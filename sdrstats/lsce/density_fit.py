@@ -56,7 +56,7 @@ class DensityFit(SaveLoadMixin):
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
     >>> fit
-    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; location_scale, held-out log score = -2.806>
+    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; location_scale, held-out log score = -2.773>
     >>> fit.conditional_density().method
     'LSCDE'
     """

@@ -78,7 +78,8 @@ class DensityReductionResults(Results):
 
         By default (``estimator=None`` or ``"lscde"``) the density layer's default model on
         ``transform()``, as for every fit: the LSCDE model chosen by held-out log-likelihood
-        among separate widths for ``z`` and ``y`` and the location-scale form
+        among separate widths for ``z`` and ``y`` and the location-scale form, whose spread
+        may also follow directions of the predictors beyond the fit's
         (:func:`sdrstats.density.conditional_density_for`). ``"lsce"`` gives LSCE's own
         density, the single-width LSCDE solution at the final projection (Tangkaratt et al.
         2015, eq. 10; LSCE fits only); ``"eps_kde"`` the ε-neighbour KDE.

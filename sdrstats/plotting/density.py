@@ -65,7 +65,7 @@ def plot_conditional_density(
         )
         index = density.weights(newdata).index
     else:
-        curves = density.pdf(y_grid, newdata)
+        curves = density.pdf(newdata, y_grid)
         index = density.features(newdata)[1]
     for j, (label, curve) in enumerate(list(zip(index, curves))[:max_rows]):
         ax.plot(y_grid, curve, color=colour(j), lw=1.5, label=f"row {label}")
@@ -167,8 +167,8 @@ def plot_calibration(
     Left: the histogram of the probability integral transform (flat for a calibrated
     density; a U shape means intervals too narrow, a hump too wide) with the band of two
     binomial standard errors around the uniform height. Right: the share of rows inside
-    the central ``c`` interval against ``c``, overall and in each third of the predicted
-    conditional sd, with the diagonal.
+    the central ``c`` interval against ``c``, overall and in each third of the calibration's
+    grouping (the rows' local spread by default), with the diagonal.
 
     Parameters
     ----------
@@ -219,7 +219,7 @@ def plot_calibration(
     right.plot([0, 1], [0, 1], ls=":", color="grey")
     right.set_xlabel("nominal coverage")
     right.set_ylabel("observed coverage")
-    right.set_title("Central intervals\n(by thirds of the predicted sd)")
+    right.set_title(f"Central intervals\n(by thirds of the {calibration.grouping})")
     legend(right, loc="best")
     return finish(fig)
 

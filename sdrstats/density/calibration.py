@@ -260,6 +260,8 @@ class Calibration(Registered):
 
     @property
     def off_nominal(self) -> pd.DataFrame:
+        from scipy.stats import binomtest  # here: scipy.stats is slow to import
+
         rows = []
         tests = len(THIRDS) * len(LEVELS)
         for name in THIRDS:
@@ -300,8 +302,6 @@ class Calibration(Registered):
         Calibration:
         ...
         """
-        from scipy.stats import binomtest  # here: scipy.stats is slow to import
-
         test = self.uniformity
         worst = self.coverage.drop(columns="n")
         se = np.sqrt(0.8 * 0.2 / max(self.n / 3, 1))

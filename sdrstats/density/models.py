@@ -68,7 +68,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import gaussian_kde
 from threadpoolctl import threadpool_limits
 
 from ..base.budget import check_count
@@ -306,6 +305,8 @@ def abramson_widths(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
     ``gaussian_kde``, Scott's bandwidth) and ``G`` the geometric mean of ``f`` over the
     centres, so the factors' geometric mean is 1: components where the data are sparse
     (a long tail) are wider, those in the bulk narrower. Kept within [0.2, 5]."""
+    from scipy.stats import gaussian_kde  # here: scipy.stats is slow to import
+
     pilot = gaussian_kde(values.T)(centres.T)
     log_f = np.log(np.maximum(pilot, 1e-300))
     return np.clip(np.exp(-0.5 * (log_f - log_f.mean())), 0.2, 5.0)

@@ -54,7 +54,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.diagnostic import het_breuschpagan
 
 from ..base.parallel import as_seed_sequence
 from ..base.persistence import Registered
@@ -127,6 +126,8 @@ def heteroscedasticity_pvalue(resid: np.ndarray, design: np.ndarray) -> float:
     if design.shape[1] < 2:
         return 1.0
     q = resid.shape[1]
+    from statsmodels.stats.diagnostic import het_breuschpagan  # slow to import
+
     pvalues = [het_breuschpagan(resid[:, j], design, robust=True)[1] for j in range(q)]
     return float(min(1.0, q * min(pvalues)))
 

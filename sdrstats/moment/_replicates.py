@@ -218,7 +218,7 @@ class WeightedReplicates:
             moments = SliceMoments(
                 counts[b] / total[b], means[b], None if second is None else second[b], self.slices
             )
-            kernels.append(est.kernel(std, moments, self.Y))
+            kernels.append(est.kernel(std, moments))
         M = np.stack(kernels)
         values, vectors = np.linalg.eigh((M + np.swapaxes(M, 1, 2)) / 2)
         order = np.argsort(-np.abs(values) if est.by_abs else -values, axis=1, kind="stable")

@@ -187,7 +187,7 @@ class ChunkedReplicates:
 
     Parameters
     ----------
-    results : ChunkedResults
+    results : MomentResults
         The fit, holding its data source.
 
     Examples
@@ -213,7 +213,7 @@ class ChunkedReplicates:
                 f"This chunked {results.method} fit does not record its slices; fit it again "
                 "to bootstrap it."
             )
-        self.source = getattr(results, "_data_source", None)
+        self.source = results.spec.data
         std, moments = results._prepared()
         self.kernel = WeightedReplicates.from_statistics(
             results.estimator, moments.slices, std.mean, std.scale

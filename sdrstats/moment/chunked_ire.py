@@ -58,10 +58,9 @@ from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
 from ._core import standardize_moments
 from ._ire_als import covariance_factor, helmert_basis
-from .chunked import _cut_points, _info, check_rows
-from .chunked_weights import CaseWeightedStatistics, weighted_info
 from .pire import solve_partial
-from .statistics import MomentStatistics, SliceRule
+from .statistics import MomentStatistics, SliceRule, check_rows, cut_points, rowless_extras
+from .weights import CaseWeightedStatistics
 
 #: Floats of the per-block temporary ``w ⊗ z`` (rows × k p) an update forms at most (32 MB).
 BLOCK_FLOATS = 2**22
@@ -352,14 +351,14 @@ class WeightedRows:
         return self
 
 
-def fit_ire_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+def fit_ire_weighted(estimator: Any, source: Any) -> EstimatorOutput:
     """IRE with R ``dr``'s case weights: the weighted moments pass (R's whitening of ``√w x``,
     weighted slice means), then the ``Γ_ζ`` passes over the weighted rows; the slice fractions
     are the counts, as R's ``ire`` takes them."""
     p = source.p
     check_ire(estimator, p)
     numeric = not source.categorical
-    rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
+    rule = SliceRule(cuts=cut_points(estimator, source) if numeric else None, classes=not numeric)
     acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric, column=source.weights))
     c = acc.rescale  # raises when every weight is zero
     check_rows(estimator, acc.n, p, acc, source)
@@ -377,14 +376,12 @@ def fit_ire_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict
     group = _Group(rule, keys, std.mean, W, moments.means.T, f)
     gammas = _RoundGammas(source, {None: group}, None, rescale=c)
     output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
-    output.extras["n_chunks"] = source.n_chunks
-    info = weighted_info(acc, source, (std, moments), output)
-    info["results_class"] = estimator.chunked_results_class
-    output.extras["weighted_ols"] = None  # IRE prints no R² row
-    return output, info
+    output.center = acc.center()  # R's dr.direction centres x by its plain mean
+    levels = acc.ordered_keys(source.level_order)
+    return rowless_extras(output, source, acc, (std, moments), levels=levels, ols=False)
 
 
-def fit_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+def fit_ire(estimator: Any, source: Any) -> EstimatorOutput:
     """IRE (or partial IRE with the ``group`` option) from chunked data (see module doc)."""
     weighted = getattr(source, "weights", None) is not None
     if estimator.options["group"] is not None:
@@ -399,7 +396,7 @@ def fit_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
     p = source.p
     check_ire(estimator, p)
     numeric = not source.categorical
-    rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
+    rule = SliceRule(cuts=cut_points(estimator, source) if numeric else None, classes=not numeric)
     acc = source.reduce(MomentStatistics(estimator, p, rule, response=numeric))
     check_rows(estimator, acc.n, p, acc, source)
     if len(acc.stats.keys) < 2:
@@ -414,8 +411,8 @@ def fit_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
     group = _Group(rule, keys, std.mean, W, moments.means.T, f)
     gammas = _RoundGammas(source, {None: group}, None)
     output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
-    output.extras["n_chunks"] = source.n_chunks
-    return output, _info(acc, source, (std, moments))
+    levels = acc.ordered_keys(source.level_order)
+    return rowless_extras(output, source, acc, (std, moments), levels=levels, ols=False)
 
 
 def _householder_r(first: np.ndarray, gram: np.ndarray) -> np.ndarray:
@@ -468,7 +465,7 @@ class PartialMoments:
         return self
 
 
-def fit_partial_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
+def fit_partial_ire(estimator: Any, source: Any) -> EstimatorOutput:
     """Partial IRE from chunked data: exact per-group slices, the in-memory whitening."""
     o = estimator.options
     column, p = o["group"], source.p
@@ -522,8 +519,7 @@ def fit_partial_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[
     output = solve_partial(
         estimator, list(groups), seen, sir_vectors, Rp, mean, int(round(n)), gammas
     )
-    output.extras["n_chunks"] = source.n_chunks
-    return output, _info(acc.pooled, source, (std, None))
+    return rowless_extras(output, source, acc.pooled, (std, None), ols=False)
 
 
 __all__ = ["GammaSums", "GroupedGammaSums", "PartialMoments", "check_ire", "fit_ire"]

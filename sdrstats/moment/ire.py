@@ -20,7 +20,6 @@ from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
-from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import (
@@ -32,9 +31,9 @@ from ._ire_als import (
     projected_means,
     solve_rounds,
 )
-from .chunked_weights import using_weights
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
+from .sliced import prepare_source
 
 
 class IREResults(MomentResults):
@@ -61,45 +60,6 @@ class IREResults(MomentResults):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
             blocks.append(Block(f"Dimension = {k}", table=frame))
         return blocks
-
-
-class ChunkedIREResults(ChunkedMixin, IREResults):
-    """An IRE or partial IRE fit computed from chunks or Dask partitions; the rows are not kept.
-
-    Directions, the solutions of every dimension, the dimension tests and the coordinate
-    tests (marginal and conditional) need only the accumulated statistics and equal the
-    in-memory fit's; what needs the rows (``transform()`` of the training rows, bootstrap,
-    plots) raises an error saying to load the data in memory. ``row_passes`` and
-    ``slicing_passes`` count the passes over the rows and over the response.
-
-    Parameters
-    ----------
-    estimator, spec, output, call
-        As :class:`sdrstats.Results`; :func:`ire` given chunked data builds it.
-    n_rows, prepared, r2_moments
-        As :class:`sdrstats.moment.chunked.ChunkedResults`.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts, d_max=2)
-    >>> type(fit).__name__, fit.n, fit.test_dimension().table.index[0]
-    ('ChunkedIREResults', 202, '0D vs > 0D')
-    """
-
-    def _dimension_rules(self) -> dict[str, Any]:
-        return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-
-    def _prepared(self) -> Any:
-        return self._chunk_prepared
-
-    def _eigen_table(self, k: int) -> pd.DataFrame | None:
-        return None  # IRE has no eigenvalues (as in memory)
-
-    def _method_line(self) -> str:
-        return using_weights(super()._method_line(), self.output.extras)
 
 
 class IRE(MomentEstimator):
@@ -184,8 +144,6 @@ class IRE(MomentEstimator):
         eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
     )
     results_class = IREResults
-    chunked_case_weights = True  # not with group= (refused in memory too, as R)
-    chunked_results_class = ChunkedIREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,
         "steps": [Interval(int, 0, None)],
@@ -255,31 +213,6 @@ class IRE(MomentEstimator):
             )
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked or Dask data: IRE's passes (see :mod:`.chunked_ire`).
-
-        Parameters
-        ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
-
-        Returns
-        -------
-        tuple of (EstimatorOutput, dict)
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # calls fit_statistics
-        >>> fit.row_passes
-        2
-        """
-        from .chunked_ire import fit_ire
-
-        return fit_ire(self, source)
-
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
         d, p = self.options["d"], X.shape[1]
@@ -341,23 +274,40 @@ class IRE(MomentEstimator):
         >>> fit.estimator.fit_output(fit.spec).extras["numdir"]
         2
         """
-        if self.options["group"] is not None:
+        if self.options["group"] is not None and spec.keeps_rows:
             groups = group_values(self, spec.groups, spec.n, weights)
             return fit_partial_ire(self, spec.X, spec.Y, groups)
         return super().fit_output(spec, weights=weights, random_state=random_state)
 
-    def _fit_rows(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        *,
-        weights: np.ndarray | None = None,
-        case_weights: np.ndarray | None = None,
-        names: list[str] | None = None,
-    ) -> EstimatorOutput:
+    def fit_source(self, source: Any) -> EstimatorOutput:
+        """IRE's passes over ``source``: the slice moments, then the sums every ``Γ_ζ``
+        follows from (see the class notes).
+
+        Parameters
+        ----------
+        source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+            The rows.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # its passes read chunks
+        >>> fit.row_passes
+        2
+        """
+        if not source.keeps_rows:
+            from .chunked_ire import fit_ire
+
+            return fit_ire(self, source)
         if self.options["group"] is not None:  # arrays alone carry no groups
-            group_values(self, None, X.shape[0], weights)
-        std, moments = self._prepare(X, Y, weights, case_weights=case_weights, names=names)
+            group_values(self, None, source.n, source.frequency)
+        std, moments = prepare_source(self, source)
         f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
         labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
 
@@ -367,7 +317,10 @@ class IRE(MomentEstimator):
                 for r in requests
             ]
 
-        return self.solve(std, moments, f, gammas)
+        output = self.solve(std, moments, f, gammas)
+        if source.case_weighted:
+            output.center = source.X.mean(axis=0)  # R's dr.direction centres x by its plain mean
+        return output
 
     def solve(self, std: Standardized, moments: Any, f: np.ndarray, gammas: Any) -> EstimatorOutput:
         """IRE's fits from the slice moments and a source of ``Γ_ζ`` factors.
@@ -553,4 +506,4 @@ def ire(
     return fit_formula(IRE, locals(), "ire")
 
 
-__all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]
+__all__ = ["IRE", "IREResults", "ire"]

@@ -67,7 +67,7 @@ class MomentEstimator(Estimator):
             raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
         if self.uses_slices and not categorical and self.options["cut_points"] is None:
             h = self.nslices_for(p)
-            self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or np.unique(Y).size > h)
+            self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or _more_values(Y, h))
 
     def check_nslices(self, n: float, p: int, more_values: bool) -> None:
         """R's rule: a response with at most ``h`` distinct values is sliced by value, so only
@@ -325,6 +325,12 @@ class MomentEstimator(Estimator):
             if ev is not None:
                 d_max = max(1, min(d_max, int(np.sum(np.abs(np.asarray(ev)) > 1e-15))))
         return min(results.p, check_int(d_max, "d_max", self.method, low=1))
+
+
+def _more_values(y: np.ndarray, h: int) -> bool:
+    """Whether ``y`` has more than ``h`` distinct values (a few of its values usually tell)."""
+    head = np.unique(y[: 4 * (h + 1)])
+    return head.size > h or np.unique(y).size > h
 
 
 def response_vector(Y: np.ndarray, method: str) -> np.ndarray:

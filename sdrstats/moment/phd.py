@@ -46,7 +46,7 @@ from ..design.weights import ZERO_WEIGHT
 from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
-from ..stats.grouped import BLOCK_ROWS, signed_crossprod
+from ..stats.grouped import BLOCK_ROWS, RAW_SUM_RATIO, signed_crossprod
 from . import statistics
 from ._core import Standardized
 from .estimator import MomentEstimator, response_vector
@@ -78,14 +78,15 @@ class PhdRows:
         rescale: float | None = None,
     ) -> None:
         self.mean, self.scale, self.chol = std.mean, std.scale, std.chol
-        self.whitening = (
-            scipy.linalg.solve_triangular(std.chol, np.eye(std.mean.size), lower=True).T
-            / std.scale[:, None]
-        )
+        # np.linalg.inv of the p x p factor, not scipy's triangular solver: the same to
+        # rounding, without waking scipy's LAPACK threads for a tiny problem
+        self.whitening = np.linalg.inv(std.chol).T / std.scale[:, None]
         #: nearly collinear predictors: whiten the rows, not their cross-product
         self.whiten_rows = bool(std.ill_conditioned)
         self.y_mean, self.coef, self.rescale = y_mean, coef, rescale
         self.slope = None if coef is None else self.whitening @ coef  # z·b = (row − mean)·slope
+        #: the fitted values from the raw rows keep ~13 digits (|mean| / sd small)
+        self.raw = bool(np.max(np.abs(std.mean) / std.scale) <= RAW_SUM_RATIO)
 
     def whiten(self, rows: np.ndarray) -> np.ndarray:
         """``z`` of rows in the whitening's frame."""
@@ -110,12 +111,13 @@ class PhdRows:
             rows = X * sw[:, None]
         r = y - self.y_mean
         if self.slope is not None:
-            shifted = (
-                (rows - self.mean) @ self.slope
-                if not self.whiten_rows
-                else (self.whiten(rows) @ self.coef)
-            )
-            r = (r if sw is None else sw * r) - shifted
+            if self.whiten_rows:
+                fitted = self.whiten(rows) @ self.coef
+            elif self.raw:  # no n x p temporary: the product of the rows, shifted after
+                fitted = rows @ self.slope - float(self.mean @ self.slope)
+            else:
+                fitted = (rows - self.mean) @ self.slope
+            r = (r if sw is None else sw * r) - fitted
         return X, rows, r, sw, omega
 
 
@@ -134,7 +136,7 @@ class PhdResiduals:
         if self.rows.whiten_rows:
             self.cross += signed_crossprod(self.rows.whiten(rows), np.zeros(rows.shape[1]), rw)
         else:
-            self.cross += signed_crossprod(rows, self.rows.mean, rw)
+            self.cross += signed_crossprod(rows, self.rows.mean, rw, raw=self.rows.raw)
         self.n += r.size
         self.sum += float(r.sum())
         self.squares += float(r @ r)

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 
 from ..base.contract import EstimatorOutput
 from ..base.validation import constant_response_error, is_constant, too_few_rows_error
@@ -262,8 +261,7 @@ def pair_covariance_block(pair_moments: dict[str, Any], m: int) -> np.ndarray:
 
 def eigen_map(std: Standardized, vectors: np.ndarray) -> np.ndarray:
     """``W`` with ``(x − x̄) W`` the whitened predictors on the eigenvectors ``vectors``."""
-    inverse = scipy.linalg.solve_triangular(std.chol, np.eye(std.mean.size), lower=True)
-    return inverse.T @ vectors / std.scale[:, None]
+    return np.linalg.inv(std.chol).T @ vectors / std.scale[:, None]
 
 
 # -- fits over a source -----------------------------------------------------------------

@@ -53,8 +53,8 @@ class SIR(PartialSlicing, MomentEstimator):
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial SIR, one subspace shared by the levels
         of ``G``, each level whitened and sliced on its own rows. Only the formula function
-        fits it (the model spec carries each row's level); its refits keep each row's level;
-        case weights and chunked data are not available with it.
+        fits it (the model spec carries each row's level, or chunks their group column);
+        its refits keep each row's level; case weights are not available with it.
     pool : bool, default False
         With ``group=``: whiten every level by the pooled within-level covariance instead
         of its own (R's ``pool = TRUE``).
@@ -225,7 +225,8 @@ class SAVE(PartialSlicing, MomentEstimator):
         >>> fit.estimator.asymptotic_test_available(fit)
         True
         """
-        return results.spec.keeps_rows or "pair_moments" in results.output.extras
+        extras = results.output.extras
+        return self.partial or results.spec.keeps_rows or "pair_moments" in extras
 
     def asymptotic_test(
         self, results: Results, d_max: int | None = None, level: float = 0.05

@@ -29,8 +29,9 @@ import numpy as np
 from ..base.contract import EstimatorOutput
 from ..base.validation import constant_response_error, is_constant, too_few_rows_error
 from ..design.weights import ZERO_WEIGHT
+from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.grouped import SliceStats, group_order
-from ..stats.slicing import Slices, check_cut_points, cut_labels
+from ..stats.slicing import Slices, check_cut_points, cut_labels, make_slices
 from ._core import (
     SliceMoments,
     Standardized,
@@ -326,6 +327,117 @@ def slice_rule(estimator: Any, source: Any) -> SliceRule:
     return SliceRule(cuts=cut_points(estimator, source))
 
 
+class GroupedStatistics:
+    """Per level of a group column, one :class:`~sdrstats.stats.grouped.SliceStats` of the
+    level's rows sliced by the level's own rule (the partial methods; ``update_groups``).
+
+    Parameters
+    ----------
+    p : int
+        Number of predictors.
+    rules : dict
+        The slice rule of each level, in the levels' order (R's order of first appearance).
+    second : bool, default False
+        Keep per-slice cross-products (partial SAVE).
+    response : bool, default False
+        Also keep the pooled moments of the predictors and a one-column numeric response
+        (R²(OLS|dr) of a fit without rows).
+    """
+
+    def __init__(
+        self, p: int, rules: dict[Any, SliceRule], second: bool = False, response: bool = False
+    ) -> None:
+        self.rules = rules
+        self.parts = {level: SliceStats(p, second=second) for level in rules}
+        self.pooled = SliceStats(p, response=True) if response else None
+
+    def ols_moments(self) -> dict[str, Any] | None:
+        """What R²(OLS|dr) of a fit without rows needs, or None."""
+        if self.pooled is None:
+            return None
+        return {"cov": self.pooled.cov, "cov_xy": self.pooled.response_moments()[2]}
+
+    def update_groups(self, X: np.ndarray, y: np.ndarray, values: np.ndarray) -> GroupedStatistics:
+        check_levels(values, self.parts)
+        if self.pooled is not None:
+            self.pooled.update_coded(X, np.zeros(X.shape[0], dtype=np.int64), [0], y)
+        for level, rule in self.rules.items():
+            rows = values == level
+            if not rows.any():
+                continue
+            if rule.slices is not None:  # the one chunk of rows in memory
+                keys = list(range(rule.slices.nslices))
+                self.parts[level].update_coded(X[rows], rule.slices.labels, keys)
+            else:
+                self.parts[level].update(X[rows], rule.keys(y[rows]))
+        return self
+
+    def merge(self, other: GroupedStatistics) -> GroupedStatistics:
+        for level, part in self.parts.items():
+            part.merge(other.parts[level])
+        if self.pooled is not None:
+            self.pooled.merge(other.pooled)
+        return self
+
+
+def check_levels(values: np.ndarray, known: dict[Any, Any]) -> None:
+    """Refuse a level of the group column that the slicing passes did not see."""
+    new = set(values.tolist()) - set(known)
+    if new:
+        raise ValueError(
+            f"Level(s) {sorted(map(str, new))[:5]} of the group column appeared after the first "
+            "pass: the data changed between the passes of the fit; fit again on unchanging data."
+        )
+
+
+def level_rules(
+    estimator: Any, source: Any, column: str, nslices: int, *, min_rows: int = 0
+) -> dict[Any, SliceRule]:
+    """The slice rule of each level of ``column`` (in order of first appearance, as R's
+    ``unique``): R ``dr``'s slices of the level's response in memory, their exact cut points
+    on chunks (passes over the response and the column only). ``min_rows``: refuse a level with
+    fewer rows on chunks before its cuts are sought (the in-memory fit checks its counts)."""
+    o = estimator.options
+    fn = o["slice_function"]
+    if source.keeps_rows:
+        groups = source.groups
+        levels = list(dict.fromkeys(groups.tolist()))
+        Y = source.Y
+        return {
+            level: SliceRule(
+                slices=make_slices(
+                    Y[groups == level],
+                    nslices,
+                    function=fn,
+                    categorical=source.categorical,
+                    cut_points=o.get("cut_points"),
+                )
+            )
+            for level in levels
+        }
+    if source.categorical:
+        raise ValueError(
+            f"Partial {estimator.method} (group=) on chunked or Dask data needs a numeric "
+            "response; load the data in memory for a class response."
+        )
+    summaries = source.response_levels(column, ResponseSummary(max(MAX_DISTINCT, nslices + 1)))
+    rules = {}
+    for level, summary in summaries.items():
+        if summary.n < min_rows:
+            raise ValueError(
+                f"Group {level!r} of {column!r} has {summary.n} rows; partial "
+                f"{estimator.method} needs at least {min_rows} rows in every group. Merge "
+                "small groups or drop predictors."
+            )
+        if o.get("cut_points") is not None:
+            rules[level] = SliceRule(cuts=check_cut_points(o["cut_points"]))
+        else:
+            rules[level] = SliceRule(
+                cuts=source.level_cuts(column, level, nslices, fn, first=summary)
+            )
+    return rules
+
+
 def single_slice_error(method: str) -> ValueError:
     return ValueError(
         f"The response has a single value, so {method} finds only one slice; it needs a "
@@ -387,6 +499,9 @@ def rowless_extras(
 
 __all__ = [
     "MAX_PAIR_P",
+    "GroupedStatistics",
+    "check_levels",
+    "level_rules",
     "MomentStatistics",
     "PairMoments",
     "SliceRule",

@@ -1,7 +1,7 @@
 """Data beyond memory and beyond one machine.
 
-The moment methods SIR, SAVE, DR, pHd, CUME and IRE (partial IRE included) and SPCA with a
-linear or class response kernel accept as ``data``, besides a pandas DataFrame:
+The moment methods SIR, SAVE, DR, pHd, CUME and IRE (partial SIR, SAVE and IRE included) and
+SPCA with a linear or class response kernel accept as ``data``, besides a pandas DataFrame:
 
 * a :class:`ChunkSource` — :func:`read_csv_chunks`, :func:`read_parquet_chunks` or
   :func:`chunks_from` (a list of DataFrames, a function returning an iterator of them, or a

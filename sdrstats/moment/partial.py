@@ -143,7 +143,18 @@ def fit_partial(est: Any, source: Any) -> EstimatorOutput:
         )
     h = o["nslices"] or PARTIAL_NSLICES
     least = 2 if pool else p + 1
-    rules = level_rules(est, source, o["group"], h, min_rows=least)
+
+    def enough(g: Any, n_g: int) -> None:
+        if n_g < least:
+            whiten = "the pooled covariance" if pool else "its own covariance"
+            raise ValueError(
+                f"Group {g!r} of {o['group']!r} has {n_g} rows; partial {method} whitens "
+                f"each group by {whiten}, which needs at least {least} rows in every group. "
+                "Merge small groups" + (", pass pool=True" if not pool else "") + " or drop "
+                "predictors."
+            )
+
+    rules = level_rules(est, source, o["group"], h, check=enough)
     if len(rules) < 2:
         (only,) = rules
         raise ValueError(
@@ -158,15 +169,6 @@ def fit_partial(est: Any, source: Any) -> EstimatorOutput:
     stats = [acc.parts[level].ordered() for level in levels]
     n_rows = [part.n for part in stats]
     n = float(sum(n_rows))
-    for g, n_g in zip(levels, n_rows):
-        if n_g < least:
-            whiten = "the pooled covariance" if pool else "its own covariance"
-            raise ValueError(
-                f"Group {g!r} of {o['group']!r} has {int(n_g)} rows; partial {method} whitens "
-                f"each group by {whiten}, which needs at least {least} rows in every group. "
-                "Merge small groups" + (", pass pool=True" if not pool else "") + " or drop "
-                "predictors."
-            )
     covs = [part.cov for part in stats]
     pooled = sum((n_g / n) * c for n_g, c in zip(n_rows, covs))
     _check_covariance(pooled, names, "within the groups", "drop or combine predictors.")

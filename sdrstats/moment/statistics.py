@@ -391,30 +391,40 @@ def check_levels(values: np.ndarray, known: dict[Any, Any]) -> None:
 
 
 def level_rules(
-    estimator: Any, source: Any, column: str, nslices: int, *, min_rows: int = 0
+    estimator: Any,
+    source: Any,
+    column: str,
+    nslices: int,
+    *,
+    check: Any = None,
+    given_cuts: bool = True,
 ) -> dict[Any, SliceRule]:
     """The slice rule of each level of ``column`` (in order of first appearance, as R's
     ``unique``): R ``dr``'s slices of the level's response in memory, their exact cut points
-    on chunks (passes over the response and the column only). ``min_rows``: refuse a level with
-    fewer rows on chunks before its cuts are sought (the in-memory fit checks its counts)."""
+    on chunks (passes over the response and the column only). ``check(level, n_rows)`` runs
+    for every level before it is sliced; ``given_cuts``: the estimator's ``cut_points``
+    option, if set, slices every level."""
     o = estimator.options
     fn = o["slice_function"]
+    cuts = o.get("cut_points") if given_cuts else None
     if source.keeps_rows:
         groups = source.groups
         levels = list(dict.fromkeys(groups.tolist()))
-        Y = source.Y
-        return {
-            level: SliceRule(
+        rules = {}
+        for level in levels:
+            rows = groups == level
+            if check is not None:
+                check(level, int(rows.sum()))
+            rules[level] = SliceRule(
                 slices=make_slices(
-                    Y[groups == level],
+                    source.Y[rows],
                     nslices,
                     function=fn,
                     categorical=source.categorical,
-                    cut_points=o.get("cut_points"),
+                    cut_points=cuts,
                 )
             )
-            for level in levels
-        }
+        return rules
     if source.categorical:
         raise ValueError(
             f"Partial {estimator.method} (group=) on chunked or Dask data needs a numeric "
@@ -423,14 +433,10 @@ def level_rules(
     summaries = source.response_levels(column, ResponseSummary(max(MAX_DISTINCT, nslices + 1)))
     rules = {}
     for level, summary in summaries.items():
-        if summary.n < min_rows:
-            raise ValueError(
-                f"Group {level!r} of {column!r} has {summary.n} rows; partial "
-                f"{estimator.method} needs at least {min_rows} rows in every group. Merge "
-                "small groups or drop predictors."
-            )
-        if o.get("cut_points") is not None:
-            rules[level] = SliceRule(cuts=check_cut_points(o["cut_points"]))
+        if check is not None:
+            check(level, int(summary.n))
+        if cuts is not None:
+            rules[level] = SliceRule(cuts=check_cut_points(cuts))
         else:
             rules[level] = SliceRule(
                 cuts=source.level_cuts(column, level, nslices, fn, first=summary)

@@ -6,12 +6,13 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from ire_reference import gamma_factor
 
 import sdrstats as sdr
 from sdrstats.base.warnings import MissingValueWarning
 from sdrstats.design.plan import FormulaPlan
-from sdrstats.moment._ire_als import gamma_factor, helmert_basis, projected_means
-from sdrstats.moment.chunked_ire import GammaSums
+from sdrstats.moment._ire_als import helmert_basis, projected_means
+from sdrstats.moment.ire_passes import GammaSums
 from sdrstats.moment.statistics import SliceRule
 from sdrstats.stats.slicing import make_slices
 

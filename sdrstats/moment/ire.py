@@ -22,18 +22,10 @@ from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
-from ._ire_als import (
-    Discrepancy,
-    chi2_upper,
-    gamma_factor,
-    helmert_basis,
-    importance_order,
-    projected_means,
-    solve_rounds,
-)
+from ._ire_als import Discrepancy, chi2_upper, helmert_basis, importance_order, solve_rounds
+from .ire_passes import fit_ire
 from .methods import MomentEstimator, MomentResults
-from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
-from .sliced import prepare_source
+from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
 
 
 class IREResults(MomentResults):
@@ -115,15 +107,23 @@ class IRE(MomentEstimator):
     then depend slightly on the predictors' scales; R's numbers carry the same error. Pass a
     smaller ``tol`` (and larger ``max_iter``) for the exact minimum.
 
-    Chunked and Dask data (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included)
-    give the in-memory fit: the exact slices come from passes over the response alone (per
-    group for partial IRE), then the rows are read **twice** when every slicing has at least
-    as many slices as predictors (R's defaults do): once for the moments, once for sums from
-    which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed form. With
-    fewer slices than predictors each pass keeps only the spans it needs, and the rows are
-    read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per re-estimation
-    round, for all dimensions at once; the final ``Γ_ζ``). The fit records the counts in
-    ``row_passes`` and ``slicing_passes``; see :mod:`sdrstats.moment.chunked_ire`.
+    The fit is passes over the rows, the same in memory and on chunked and Dask data
+    (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included): the slice moments,
+    then sums from which ``Γ_ζ`` follows (per-slice second moments and, through their
+    symmetric pair products, the third and fourth moments ``Γ_ζ`` is made of; see
+    :mod:`sdrstats.moment.ire_passes`). When every slicing has at least as many slices as
+    predictors (R's defaults do) the rows are read **twice**: once for the moments, once for
+    sums from which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed
+    form. With fewer slices than predictors each pass keeps only the spans it needs, and the
+    rows are read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per
+    re-estimation round, for all dimensions at once; the final ``Γ_ζ``). On chunks the exact
+    slices come from passes over the response alone (per group for partial IRE), and the fit
+    records the counts in ``row_passes`` and ``slicing_passes``.
+
+    The work is that of ``Γ_ζ``, whatever ``n``: its fourth moments cost ``O(n p⁴)`` at R's
+    default slicing (``O(n k² p²)`` along spans of ``k`` columns below it), and each ``Γ_ζ``
+    (of size ``p(h−1)``) a Cholesky factorisation; the alternating least squares use its
+    Kronecker structure (see :mod:`sdrstats.moment._ire_als`).
 
     References
     ----------
@@ -275,13 +275,12 @@ class IRE(MomentEstimator):
         2
         """
         if self.options["group"] is not None and spec.keeps_rows:
-            groups = group_values(self, spec.groups, spec.n, weights)
-            return fit_partial_ire(self, spec.X, spec.Y, groups)
+            group_values(self, spec.groups, spec.n, weights)
         return super().fit_output(spec, weights=weights, random_state=random_state)
 
     def fit_source(self, source: Any) -> EstimatorOutput:
         """IRE's passes over ``source``: the slice moments, then the sums every ``Γ_ζ``
-        follows from (see the class notes).
+        follows from (see :mod:`sdrstats.moment.ire_passes`); partial IRE with ``group=``.
 
         Parameters
         ----------
@@ -301,33 +300,16 @@ class IRE(MomentEstimator):
         >>> fit.row_passes
         2
         """
-        if not source.keeps_rows:
-            from .chunked_ire import fit_ire
-
-            return fit_ire(self, source)
-        if self.options["group"] is not None:  # arrays alone carry no groups
-            group_values(self, None, source.n, source.frequency)
-        std, moments = prepare_source(self, source)
-        f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
-        labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
-
-        def gammas(requests: list[Any]) -> list[np.ndarray]:
-            return [
-                gamma_factor(std.Z, labels, f, projected_means(xi, r), contrasts, std.weights)
-                for r in requests
-            ]
-
-        output = self.solve(std, moments, f, gammas)
-        if source.case_weighted:
-            output.center = source.X.mean(axis=0)  # R's dr.direction centres x by its plain mean
-        return output
+        if self.options["group"] is not None and source.keeps_rows:
+            group_values(self, source.groups, source.n, source.frequency)
+        return fit_ire(self, source)
 
     def solve(self, std: Standardized, moments: Any, f: np.ndarray, gammas: Any) -> EstimatorOutput:
         """IRE's fits from the slice moments and a source of ``Γ_ζ`` factors.
 
         ``gammas(requests)`` gives the factor of each request (see
-        :func:`._ire_als.solve_rounds`): from the rows in memory, or from passes over chunked
-        data (:mod:`.chunked_ire`); the rest is the same for both.
+        :func:`._ire_als.solve_rounds`), from the sums of passes over the rows
+        (:mod:`.ire_passes`).
         """
         n, xi = std.n, moments.means.T
         p, h = xi.shape
@@ -370,14 +352,6 @@ class IRE(MomentEstimator):
             center=std.mean,
             extras=extras,
         )
-
-    @staticmethod
-    def _fractions(std: Standardized, moments: Any) -> np.ndarray:
-        """Slice fractions; with R case weights R's IRE uses the counts, not the weights."""
-        if getattr(std, "case_weights", None) is not None:
-            sizes = moments.slices.sizes
-            return sizes / sizes.sum()
-        return moments.fractions
 
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(

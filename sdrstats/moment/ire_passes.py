@@ -1,4 +1,4 @@
-"""IRE and partial IRE from chunks or Dask partitions, equal to the in-memory fit.
+"""IRE's and partial IRE's passes over the rows: the slice moments, then the ``Γ_ζ`` sums.
 
 IRE (Cook & Ni 2005) needs, besides the slice moments, the covariance ``Γ_ζ`` of the
 per-row vectors ``g_i = vec(z_i a_iᵀ)`` with ``a_i = Aᵀ(e_{s(i)} − f − diag(f) ξ̃ᵀ z_i)``
@@ -8,40 +8,41 @@ a second pass. It is accumulated through its structure rather than as ``Σ g_i g
 with ``c_s = Aᵀ(e_s − f)`` and ``ξ̃ = M Mᵀ ξ̃`` for an orthonormal ``M`` (p × k),
 ``a_i = c_{s(i)} − E w_i`` with ``w_i = Mᵀ z_i`` and ``E = ζᵀ M`` (ζ = ξ diag(f) A), so
 
-.. math:: Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ = Σ_s c_s c_sᵀ ⊗ S_s − (\\text{cross terms in } R_s)
+.. math:: Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ = Σ_s c_s c_sᵀ ⊗ S_s − (\text{cross terms in } R_s)
           + (E ⊗ I) Q (E ⊗ I)ᵀ
 
-needs per slice ``S_s = Σ z zᵀ`` and ``R_s = Σ w ⊗ z zᵀ`` and over all rows
-``Q = Σ (w ⊗ z)(w ⊗ z)ᵀ`` (:class:`GammaSums`; mergeable, so chunks and Dask partitions add
-them up). Every ``Γ_ζ`` the fit uses is then a closed form of those sums.
+needs per slice ``S_s = Σ z zᵀ`` (second moments) and ``R_s = Σ w ⊗ z zᵀ`` and over all rows
+``Q = Σ (w ⊗ z)(w ⊗ z)ᵀ`` (:class:`GammaSums`; mergeable). Both are kept through their
+symmetric pairs (``w_a w_b`` with ``a ≤ b``, ``z_j z_l`` with ``j ≤ l``): one matrix product
+of the rows' pair products per block of rows. Every ``Γ_ζ`` the fit uses is then a closed
+form of those sums.
 
-Passes over the rows (besides the exact-slicing passes over the response alone, which SIR's
-chunked fit also takes): when the slices are at least as many as the predictors (``h >= p``;
-R ``dr``'s default ``h = max(8, p + 3)`` is), the second pass keeps the sums with ``M = I``,
-the full third and fourth moments, from which *every* ``Γ_ζ`` of every dimension and
-re-estimation step follows: **2 passes** in all, whatever ``d_max`` and ``steps``. With fewer
-slices than predictors the sums are kept only along the spans each round needs (the columns
-of ζ, then the fitted bases of all ``d`` at once), which is cheaper per pass: the moments,
-the first ``Γ_ζ`` (and the independence one), one pass per re-estimation round for all
-``d = 1..d_max`` together, and one for the final ``Γ_ζ`` at the reported span:
-**steps + 3 passes**. Each fit records its count in ``row_passes`` (and the response passes
-in ``slicing_passes``).
+The same passes run over the rows in memory (one chunk) and over chunks or Dask partitions.
+When the slices are at least as many as the predictors (``h >= p``; R ``dr``'s default ``h =
+max(8, p + 3)`` is), the second pass keeps the sums with ``M = I``, the full third and fourth
+moments, from which *every* ``Γ_ζ`` of every dimension and re-estimation step follows:
+**2 passes** in all, whatever ``d_max`` and ``steps``. With fewer slices than predictors the
+sums are kept only along the spans each round needs (the columns of ζ, then the fitted bases
+of all ``d`` at once), which is cheaper per pass: the moments, the first ``Γ_ζ`` (and the
+independence one), one pass per re-estimation round for all ``d = 1..d_max`` together, and
+one for the final ``Γ_ζ`` at the reported span: **steps + 3 passes**. A fit on chunks records
+its count in ``row_passes`` (and the response passes in ``slicing_passes``).
 
-Memory per worker: ``O(h p³ + p⁴)`` floats with ``M = I`` (p = 50, h = 53: about 100 MB),
-``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)`` the fit is
-refused before the sums are allocated.
+The work is that of fourth moments: ``O(n p⁴)`` with ``M = I``, ``O(n k² p²)`` along a span
+of ``k`` columns; memory per worker ``O(h p³ + p⁴)`` floats with ``M = I`` (p = 50, h = 53:
+about 100 MB), ``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)``
+the fit is refused before the sums are allocated.
 
-R ``dr``'s case weights (``weights="column"``) take the same passes: the first is the
-weighted moments pass of SIR (R's whitening of ``√w x``, weighted slice means), and the
-``Γ_ζ`` passes see the rows ``√(c w) x`` of weight above ``1e-30`` (:class:`WeightedRows`),
-with the slice counts as fractions, as R's ``ire``. Partial IRE with weights is refused, as in
-memory.
+R ``dr``'s case weights take the same passes: the first is the weighted moments pass of SIR
+(R's whitening of ``√w x``, weighted slice means), and the ``Γ_ζ`` passes see the rows ``√(c
+w) x`` of weight above ``1e-30`` (:class:`WeightedRows`), with the slice counts as fractions, as
+R's ``ire``. Partial IRE with weights is refused.
 
 Partial IRE (Wen & Cook 2007) whitens each group on its own rows by the Householder QR that
 R uses; its factor's signs depend on the first rows of the data, so the first pass also keeps
 the first p rows of every group (and of all rows) and rebuilds exactly the same factors from
-them and the accumulated cross-products. Each group is sliced exactly on its own response
-(passes over the response and the group column only).
+them and the accumulated cross-products. Each group is sliced on its own response (exactly,
+on chunks, by passes over the response and the group column only).
 """
 
 from __future__ import annotations
@@ -54,16 +55,43 @@ import pandas as pd
 from ..base.budget import check_memory, size_text
 from ..design.weights import ZERO_WEIGHT
 from ..fitting.estimator import EstimatorOutput
-from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
+from ..stats.slicing import make_slices
 from ._core import standardize_moments
 from ._ire_als import covariance_factor, helmert_basis
 from .pire import solve_partial
-from .statistics import MomentStatistics, SliceRule, check_rows, cut_points, rowless_extras
+from .sliced import prepared_statistics, sliced_statistics
+from .statistics import (
+    MomentStatistics,
+    SliceRule,
+    check_levels,
+    check_rows,
+    level_rules,
+    rowless_extras,
+)
 from .weights import CaseWeightedStatistics
 
-#: Floats of the per-block temporary ``w ⊗ z`` (rows × k p) an update forms at most (32 MB).
+#: Floats of the per-block temporaries of :class:`GammaSums` (the rows' pair products): 32 MB.
 BLOCK_FLOATS = 2**22
+
+
+def _pairs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs ``j <= l`` of ``p`` columns and the p × p map to their position."""
+    rows, cols = np.triu_indices(p)
+    where = np.zeros((p, p), dtype=np.int64)
+    where[rows, cols] = where[cols, rows] = np.arange(rows.size)
+    return rows, cols, where
+
+
+def _pair_products(zt: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The products ``z_j z_l`` (``j ≤ l``, in ``numpy.triu_indices`` order) of the columns of
+    ``zt`` (p × rows) into ``out`` (pairs × rows): one broadcast product per ``j``."""
+    p = zt.shape[0]
+    start = 0
+    for j in range(p):
+        np.multiply(zt[j], zt[j:], out=out[start : start + p - j])
+        start += p - j
+    return out
 
 
 class GammaSums:
@@ -80,6 +108,12 @@ class GammaSums:
     bases : list of ndarray
         Orthonormal ``M`` (p × k, ``k`` may be 0): one set of sums per basis.
 
+    Notes
+    -----
+    Per slice ``s1 = Σ z``, ``s2 = Σ z zᵀ``; per basis ``third[s] = Σ_{i∈s} w vᵀ`` and
+    ``fourth = Σ u vᵀ`` with ``w = Mᵀ z``, ``v`` the pair products ``z_j z_l`` (``j ≤ l``) and
+    ``u`` those of ``w``. Frequency weights (``update(X, y, w)``) weigh every sum.
+
     Examples
     --------
     >>> import numpy as np
@@ -88,8 +122,8 @@ class GammaSums:
     >>> X, y = rng.standard_normal((50, 2)), rng.standard_normal(50)
     >>> sums = GammaSums(SliceRule(cuts=np.array([0.0])), [0, 1], np.zeros(2), np.eye(2),
     ...                  [np.eye(2)]).update(X, y)
-    >>> sums.fourth[0].shape, sums.third[0].shape
-    ((4, 4), (2, 4, 2))
+    >>> sums.fourth_moments(0).shape, sums.third_moments(0).shape
+    ((2, 2, 2, 2), (2, 2, 2, 2))
     """
 
     def __init__(
@@ -103,14 +137,18 @@ class GammaSums:
         p, h = W.shape[1], len(keys)
         self.rule, self.keys = rule, list(keys)
         self.shift, self.W, self.bases = shift, W, bases
-        self.n = 0
+        self.n = 0.0
         self.s1 = np.zeros((h, p))
         self.s2 = np.zeros((h, p, p))
-        self.third = [np.zeros((h, M.shape[1] * p, p)) for M in bases]
-        self.fourth = [np.zeros((M.shape[1] * p, M.shape[1] * p)) for M in bases]
+        n_pairs = p * (p + 1) // 2
+        self.identity = [M.shape == (p, p) and bool(np.allclose(M, np.eye(p))) for M in bases]
+        self.third = [np.zeros((h, M.shape[1], n_pairs)) for M in bases]
+        self.fourth = [np.zeros((M.shape[1] * (M.shape[1] + 1) // 2, n_pairs)) for M in bases]
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
         keys = np.asarray(self.rule.keys(y)).reshape(-1)
+        if self.rule.slices is not None:
+            return keys.astype(np.int64)
         codes = pd.Index(self.keys).get_indexer(keys)
         if np.any(codes < 0):
             raise ValueError(
@@ -119,35 +157,48 @@ class GammaSums:
             )
         return codes.astype(np.int64)
 
-    def update(self, X: np.ndarray, y: np.ndarray) -> GammaSums:
-        """Add rows ``X`` with response ``y``."""
+    def update(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> GammaSums:
+        """Add rows ``X`` with response ``y`` (and frequency ``weights``)."""
         codes = self._codes(y)
         order = np.argsort(codes, kind="stable")
         z = (X[order] - self.shift) @ self.W
+        w = None if weights is None else np.asarray(weights, dtype=float)[order]
         codes = codes[order]
         bounds = np.searchsorted(codes, np.arange(len(self.keys) + 1))
         p = z.shape[1]
-        self.n += z.shape[0]
+        self.n += z.shape[0] if w is None else float(w.sum())
+        zw = z if w is None else z * w[:, None]
         for s in range(len(self.keys)):
-            block = z[bounds[s] : bounds[s + 1]]
-            if block.shape[0]:
-                self.s1[s] += block.sum(axis=0)
-                self.s2[s] += block.T @ block
-        for j, M in enumerate(self.bases):
-            k = M.shape[1]
-            if k == 0:
-                continue
-            step = max(1, BLOCK_FLOATS // (k * p))
-            for start in range(0, z.shape[0], step):
-                zb = z[start : start + step]
-                wz = ((zb @ M)[:, :, None] * zb[:, None, :]).reshape(zb.shape[0], k * p)
-                self.fourth[j] += wz.T @ wz
-                # the rows are in slice order: each slice's rows of the block are a range
-                edges = np.clip(bounds - start, 0, zb.shape[0])
+            lo, hi = bounds[s], bounds[s + 1]
+            if hi > lo:
+                self.s1[s] += zw[lo:hi].sum(axis=0)
+                self.s2[s] += z[lo:hi].T @ zw[lo:hi]
+        if not self.bases or all(M.shape[1] == 0 for M in self.bases):
+            return self
+        n_pairs = p * (p + 1) // 2
+        step = max(1, BLOCK_FLOATS // n_pairs)
+        pairs_t = np.empty((n_pairs, min(step, z.shape[0])))
+        for start in range(0, z.shape[0], step):
+            zt = np.ascontiguousarray(z[start : start + step].T)  # p × rows of the block
+            m = zt.shape[1]
+            pairs = _pair_products(zt, pairs_t[:, :m])  # (pairs × rows): z_j z_l, j <= l
+            v = pairs if w is None else pairs * w[start : start + step]
+            edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
+            for j, M in enumerate(self.bases):
+                k = M.shape[1]
+                if k == 0:
+                    continue
+                if self.identity[j]:
+                    wt = zt
+                    self.fourth[j] += pairs @ v.T  # u = v: a symmetric rank-k update
+                else:
+                    wt = M.T @ zt  # k × rows
+                    a, b = np.triu_indices(k)
+                    self.fourth[j] += (wt[a] * wt[b]) @ v.T
                 for s in range(len(self.keys)):
                     lo, hi = edges[s], edges[s + 1]
                     if hi > lo:
-                        self.third[j][s] += wz[lo:hi].T @ zb[lo:hi]
+                        self.third[j][s] += wt[:, lo:hi] @ v[:, lo:hi].T
         return self
 
     def merge(self, other: GammaSums) -> GammaSums:
@@ -160,22 +211,50 @@ class GammaSums:
             self.fourth[j] += other.fourth[j]
         return self
 
+    def third_moments(self, j: int) -> np.ndarray:
+        """``Σ_{i∈s} w_a z_j z_l`` of basis ``j`` as an (h, k, p, p) array."""
+        p = self.W.shape[1]
+        where = _pairs(p)[2]
+        return self.third[j][:, :, where]
+
+    def fourth_moments(self, j: int) -> np.ndarray:
+        """``Σ w_a w_b z_j z_l`` of basis ``j`` as a (k, p, k, p) array (index a, j, b, l)."""
+        p, k = self.W.shape[1], self.bases[j].shape[1]
+        pairs_k = _pairs(k)[2]
+        where = _pairs(p)[2]
+        full = self.fourth[j][pairs_k][:, :, where]  # (k, k, p, p)
+        return full.transpose(0, 2, 1, 3)
+
     def covariance(self, j: int, E: np.ndarray, C: np.ndarray) -> np.ndarray:
-        """``Γ_ζ`` (divisor n) for basis ``j`` with ``E = ζᵀ M_j`` and rows ``c_s`` of ``C``."""
+        """``Γ_ζ`` (divisor n) for basis ``j`` with ``E = ζᵀ M_j`` and rows ``c_s`` of ``C``.
+
+        ``Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ`` in the layout ``(a, j, b, l)``: ``Σ_s c_s c_sᵀ ⊗ S_s``, less
+        the cross terms ``Σ_s c_s ⊗ (E R_s)`` and their transpose, plus ``(E ⊗ I) Q (E ⊗ I)ᵀ``;
+        each a few matrix products of reshaped arrays.
+        """
         h, p = self.s1.shape
         h1, k = C.shape[1], E.shape[1]
-        total = np.einsum("sa,sb,sjl->ajbl", C, C, self.s2, optimize=True)
+        pairs = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
+        total = (pairs.T @ self.s2.reshape(h, p * p)).reshape(h1, h1, p, p)  # (a, b, j, l)
         mean = C.T @ self.s1
         if k:
-            third = self.third[j].reshape(h, k, p, p)
-            cross = np.einsum("sa,bk,skjl->ajbl", C, E, third, optimize=True)
-            fourth = self.fourth[j].reshape(k, p, k, p)
-            total = total - cross - cross.transpose(2, 3, 0, 1)
-            total = total + np.einsum("ak,bm,kjml->ajbl", E, E, fourth, optimize=True)
+            third = self.third_moments(j)  # (h, k, p, p)
+            # Σ_k E_bk R_skjl, then Σ_s c_sa: (a, b, j, l)
+            eth = (E @ third.transpose(1, 0, 2, 3).reshape(k, h * p * p)).reshape(h1, h, p * p)
+            cross = np.matmul(C.T, eth).transpose(1, 0, 2).reshape(h1, h1, p, p)
+            total -= cross + cross.transpose(1, 0, 3, 2)
+            fourth = self.fourth_moments(j)  # (k, p, k, p)
+            left = (E @ fourth.reshape(k, p * k * p)).reshape(h1, p, k, p)  # (a, j, m, l)
+            both = (left.transpose(0, 1, 3, 2).reshape(h1 * p * p, k) @ E.T).reshape(
+                h1, p, p, h1
+            )  # (a, j, l, b)
+            total += both.transpose(0, 3, 1, 2)
             mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
         size = h1 * p
+        cov = total.transpose(0, 2, 1, 3).reshape(size, size) / self.n  # (a, j, b, l)
         mean = mean.reshape(-1) / self.n
-        return total.reshape(size, size) / self.n - np.outer(mean, mean)
+        cov -= np.outer(mean, mean)
+        return (cov + cov.T) / 2
 
 
 class GroupedGammaSums:
@@ -185,7 +264,7 @@ class GroupedGammaSums:
         self.parts = parts
 
     def update_groups(self, X: np.ndarray, y: np.ndarray, values: np.ndarray) -> GroupedGammaSums:
-        _check_levels(values, self.parts)
+        check_levels(values, self.parts)
         for level, part in self.parts.items():
             rows = values == level
             if rows.any():
@@ -196,15 +275,6 @@ class GroupedGammaSums:
         for level, part in self.parts.items():
             part.merge(other.parts[level])
         return self
-
-
-def _check_levels(values: np.ndarray, known: dict[Any, Any]) -> None:
-    new = set(values.tolist()) - set(known)
-    if new:
-        raise ValueError(
-            f"Level(s) {sorted(map(str, new))[:5]} of the group column appeared after the first "
-            "pass: the data changed between the passes of the fit; fit again on unchanging data."
-        )
 
 
 class _Group:
@@ -287,11 +357,12 @@ class _RoundGammas:
     def _check_memory(self, bases: dict[Any, list[np.ndarray]]) -> None:
         """Refuse, before allocating, sums that would not fit (:func:`check_memory`)."""
         p = self.source.p
+        pairs = p * (p + 1) // 2
         floats = 0
         for level, g in self.groups.items():
             for M in bases[level]:
-                width = M.shape[1] * p
-                floats += g.h * (width * p + p * p + p) + width * width
+                k = M.shape[1]
+                floats += g.h * (k * pairs + p * p + p) + k * (k + 1) // 2 * pairs
         # a pass holds the running total, one chunk's (or partition's) sums and the merge
         nbytes = 3 * 8 * floats + 8 * BLOCK_FLOATS
         slices = max(g.h for g in self.groups.values())
@@ -351,68 +422,39 @@ class WeightedRows:
         return self
 
 
-def fit_ire_weighted(estimator: Any, source: Any) -> EstimatorOutput:
-    """IRE with R ``dr``'s case weights: the weighted moments pass (R's whitening of ``√w x``,
-    weighted slice means), then the ``Γ_ζ`` passes over the weighted rows; the slice fractions
-    are the counts, as R's ``ire`` takes them."""
-    p = source.p
-    check_ire(estimator, p)
-    numeric = not source.categorical
-    rule = SliceRule(cuts=cut_points(estimator, source) if numeric else None, classes=not numeric)
-    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric, column=source.weights))
-    c = acc.rescale  # raises when every weight is zero
-    check_rows(estimator, acc.n, p, acc, source)
-    if len(acc.slices.keys) < 2:
-        raise ValueError(
-            "The response has a single value, so ire finds only one slice; it needs a "
-            "response that varies."
-        )
-    std = acc.standardized(source.x_names)
-    moments = acc.slice_moments(std, source.level_order)
-    keys = acc.slices.ordered(source.level_order).keys
-    W = np.linalg.inv(std.chol).T / std.scale[:, None]
-    sizes = moments.slices.sizes
-    f = sizes / sizes.sum()
-    group = _Group(rule, keys, std.mean, W, moments.means.T, f)
-    gammas = _RoundGammas(source, {None: group}, None, rescale=c)
-    output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
-    output.center = acc.center()  # R's dr.direction centres x by its plain mean
-    levels = acc.ordered_keys(source.level_order)
-    return rowless_extras(output, source, acc, (std, moments), levels=levels, ols=False)
-
-
 def fit_ire(estimator: Any, source: Any) -> EstimatorOutput:
-    """IRE (or partial IRE with the ``group`` option) from chunked data (see module doc)."""
-    weighted = getattr(source, "weights", None) is not None
+    """IRE (or partial IRE with the ``group`` option) of the rows of ``source``, in memory or
+    on chunks (see the module notes): the slice moments, then the ``Γ_ζ`` sums.
+
+    With R's case weights the first pass is SIR's weighted one (R's whitening of ``√w x``,
+    weighted slice means), the ``Γ_ζ`` passes see the weighted rows, and the slice fractions
+    are the counts, as R's ``ire`` takes them.
+    """
     if estimator.options["group"] is not None:
-        if weighted:
+        if source.case_weighted:
             raise ValueError(
                 "Partial IRE (group=) with case weights is not available; R dr itself fails "
                 "on it when a weight is zero. Drop weights= or group=."
             )
         return fit_partial_ire(estimator, source)
-    if weighted:
-        return fit_ire_weighted(estimator, source)
     p = source.p
     check_ire(estimator, p)
-    numeric = not source.categorical
-    rule = SliceRule(cuts=cut_points(estimator, source) if numeric else None, classes=not numeric)
-    acc = source.reduce(MomentStatistics(estimator, p, rule, response=numeric))
-    check_rows(estimator, acc.n, p, acc, source)
-    if len(acc.stats.keys) < 2:
-        raise ValueError(
-            "The response has a single value, so ire finds only one slice; it needs a "
-            "response that varies."
-        )
-    std, moments = acc.prepared(source.x_names, order=source.level_order)
-    keys = acc.stats.ordered(source.level_order).keys
-    W = np.linalg.inv(std.chol).T / std.scale[:, None]  # z = (x − x̄) W, as in memory
-    f = moments.fractions
-    group = _Group(rule, keys, std.mean, W, moments.means.T, f)
-    gammas = _RoundGammas(source, {None: group}, None)
+    acc = sliced_statistics(estimator, source)
+    std, moments = prepared_statistics(acc, source)
+    weighted = isinstance(acc, CaseWeightedStatistics)
+    if weighted:
+        sizes = moments.slices.sizes
+        f = sizes / sizes.sum()
+    else:
+        f = moments.fractions
+    W = np.linalg.inv(std.chol).T / std.scale[:, None]  # z = (x − x̄) W
+    keys = acc.ordered_keys(source.level_order)
+    group = _Group(acc.rule, keys, std.mean, W, moments.means.T, f)
+    gammas = _RoundGammas(source, {None: group}, None, rescale=acc.rescale if weighted else None)
     output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
-    levels = acc.ordered_keys(source.level_order)
-    return rowless_extras(output, source, acc, (std, moments), levels=levels, ols=False)
+    if weighted:
+        output.center = acc.center()  # R's dr.direction centres x by its plain mean
+    return rowless_extras(output, source, acc, (std, moments), levels=keys, ols=False)
 
 
 def _householder_r(first: np.ndarray, gram: np.ndarray) -> np.ndarray:
@@ -441,7 +483,7 @@ class PartialMoments:
         self.first_by = {lv: np.zeros((0, p)) for lv in rules}
 
     def update_groups(self, X: np.ndarray, y: np.ndarray, values: np.ndarray) -> PartialMoments:
-        _check_levels(values, self.groups)
+        check_levels(values, self.groups)
         self.pooled.update(X, y)
         self.first = np.vstack([self.first, X[: self.p]])[: self.p]
         for level, acc in self.groups.items():
@@ -466,28 +508,32 @@ class PartialMoments:
 
 
 def fit_partial_ire(estimator: Any, source: Any) -> EstimatorOutput:
-    """Partial IRE from chunked data: exact per-group slices, the in-memory whitening."""
+    """Partial IRE of the rows of ``source`` (in memory or on chunks): per-group slices, each
+    group whitened by its own Householder QR as R, then the groups' ``Γ_ζ`` sums."""
     o = estimator.options
     column, p = o["group"], source.p
     check_ire(estimator, p)
     if source.categorical:
         raise ValueError(
-            "Partial IRE (group=) on chunked or Dask data needs a numeric response; load the "
-            "data in memory for a class response."
+            "Partial IRE (group=) needs a numeric response (each group is sliced on its own "
+            "response); code the classes as numbers or drop group=."
         )
     h, fn = o["nslices"] or p, o["slice_function"]  # R's partial IRE default is p slices
-    pooled_rule = SliceRule(cuts=source.response_cuts(h, fn))
-    summaries = source.response_levels(column, ResponseSummary(max(MAX_DISTINCT, h + 1)))
-    for level, summary in summaries.items():
-        if summary.n < p:
+    if source.keeps_rows:
+        pooled_rule = SliceRule(
+            slices=make_slices(np.asarray(source.Y, dtype=float), h, function=fn)
+        )
+    else:
+        pooled_rule = SliceRule(cuts=source.response_cuts(h, fn))
+
+    def enough(level: Any, n_rows: int) -> None:
+        if n_rows < p:
             raise ValueError(
-                f"Group {level!r} of {column!r} has {summary.n} rows; partial IRE needs at "
+                f"Group {level!r} of {column!r} has {n_rows} rows; partial IRE needs at "
                 f"least p = {p} rows in every group. Merge small groups or drop predictors."
             )
-    rules = {
-        level: SliceRule(cuts=source.level_cuts(column, level, h, fn, first=summary))
-        for level, summary in summaries.items()
-    }
+
+    rules = level_rules(estimator, source, column, h, check=enough, given_cuts=False)
     acc = source.reduce(PartialMoments(estimator, p, pooled_rule, rules), column=column)
     n, mean, cov = acc.pooled.stats.moments()
     check_rows(estimator, n, p, acc.pooled, source)

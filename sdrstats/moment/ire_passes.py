@@ -112,7 +112,9 @@ class GammaSums:
     -----
     Per slice ``s1 = Σ z``, ``s2 = Σ z zᵀ``; per basis ``third[s] = Σ_{i∈s} w vᵀ`` and
     ``fourth = Σ u vᵀ`` with ``w = Mᵀ z``, ``v`` the pair products ``z_j z_l`` (``j ≤ l``) and
-    ``u`` those of ``w``. Frequency weights (``update(X, y, w)``) weigh every sum.
+    ``u`` those of ``w``. Frequency weights (``update(X, y, w)``) weigh every sum. The bases'
+    ``w`` (and ``u``) are stacked, one set of rows per basis (the identity's shared), so each
+    block of rows costs one matrix product per slice and one for all fourth moments.
 
     Examples
     --------
@@ -140,10 +142,25 @@ class GammaSums:
         self.n = 0.0
         self.s1 = np.zeros((h, p))
         self.s2 = np.zeros((h, p, p))
+        # every basis's w (and pairs of w) are rows of one stacked array, so that a block of
+        # rows costs one matrix product per slice and one in all, whatever the bases
+        identity = [M.shape == (p, p) and bool(np.allclose(M, np.eye(p))) for M in bases]
+        self.full = any(identity)
+        ks = [M.shape[1] for M in bases]
+        self.projected = [j for j, k in enumerate(ks) if k and not identity[j]]
+        row, pair = (p, p * (p + 1) // 2) if self.full else (0, 0)
+        self.rows, self.pair_rows = [], []
+        for j, k in enumerate(ks):
+            if identity[j] or not k:
+                self.rows.append(slice(0, k))
+                self.pair_rows.append(slice(0, k * (k + 1) // 2))
+            else:
+                self.rows.append(slice(row, row + k))
+                self.pair_rows.append(slice(pair, pair + k * (k + 1) // 2))
+                row, pair = row + k, pair + k * (k + 1) // 2
         n_pairs = p * (p + 1) // 2
-        self.identity = [M.shape == (p, p) and bool(np.allclose(M, np.eye(p))) for M in bases]
-        self.third = [np.zeros((h, M.shape[1], n_pairs)) for M in bases]
-        self.fourth = [np.zeros((M.shape[1] * (M.shape[1] + 1) // 2, n_pairs)) for M in bases]
+        self.third = np.zeros((h, row, n_pairs))
+        self.fourth = np.zeros((pair, n_pairs))
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
         keys = np.asarray(self.rule.keys(y)).reshape(-1)
@@ -173,32 +190,38 @@ class GammaSums:
             if hi > lo:
                 self.s1[s] += zw[lo:hi].sum(axis=0)
                 self.s2[s] += z[lo:hi].T @ zw[lo:hi]
-        if not self.bases or all(M.shape[1] == 0 for M in self.bases):
+        if not self.third.shape[1]:
             return self
         n_pairs = p * (p + 1) // 2
         step = max(1, BLOCK_FLOATS // n_pairs)
         pairs_t = np.empty((n_pairs, min(step, z.shape[0])))
+        stacked = (
+            np.column_stack([self.bases[j] for j in self.projected]) if self.projected else None
+        )
         for start in range(0, z.shape[0], step):
             zt = np.ascontiguousarray(z[start : start + step].T)  # p × rows of the block
             m = zt.shape[1]
             pairs = _pair_products(zt, pairs_t[:, :m])  # (pairs × rows): z_j z_l, j <= l
             v = pairs if w is None else pairs * w[start : start + step]
-            edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
-            for j, M in enumerate(self.bases):
-                k = M.shape[1]
-                if k == 0:
-                    continue
-                if self.identity[j]:
-                    wt = zt
-                    self.fourth[j] += pairs @ v.T  # u = v: a symmetric rank-k update
-                else:
-                    wt = M.T @ zt  # k × rows
+            wt = [zt] if self.full else []  # the w of every basis, stacked
+            ut = [pairs] if self.full else []  # their pair products
+            if stacked is not None:
+                projected = stacked.T @ zt
+                wt.append(projected)
+                at = 0
+                for j in self.projected:
+                    k = self.bases[j].shape[1]
                     a, b = np.triu_indices(k)
-                    self.fourth[j] += (wt[a] * wt[b]) @ v.T
-                for s in range(len(self.keys)):
-                    lo, hi = edges[s], edges[s + 1]
-                    if hi > lo:
-                        self.third[j][s] += wt[:, lo:hi] @ v[:, lo:hi].T
+                    ut.append(projected[at + a] * projected[at + b])
+                    at += k
+            w_all = wt[0] if len(wt) == 1 else np.vstack(wt)
+            u_all = ut[0] if len(ut) == 1 else np.vstack(ut)
+            self.fourth += u_all @ v.T  # u = v when only M = I: a symmetric rank-k update
+            edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
+            for s in range(len(self.keys)):
+                lo, hi = edges[s], edges[s + 1]
+                if hi > lo:
+                    self.third[s] += w_all[:, lo:hi] @ v[:, lo:hi].T
         return self
 
     def merge(self, other: GammaSums) -> GammaSums:
@@ -206,23 +229,22 @@ class GammaSums:
         self.n += other.n
         self.s1 += other.s1
         self.s2 += other.s2
-        for j in range(len(self.bases)):
-            self.third[j] += other.third[j]
-            self.fourth[j] += other.fourth[j]
+        self.third += other.third
+        self.fourth += other.fourth
         return self
 
     def third_moments(self, j: int) -> np.ndarray:
         """``Σ_{i∈s} w_a z_j z_l`` of basis ``j`` as an (h, k, p, p) array."""
         p = self.W.shape[1]
         where = _pairs(p)[2]
-        return self.third[j][:, :, where]
+        return self.third[:, self.rows[j]][:, :, where]
 
     def fourth_moments(self, j: int) -> np.ndarray:
         """``Σ w_a w_b z_j z_l`` of basis ``j`` as a (k, p, k, p) array (index a, j, b, l)."""
         p, k = self.W.shape[1], self.bases[j].shape[1]
         pairs_k = _pairs(k)[2]
         where = _pairs(p)[2]
-        full = self.fourth[j][pairs_k][:, :, where]  # (k, k, p, p)
+        full = self.fourth[self.pair_rows[j]][pairs_k][:, :, where]  # (k, k, p, p)
         return full.transpose(0, 2, 1, 3)
 
     def covariance(self, j: int, E: np.ndarray, C: np.ndarray) -> np.ndarray:

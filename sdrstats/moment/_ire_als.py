@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
+from threadpoolctl import threadpool_limits
 
 from ..base.warnings import ConvergenceWarning
 from ..stats.chi2 import chi2_sf
@@ -109,9 +110,11 @@ class _Group:
             inv, info = scipy.linalg.lapack.dpotri(self.factor, lower=0)
             if info != 0:
                 raise np.linalg.LinAlgError("Γ_ζ is singular.")
-            lower = np.tril_indices(inv.shape[0], -1)
-            inv[lower] = inv.T[lower]  # potri fills the upper triangle
-            self._inverse = inv
+            # potri fills the upper triangle (of a Fortran-ordered array): the full symmetric
+            # matrix in C order, so the contractions reshape it without copying N² floats
+            upper = np.triu(inv)
+            upper += np.triu(inv, 1).T
+            self._inverse = upper
         return self._inverse
 
     @property
@@ -237,6 +240,16 @@ class Discrepancy:
         p = self.zeta.shape[0]
         T = np.eye(p) if T is None else T
         B = np.eye(T.shape[1])[:, :d] if start is None else np.array(start, dtype=float)
+        for group in self.groups:
+            group.inverse  # noqa: B018 -- Γ^{-1} once, with every BLAS thread
+        # the sweeps are many small dense problems: one BLAS thread is faster than two, and
+        # much faster when other jobs share the cores
+        with threadpool_limits(1, user_api="blas"):
+            return self._sweeps(d, T, B, tol, max_iter)
+
+    def _sweeps(
+        self, d: int, T: np.ndarray, B: np.ndarray, tol: float, max_iter: int
+    ) -> tuple[np.ndarray, float, int]:
         C = self.update_c(T @ B)
         err = self.value(T @ B, C)
         iterations = 0
@@ -256,7 +269,7 @@ class Discrepancy:
                     f"{iterations} sweeps with relative change {abs(err - old) / old:.1e} > "
                     f"tol = {tol:g}; raise max_iter or tol.",
                     ConvergenceWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
                 break
         return T @ B, err, iterations

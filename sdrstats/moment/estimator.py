@@ -21,7 +21,6 @@ from ..scale.rows import RowsInMemory
 from ..stats.slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized, default_names
 from ._replicates import WeightedReplicates
-from .chunked_bootstrap import ChunkedReplicates
 from .results import MomentResults
 from .sliced import fit_sliced, prepare_source
 from .statistics import MomentStatistics, SliceRule
@@ -280,11 +279,12 @@ class MomentEstimator(Estimator):
         """
         return fit_sliced(self, source)
 
-    def replicate_kernel(self, results: Results) -> WeightedReplicates | ChunkedReplicates | None:
+    def replicate_kernel(self, results: Results) -> WeightedReplicates | None:
         """Weighted-moment bootstrap replicates (SIR, SAVE, DR), or None for a row refit.
 
-        A fit on chunks or Dask partitions gets a :class:`ChunkedReplicates`, whose Poisson
-        replicates take one more pass over its data.
+        A fit on chunks or Dask partitions gets a kernel without rows
+        (:meth:`WeightedReplicates.of_source`), whose Poisson replicates take one more pass
+        over its data, as the rows in memory do.
 
         Parameters
         ----------
@@ -308,7 +308,7 @@ class MomentEstimator(Estimator):
         if results.spec.case_weights is not None:
             return None  # R case weights: replicates refit the resampled rows with them
         if not results.spec.keeps_rows:
-            return ChunkedReplicates(results)
+            return WeightedReplicates.of_source(results)
         if not WeightedReplicates.fits(results.n, results.p):
             return None
         return WeightedReplicates(results)

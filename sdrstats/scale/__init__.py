@@ -25,10 +25,10 @@ tests (normal theory, general, independence; Cook 1998) come from one more pass 
 fit (for ``p <= 70``). ``subset=`` needs the data in memory: filter the chunks instead.
 
 ``fit.bootstrap()`` of a SIR, SAVE or DR fit on such data is a Poisson bootstrap in one more
-pass over it (:mod:`sdrstats.moment.chunked_bootstrap`): each row's Poisson(1) counts come from
-a counter-based generator keyed by its position, so the replicates equal the in-memory
-``bootstrap(scheme="poisson")`` of the same rows, whatever the chunks or partitions (not yet
-for case-weighted fits).
+pass over it (:class:`sdrstats.moment._replicates.PoissonSliceSums`, the same pass the
+in-memory ``bootstrap(scheme="poisson")`` takes over its rows): each row's Poisson(1) counts
+come from a counter-based generator keyed by its position, so the replicates equal the
+in-memory ones, whatever the chunks or partitions (not yet for case-weighted fits).
 """
 
 from __future__ import annotations

@@ -28,9 +28,10 @@ independence one), one pass per re-estimation round for all ``d = 1..d_max`` tog
 one for the final ``Γ_ζ`` at the reported span: **steps + 3 passes**. A fit on chunks records
 its count in ``row_passes`` (and the response passes in ``slicing_passes``).
 
-The work is that of fourth moments: ``O(n p⁴)`` with ``M = I``, ``O(n k² p²)`` along a span
-of ``k`` columns; memory per worker ``O(h p³ + p⁴)`` floats with ``M = I`` (p = 50, h = 53:
-about 100 MB), ``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)``
+The work is that of fourth moments: ``n p⁴/24`` products with ``M = I`` (each sorted
+quadruple ``a ≤ b ≤ c ≤ d`` once, by one matrix product per ``b``), ``O(n k² p²)`` along a
+span of ``k`` columns; memory per worker ``O(h p³ + p⁴/24)`` floats with ``M = I`` (p = 50,
+h = 53: about 30 MB), ``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)``
 the fit is refused before the sums are allocated.
 
 R ``dr``'s case weights take the same passes: the first is the weighted moments pass of SIR
@@ -47,6 +48,7 @@ on chunks, by passes over the response and the group column only).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -92,6 +94,30 @@ def _pair_products(zt: np.ndarray, out: np.ndarray) -> np.ndarray:
         np.multiply(zt[j], zt[j:], out=out[start : start + p - j])
         start += p - j
     return out
+
+
+@functools.lru_cache(maxsize=4)
+def _symmetric_layout(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where the fourth moments ``Σ z_a z_b z_c z_d`` (``a ≤ b ≤ c ≤ d``) are kept.
+
+    Block ``b`` holds, for rows ``a ≤ b`` and the pairs ``(c, d)`` with ``b ≤ c ≤ d`` (the tail
+    of the pairs in ``numpy.triu_indices`` order, from ``start[b]``), the products
+    ``(z_a z_b)(z_c z_d)``: every sorted quadruple once, about ``p⁴/24`` numbers where the
+    pairs' cross-product has ``p⁴/8``. Returns ``start``, the blocks' ``offset`` in the flat
+    store (``p + 1`` entries), and the flat position of every (pair, pair) entry.
+    """
+    n_pairs = p * (p + 1) // 2
+    start = np.concatenate([[0], np.cumsum(np.arange(p, 0, -1))])[:p]
+    width = n_pairs - start
+    offset = np.concatenate([[0], np.cumsum(np.arange(1, p + 1) * width)])
+    rows, cols, where = _pairs(p)
+    a, b = rows[:, None], cols[:, None]
+    c, d = rows[None, :], cols[None, :]
+    m1, m2 = np.maximum(a, c), np.minimum(b, d)
+    s0, s3 = np.minimum(a, c), np.maximum(b, d)
+    s1, s2 = np.minimum(m1, m2), np.maximum(m1, m2)
+    flat = offset[s1] + s0 * width[s1] + where[s2, s3] - start[s1]
+    return start, width, offset, flat
 
 
 class GammaSums:
@@ -145,10 +171,11 @@ class GammaSums:
         # every basis's w (and pairs of w) are rows of one stacked array, so that a block of
         # rows costs one matrix product per slice and one in all, whatever the bases
         identity = [M.shape == (p, p) and bool(np.allclose(M, np.eye(p))) for M in bases]
+        self.identity = identity
         self.full = any(identity)
         ks = [M.shape[1] for M in bases]
         self.projected = [j for j, k in enumerate(ks) if k and not identity[j]]
-        row, pair = (p, p * (p + 1) // 2) if self.full else (0, 0)
+        row, pair = (p if self.full else 0), 0
         self.rows, self.pair_rows = [], []
         for j, k in enumerate(ks):
             if identity[j] or not k:
@@ -160,7 +187,9 @@ class GammaSums:
                 row, pair = row + k, pair + k * (k + 1) // 2
         n_pairs = p * (p + 1) // 2
         self.third = np.zeros((h, row, n_pairs))
-        self.fourth = np.zeros((pair, n_pairs))
+        self.fourth = np.zeros((pair, n_pairs))  # the projected bases'
+        # M = I: the fully symmetric fourth moments (see _symmetric_layout)
+        self.fourth_full = np.zeros(int(_symmetric_layout(p)[2][-1]) if self.full else 0)
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
         keys = np.asarray(self.rule.keys(y)).reshape(-1)
@@ -204,25 +233,33 @@ class GammaSums:
             pairs = _pair_products(zt, pairs_t[:, :m])  # (pairs × rows): z_j z_l, j <= l
             v = pairs if w is None else pairs * w[start : start + step]
             wt = [zt] if self.full else []  # the w of every basis, stacked
-            ut = [pairs] if self.full else []  # their pair products
+            if self.full:
+                self._add_symmetric(zt, v)
             if stacked is not None:
                 projected = stacked.T @ zt
                 wt.append(projected)
-                at = 0
+                ut, at = [], 0  # the pair products of each basis's w
                 for j in self.projected:
                     k = self.bases[j].shape[1]
                     a, b = np.triu_indices(k)
                     ut.append(projected[at + a] * projected[at + b])
                     at += k
+                self.fourth += (ut[0] if len(ut) == 1 else np.vstack(ut)) @ v.T
             w_all = wt[0] if len(wt) == 1 else np.vstack(wt)
-            u_all = ut[0] if len(ut) == 1 else np.vstack(ut)
-            self.fourth += u_all @ v.T  # u = v when only M = I: a symmetric rank-k update
             edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
             for s in range(len(self.keys)):
                 lo, hi = edges[s], edges[s + 1]
                 if hi > lo:
                     self.third[s] += w_all[:, lo:hi] @ v[:, lo:hi].T
         return self
+
+    def _add_symmetric(self, zt: np.ndarray, v: np.ndarray) -> None:
+        """Add a block's ``Σ z_a z_b (z_c z_d)`` for ``a ≤ b ≤ c ≤ d``: for each ``b``, the
+        rows ``z_a z_b`` (``a ≤ b``) times the pairs from ``(b, b)`` on (weighted in ``v``)."""
+        start, width, offset, _ = _symmetric_layout(zt.shape[0])
+        for b in range(zt.shape[0]):
+            block = (zt[: b + 1] * zt[b]) @ v[start[b] :].T  # (b + 1) × width[b]
+            self.fourth_full[offset[b] : offset[b + 1]] += block.reshape(-1)
 
     def merge(self, other: GammaSums) -> GammaSums:
         """Add the sums of other rows."""
@@ -231,6 +268,7 @@ class GammaSums:
         self.s2 += other.s2
         self.third += other.third
         self.fourth += other.fourth
+        self.fourth_full += other.fourth_full
         return self
 
     def third_moments(self, j: int) -> np.ndarray:
@@ -239,41 +277,48 @@ class GammaSums:
         where = _pairs(p)[2]
         return self.third[:, self.rows[j]][:, :, where]
 
+    def _paired_fourth(self, j: int) -> np.ndarray:
+        """``Σ w_a w_b v`` of basis ``j`` as a (k, k, pairs) array."""
+        p, k = self.W.shape[1], self.bases[j].shape[1]
+        if self.identity[j]:
+            paired = self.fourth_full[_symmetric_layout(p)[3]]  # (pairs × pairs)
+        else:
+            paired = self.fourth[self.pair_rows[j]]
+        return paired[_pairs(k)[2]]
+
     def fourth_moments(self, j: int) -> np.ndarray:
         """``Σ w_a w_b z_j z_l`` of basis ``j`` as a (k, p, k, p) array (index a, j, b, l)."""
-        p, k = self.W.shape[1], self.bases[j].shape[1]
-        pairs_k = _pairs(k)[2]
-        where = _pairs(p)[2]
-        full = self.fourth[self.pair_rows[j]][pairs_k][:, :, where]  # (k, k, p, p)
-        return full.transpose(0, 2, 1, 3)
+        where = _pairs(self.W.shape[1])[2]
+        return self._paired_fourth(j)[:, :, where].transpose(0, 2, 1, 3)
 
     def covariance(self, j: int, E: np.ndarray, C: np.ndarray) -> np.ndarray:
         """``Γ_ζ`` (divisor n) for basis ``j`` with ``E = ζᵀ M_j`` and rows ``c_s`` of ``C``.
 
         ``Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ`` in the layout ``(a, j, b, l)``: ``Σ_s c_s c_sᵀ ⊗ S_s``, less
         the cross terms ``Σ_s c_s ⊗ (E R_s)`` and their transpose, plus ``(E ⊗ I) Q (E ⊗ I)ᵀ``;
-        each a few matrix products of reshaped arrays.
+        each a few matrix products on the symmetric pairs ``(j, l)``, spread to ``p × p`` once
+        at the end.
         """
         h, p = self.s1.shape
         h1, k = C.shape[1], E.shape[1]
-        pairs = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
-        total = (pairs.T @ self.s2.reshape(h, p * p)).reshape(h1, h1, p, p)  # (a, b, j, l)
+        rows, cols, where = _pairs(p)
+        n_pairs = rows.size
+        products = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
+        total = (products.T @ self.s2[:, rows, cols]).reshape(h1, h1, n_pairs)  # (a, b, jl)
         mean = C.T @ self.s1
         if k:
-            third = self.third_moments(j)  # (h, k, p, p)
-            # Σ_k E_bk R_skjl, then Σ_s c_sa: (a, b, j, l)
-            eth = (E @ third.transpose(1, 0, 2, 3).reshape(k, h * p * p)).reshape(h1, h, p * p)
-            cross = np.matmul(C.T, eth).transpose(1, 0, 2).reshape(h1, h1, p, p)
-            total -= cross + cross.transpose(1, 0, 3, 2)
-            fourth = self.fourth_moments(j)  # (k, p, k, p)
-            left = (E @ fourth.reshape(k, p * k * p)).reshape(h1, p, k, p)  # (a, j, m, l)
-            both = (left.transpose(0, 1, 3, 2).reshape(h1 * p * p, k) @ E.T).reshape(
-                h1, p, p, h1
-            )  # (a, j, l, b)
-            total += both.transpose(0, 3, 1, 2)
+            third = self.third[:, self.rows[j]].reshape(h, k * n_pairs)  # (s, m, jl)
+            summed = (C.T @ third).reshape(h1, k, n_pairs)  # Σ_s c_sa R_s: (a, m, jl)
+            cross = np.matmul(E, summed)  # Σ_m E_bm (…)_(a, m): (a, b, jl)
+            total -= cross
+            total -= cross.transpose(1, 0, 2)
+            fourth = self._paired_fourth(j).reshape(k, k * n_pairs)  # (m, m', jl)
+            left = (E @ fourth).reshape(h1, k, n_pairs)  # Σ_m E_am Q_(m, m'): (a, m', jl)
+            total += np.matmul(E, left)  # Σ_m' E_bm' (…)_(a, m'): (a, b, jl)
             mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
         size = h1 * p
-        cov = total.transpose(0, 2, 1, 3).reshape(size, size) / self.n  # (a, j, b, l)
+        cov = total[:, :, where].transpose(0, 2, 1, 3).reshape(size, size)  # (a, j, b, l)
+        cov /= self.n
         mean = mean.reshape(-1) / self.n
         cov -= np.outer(mean, mean)
         return (cov + cov.T) / 2
@@ -384,7 +429,11 @@ class _RoundGammas:
         for level, g in self.groups.items():
             for M in bases[level]:
                 k = M.shape[1]
-                floats += g.h * (k * pairs + p * p + p) + k * (k + 1) // 2 * pairs
+                floats += g.h * (k * pairs + p * p + p)
+                if k == p and np.allclose(M, np.eye(p)):  # the symmetric fourth moments
+                    floats += int(_symmetric_layout(p)[2][-1])
+                else:
+                    floats += k * (k + 1) // 2 * pairs
         # a pass holds the running total, one chunk's (or partition's) sums and the merge
         nbytes = 3 * 8 * floats + 8 * BLOCK_FLOATS
         slices = max(g.h for g in self.groups.values())

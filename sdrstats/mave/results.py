@@ -29,8 +29,16 @@ class MaveResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    mave : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------

@@ -348,6 +348,16 @@ class PHD(MomentEstimator):
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
 
+    See Also
+    --------
+    phd : The formula function (``sdr.phd(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir, save : Slicing methods; pHd sees only curvature in the mean.
+
+    References
+    ----------
+    :cite:t:`li1992`; :cite:t:`cook1998`.
+
     Examples
     --------
     >>> import sdrstats as sdr

@@ -62,8 +62,16 @@ class SPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    spca : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -109,6 +117,12 @@ class SPCA(Estimator):
     random_state : int or Generator, optional
         Only used to subsample rows for the median-heuristic width (n > 1000).
 
+    See Also
+    --------
+    spca : The formula function (``sdr.spca(formula, data)``).
+    sdrstats.spca.spca.SPCAResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     With ``H = I − 11ᵀ/n`` and ``L = ΔΔᵀ``, ``U`` holds the top eigenvectors of
@@ -116,6 +130,10 @@ class SPCA(Estimator):
     ``λ_j`` is the empirical HSIC of ``u_jᵀ x`` and ``y``. Cost: ``O(n p r)`` to form ``Ψ``
     plus ``O(min(p, r)³)``; the n×n ``L`` is never formed (the rbf kernel is factored by
     pivoted incomplete Cholesky, rank ``r`` set by a 1e-9 tolerance).
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
 
     Examples
     --------
@@ -292,6 +310,16 @@ def spca(
     Returns
     -------
     SPCAResults
+
+    See Also
+    --------
+    SPCA : The estimator, for arrays (``SPCA(...).fit(X, y)``).
+    sdrstats.spca.spca.SPCAResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
 
     Examples
     --------

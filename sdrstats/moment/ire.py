@@ -135,10 +135,12 @@ class IRE(MomentEstimator):
     slices come from passes over the response alone (per group for partial IRE), and the fit
     records the counts in ``row_passes`` and ``slicing_passes``.
 
-    The work is that of ``Γ_ζ``, whatever ``n``: its fourth moments cost ``O(n p⁴)`` at R's
-    default slicing (``O(n k² p²)`` along spans of ``k`` columns below it), and each ``Γ_ζ``
-    (of size ``p(h−1)``) a Cholesky factorisation; the alternating least squares use its
-    Kronecker structure (see :mod:`sdrstats.moment._ire_als`).
+    Most of the work is ``Γ_ζ``'s: its fourth moments take about ``n p⁴/24`` products at R's
+    default slicing (``n k² p²/4`` along spans of ``k`` columns below it, for each span a
+    round asks for), against ``n p²/2`` for one ``X.T @ X``; each ``Γ_ζ`` (of size
+    ``p(h−1)``) then takes a Cholesky factorisation and, for the alternating least squares, its
+    inverse. The sweeps themselves use the Kronecker structure of the discrepancy (see
+    :mod:`sdrstats.moment._ire_als`) and cost little next to those.
 
     References
     ----------

@@ -241,7 +241,7 @@ class Discrepancy:
         T = np.eye(p) if T is None else T
         B = np.eye(T.shape[1])[:, :d] if start is None else np.array(start, dtype=float)
         for group in self.groups:
-            group.inverse  # noqa: B018 -- Γ^{-1} once, with every BLAS thread
+            group.inverse  # noqa: B018 -- Γ^{-1} once, with the caller's BLAS threads
         # the sweeps are many small dense problems: one BLAS thread is faster than two, and
         # much faster when other jobs share the cores
         with threadpool_limits(1, user_api="blas"):

@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..base.budget import check_memory, size_text
 from ..design.weights import ZERO_WEIGHT
@@ -75,6 +76,12 @@ from .weights import CaseWeightedStatistics
 
 #: Floats of the per-block temporaries of :class:`GammaSums` (the rows' pair products): 32 MB.
 BLOCK_FLOATS = 2**22
+#: BLAS threads of the Γ_ζ work (passes, covariances, factorisations, ALS). Its products are
+#: of a few thousand rows at most, its factorisations of p(h−1) ≤ a few thousand: on two
+#: cores that other jobs share, two threads made a fit at n = 1e5, p = 50 11-18 times slower
+#: than one (204 s against 18 s at 54 slices), where on idle cores they save at most the
+#: factorisations' half.
+GAMMA_THREADS = 1
 
 
 def _pairs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -204,7 +211,15 @@ class GammaSums:
         return codes.astype(np.int64)
 
     def update(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> GammaSums:
-        """Add rows ``X`` with response ``y`` (and frequency ``weights``)."""
+        """Add rows ``X`` with response ``y`` (and frequency ``weights``).
+
+        The work is many products of a few thousand rows at most, per slice and per block: they
+        run under :data:`GAMMA_THREADS` BLAS threads.
+        """
+        with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+            return self._update(X, y, weights)
+
+    def _update(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> GammaSums:
         codes = self._codes(y)
         order = np.argsort(codes, kind="stable")
         z = (X[order] - self.shift) @ self.W
@@ -522,7 +537,8 @@ def fit_ire(estimator: Any, source: Any) -> EstimatorOutput:
     keys = acc.ordered_keys(source.level_order)
     group = _Group(acc.rule, keys, std.mean, W, moments.means.T, f)
     gammas = _RoundGammas(source, {None: group}, None, rescale=acc.rescale if weighted else None)
-    output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
+    with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+        output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
     if weighted:
         output.center = acc.center()  # R's dr.direction centres x by its plain mean
     return rowless_extras(output, source, acc, (std, moments), levels=keys, ols=False)
@@ -633,9 +649,10 @@ def fit_partial_ire(estimator: Any, source: Any) -> EstimatorOutput:
     means = Ts.T @ (pooled.sums / pooled.counts[:, None]).T
     sir_vectors = sym_eigh_desc((means * (pooled.counts / n)) @ means.T)[1]
     gammas = _RoundGammas(source, groups, column)
-    output = solve_partial(
-        estimator, list(groups), seen, sir_vectors, Rp, mean, int(round(n)), gammas
-    )
+    with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+        output = solve_partial(
+            estimator, list(groups), seen, sir_vectors, Rp, mean, int(round(n)), gammas
+        )
     return rowless_extras(output, source, acc.pooled, (std, None), ols=False)
 
 

@@ -23,9 +23,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.linalg
+from ire_reference import gamma_factor
 
 import sdrstats as sdr
-from sdrstats.moment._ire_als import Discrepancy, gamma_factor, helmert_basis
+from sdrstats.moment._ire_als import Discrepancy, helmert_basis
 from sdrstats.moment.ire import IRE, IREResults
 
 FORMULA = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)+log(wcc)+log(rcc)+log(hc)+log(ferr)"

@@ -20,21 +20,12 @@ from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
-from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
-from ._ire_als import (
-    Discrepancy,
-    chi2_upper,
-    gamma_factor,
-    helmert_basis,
-    importance_order,
-    projected_means,
-    solve_rounds,
-)
-from .chunked_weights import using_weights
+from ._ire_als import Discrepancy, chi2_upper, helmert_basis, importance_order, solve_rounds
+from .ire_passes import fit_ire
 from .methods import MomentEstimator, MomentResults
-from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
+from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
 
 
 class IREResults(MomentResults):
@@ -70,54 +61,6 @@ class IREResults(MomentResults):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
             blocks.append(Block(f"Dimension = {k}", table=frame))
         return blocks
-
-
-class ChunkedIREResults(ChunkedMixin, IREResults):
-    """An IRE or partial IRE fit computed from chunks or Dask partitions; the rows are not kept.
-
-    Directions, the solutions of every dimension, the dimension tests and the coordinate
-    tests (marginal and conditional) need only the accumulated statistics and equal the
-    in-memory fit's; what needs the rows (``transform()`` of the training rows, bootstrap,
-    plots) raises an error saying to load the data in memory. ``row_passes`` and
-    ``slicing_passes`` count the passes over the rows and over the response.
-
-    Parameters
-    ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
-        As :class:`sdrstats.Results`; :func:`ire` given chunked data builds it.
-    n_rows, prepared, r2_moments : optional
-        As :class:`sdrstats.moment.chunked.ChunkedResults`.
-
-    See Also
-    --------
-    ire : The method that returns it.
-    sdrstats.moment.chunked.ChunkedResults : Chunked fits of the other moment methods.
-
-    References
-    ----------
-    :cite:t:`cook2005`.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts, d_max=2)
-    >>> type(fit).__name__, fit.n, fit.test_dimension().table.index[0]
-    ('ChunkedIREResults', 202, '0D vs > 0D')
-    """
-
-    def _dimension_rules(self) -> dict[str, Any]:
-        return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-
-    def _prepared(self) -> Any:
-        return self._chunk_prepared
-
-    def _eigen_table(self, k: int) -> pd.DataFrame | None:
-        return None  # IRE has no eigenvalues (as in memory)
-
-    def _method_line(self) -> str:
-        return using_weights(super()._method_line(), self.output.extras)
 
 
 class IRE(MomentEstimator):
@@ -179,15 +122,25 @@ class IRE(MomentEstimator):
     then depend slightly on the predictors' scales; R's numbers carry the same error. Pass a
     smaller ``tol`` (and larger ``max_iter``) for the exact minimum.
 
-    Chunked and Dask data (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included)
-    give the in-memory fit: the exact slices come from passes over the response alone (per
-    group for partial IRE), then the rows are read **twice** when every slicing has at least
-    as many slices as predictors (R's defaults do): once for the moments, once for sums from
-    which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed form. With
-    fewer slices than predictors each pass keeps only the spans it needs, and the rows are
-    read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per re-estimation
-    round, for all dimensions at once; the final ``Γ_ζ``). The fit records the counts in
-    ``row_passes`` and ``slicing_passes``; see :mod:`sdrstats.moment.chunked_ire`.
+    The fit is passes over the rows, the same in memory and on chunked and Dask data
+    (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included): the slice moments,
+    then sums from which ``Γ_ζ`` follows (per-slice second moments and, through their
+    symmetric pair products, the third and fourth moments ``Γ_ζ`` is made of; see
+    :mod:`sdrstats.moment.ire_passes`). When every slicing has at least as many slices as
+    predictors (R's defaults do) the rows are read **twice**: once for the moments, once for
+    sums from which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed
+    form. With fewer slices than predictors each pass keeps only the spans it needs, and the
+    rows are read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per
+    re-estimation round, for all dimensions at once; the final ``Γ_ζ``). On chunks the exact
+    slices come from passes over the response alone (per group for partial IRE), and the fit
+    records the counts in ``row_passes`` and ``slicing_passes``.
+
+    Most of the work is ``Γ_ζ``'s: its fourth moments take about ``n p⁴/24`` products at R's
+    default slicing (``n k² p²/4`` along spans of ``k`` columns below it, for each span a
+    round asks for), against ``n p²/2`` for one ``X.T @ X``; each ``Γ_ζ`` (of size
+    ``p(h−1)``) then takes a Cholesky factorisation and, for the alternating least squares, its
+    inverse. The sweeps themselves use the Kronecker structure of the discrepancy (see
+    :mod:`sdrstats.moment._ire_als`) and cost little next to those.
 
     References
     ----------
@@ -207,8 +160,6 @@ class IRE(MomentEstimator):
         eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
     )
     results_class = IREResults
-    chunked_case_weights = True  # not with group= (refused in memory too, as R)
-    chunked_results_class = ChunkedIREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,
         "steps": [Interval(int, 0, None)],
@@ -278,31 +229,6 @@ class IRE(MomentEstimator):
             )
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked or Dask data: IRE's passes (see :mod:`.chunked_ire`).
-
-        Parameters
-        ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
-
-        Returns
-        -------
-        tuple of (EstimatorOutput, dict)
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # calls fit_statistics
-        >>> fit.row_passes
-        2
-        """
-        from .chunked_ire import fit_ire
-
-        return fit_ire(self, source)
-
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
         d, p = self.options["d"], X.shape[1]
@@ -364,40 +290,42 @@ class IRE(MomentEstimator):
         >>> fit.estimator.fit_output(fit.spec).extras["numdir"]
         2
         """
-        if self.options["group"] is not None:
-            groups = group_values(self, spec.groups, spec.n, weights)
-            return fit_partial_ire(self, spec.X, spec.Y, groups)
+        if self.options["group"] is not None and spec.keeps_rows:
+            group_values(self, spec.groups, spec.n, weights)
         return super().fit_output(spec, weights=weights, random_state=random_state)
 
-    def _fit_rows(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        *,
-        weights: np.ndarray | None = None,
-        case_weights: np.ndarray | None = None,
-        names: list[str] | None = None,
-    ) -> EstimatorOutput:
-        if self.options["group"] is not None:  # arrays alone carry no groups
-            group_values(self, None, X.shape[0], weights)
-        std, moments = self._prepare(X, Y, weights, case_weights=case_weights, names=names)
-        f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
-        labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
+    def fit_source(self, source: Any) -> EstimatorOutput:
+        """IRE's passes over ``source``: the slice moments, then the sums every ``Γ_ζ``
+        follows from (see :mod:`sdrstats.moment.ire_passes`); partial IRE with ``group=``.
 
-        def gammas(requests: list[Any]) -> list[np.ndarray]:
-            return [
-                gamma_factor(std.Z, labels, f, projected_means(xi, r), contrasts, std.weights)
-                for r in requests
-            ]
+        Parameters
+        ----------
+        source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+            The rows.
 
-        return self.solve(std, moments, f, gammas)
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # its passes read chunks
+        >>> fit.row_passes
+        2
+        """
+        if self.options["group"] is not None and source.keeps_rows:
+            group_values(self, source.groups, source.n, source.frequency)
+        return fit_ire(self, source)
 
     def solve(self, std: Standardized, moments: Any, f: np.ndarray, gammas: Any) -> EstimatorOutput:
         """IRE's fits from the slice moments and a source of ``Γ_ζ`` factors.
 
         ``gammas(requests)`` gives the factor of each request (see
-        :func:`._ire_als.solve_rounds`): from the rows in memory, or from passes over chunked
-        data (:mod:`.chunked_ire`); the rest is the same for both.
+        :func:`._ire_als.solve_rounds`), from the sums of passes over the rows
+        (:mod:`.ire_passes`).
         """
         n, xi = std.n, moments.means.T
         p, h = xi.shape
@@ -440,14 +368,6 @@ class IRE(MomentEstimator):
             center=std.mean,
             extras=extras,
         )
-
-    @staticmethod
-    def _fractions(std: Standardized, moments: Any) -> np.ndarray:
-        """Slice fractions; with R case weights R's IRE uses the counts, not the weights."""
-        if getattr(std, "case_weights", None) is not None:
-            sizes = moments.slices.sizes
-            return sizes / sizes.sum()
-        return moments.fractions
 
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
@@ -586,4 +506,4 @@ def ire(
     return fit_formula(IRE, locals(), "ire")
 
 
-__all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]
+__all__ = ["IRE", "IREResults", "ire"]

@@ -5,11 +5,12 @@ the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSour
 :class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
 from passes over the response alone and give exactly R ``dr``'s slices
 (:mod:`sdrstats.stats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
-and hands it to the estimator's ``fit_statistics``: the family decides what to accumulate
-(its accumulator's ``update``/``merge``) and how many passes; the driver only reduces
-accumulators over the chunks, counts chunks and dropped rows, and wraps the result in the
-estimator's ``chunked_results_class``. Which methods can do this is their
-``capabilities.from_statistics``.
+and puts it in a model spec that holds it instead of rows; the estimator's ``fit_spec`` fits
+that spec as it fits one of rows: the family decides what to accumulate (its accumulators'
+``update``/``merge``) and how many passes, and the result is the estimator's own results
+class (a fit without rows says so through its spec). The driver only reduces accumulators
+over the chunks and counts chunks, passes and dropped rows. Which methods can do this is
+their ``capabilities.from_statistics``.
 """
 
 from __future__ import annotations
@@ -266,7 +267,7 @@ class _CachedResponse:
 
 
 class ChunkedData:
-    """What a family's ``fit_statistics`` sees of chunked data: names and passes over chunks.
+    """What a family's passes see of chunked data (a spec's ``data``): names, passes over chunks.
 
     Parameters
     ----------
@@ -281,6 +282,11 @@ class ChunkedData:
         The formula's predictors and response (``level_order``: declared class levels).
     weights : str or None
         The column of case weights; accumulators then take ``update(X, y, w)``.
+    case_weighted : bool
+        Whether there is such a column.
+    keeps_rows : bool
+        False: the rows are read chunk by chunk, never held (a one-chunk source in memory,
+        :class:`sdrstats.scale.rows.RowsInMemory`, says True).
     n_chunks, n_dropped
         Chunks with rows and rows dropped for missing values, counted on the first pass.
     slicing_passes : int
@@ -300,6 +306,8 @@ class ChunkedData:
         self.categorical = plan.categorical
         self.level_order = plan.level_order
         self.weights = getattr(plan, "weights", None)
+        self.case_weighted = self.weights is not None
+        self.keeps_rows = False
         self.can_sort = hasattr(backend, "sorted_scan")
         self.n_chunks: int | None = None
         self.n_dropped = 0
@@ -427,11 +435,6 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
             "(weights='w'): an array cannot be matched to rows read chunk by chunk. Add the "
             "weights to the data as a column."
         )
-    if not getattr(estimator, "chunked_case_weights", False):
-        raise ValueError(
-            f"{estimator.label} with case weights is not available for chunked or Dask data; "
-            "load the data as a pandas DataFrame for a weighted fit."
-        )
 
 
 def fit_chunked(
@@ -468,28 +471,19 @@ def fit_chunked(
             "response separately or load the data in memory for nested slicing."
         )
     source = ChunkedData(backend, plan)
-    output, info = estimator.fit_statistics(source)
-    y_levels = info.pop("y_levels", None)
-    results_class = info.pop("results_class", estimator.chunked_results_class)
-    if source.n_dropped:
-        warnings.warn(
-            f"Dropped {source.n_dropped} rows with missing values over {source.n_chunks} chunks.",
-            MissingValueWarning,
-            stacklevel=4,
-        )
     spec = ModelSpec(
         X=np.empty((0, source.p)),
         Y=np.empty((0,)),
         x_names=source.x_names,
         y_names=plan.y_names,
         index=pd.RangeIndex(0),
-        y_levels=y_levels,
         formula=plan.formula,
         design_info=plan.spec.design_info,
         design_columns=plan.design_columns,
-        n_dropped=source.n_dropped,
         rhs=plan.rhs,
         source=plan.x_source,
+        n_rows=0,
+        data=source,
     )
     call = format_call(
         cls.method,
@@ -499,12 +493,17 @@ def fit_chunked(
         defaults=cls.params,
         weights=weights,
     )
-    result = results_class(estimator, spec, output, call=call, **info)
+    result = estimator.fit_spec(spec, call=call)  # the estimator's passes over the chunks
+    if source.n_dropped:
+        warnings.warn(
+            f"Dropped {source.n_dropped} rows with missing values over {source.n_chunks} chunks.",
+            MissingValueWarning,
+            stacklevel=4,
+        )
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)
     if hasattr(backend, "release_first"):
         backend.release_first()
-    result._data_source = source  # for passes after the fit (the Poisson bootstrap)
     return result
 
 

@@ -46,7 +46,7 @@ class ProjectionResults(Results):
     def _method_line(self) -> str:
         details = self.output.extras.get("method_details")
         head = f"{self.method}" + (f" ({details})" if details else "")
-        return f"{head}, n = {self.n}, p = {self.p}."
+        return f"{head}, n = {self.n}, p = {self.p}{self._chunks_note()}."
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         table = super()._eigen_table(k)
@@ -85,6 +85,8 @@ class ProjectionResults(Results):
         >>> ais = sdr.datasets.load("ais")
         >>> fig = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
         """
+        if not self.spec.keeps_rows:
+            raise self.rows_needed("Plotting")
         if kind == "projection":
             from ..plotting.projection import plot_projection
 

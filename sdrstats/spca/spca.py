@@ -17,7 +17,6 @@ import scipy.sparse
 from ..base.validation import Interval, Options
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
-from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
 from ._eigen import RANK_TOL, check_rank, top_eigen
 from ._results import ProjectionResults
@@ -91,35 +90,6 @@ class SPCAResults(ProjectionResults):
     )
 
 
-class ChunkedSPCAResults(ChunkedMixin, SPCAResults):
-    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics.
-
-    Parameters
-    ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
-        As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
-    n_rows, prepared, r2_moments : optional
-        As :class:`sdrstats.moment.chunked.ChunkedResults`.
-
-    See Also
-    --------
-    spca : The method that returns it.
-    sdrstats.spca.spca.SPCAResults : The same fit in memory.
-
-    References
-    ----------
-    :cite:t:`barshan2011`.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> type(sdr.spca("sex ~ ht + wt + lbm", parts, d=1)).__name__
-    'ChunkedSPCAResults'
-    """
-
-
 class SPCA(Estimator):
     """Supervised principal component analysis (Barshan, Ghodsi, Azimifar & Jahromi 2011).
 
@@ -185,7 +155,6 @@ class SPCA(Estimator):
     }
     capabilities = Capabilities(from_statistics=True)
     results_class = SPCAResults
-    chunked_results_class = ChunkedSPCAResults
 
     def __init__(
         self,
@@ -237,27 +206,39 @@ class SPCA(Estimator):
         """
         return SPCAStatistics(self, p, classes=classes)
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked data (linear or delta response kernel).
+    def fit_output(
+        self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit of ``spec``'s rows, or of its chunks (linear or delta response kernel).
+
+        On chunked or Dask data the fit is one pass of class (or response) sums
+        (:func:`~sdrstats.spca.statistics.fit_spca_statistics`), the accumulator that the
+        in-memory fit runs over its one chunk.
 
         Parameters
         ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
+        spec : ModelSpec
+            Rows and names, or chunked or Dask data.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (bootstrap multiplicities; rows in memory only).
+        random_state : int, Generator or None, default None
+            Seed of the rbf kernel's factor.
 
         Returns
         -------
-        tuple of (EstimatorOutput, dict)
+        EstimatorOutput
 
         Examples
         --------
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> sdr.spca("sex ~ ht + wt", parts, d=1).n  # calls fit_statistics
+        >>> sdr.spca("sex ~ ht + wt", parts, d=1).n  # one pass over the chunks
         202
         """
-        return fit_spca_statistics(self, source)
+        if not spec.keeps_rows:
+            return fit_spca_statistics(self, spec.data)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
 
     def _fit(
         self,
@@ -359,7 +340,6 @@ def spca(
 __all__ = [
     "SPCA",
     "SPCAResults",
-    "ChunkedSPCAResults",
     "spca",
     "hsic_matrix_factor",
     "top_eigen",

@@ -562,8 +562,9 @@ class FormulaPlan:
         return y.reshape(-1), values
 
     def response_columns(self, column: str | None = None) -> list[str]:
-        """The columns :meth:`response_alone` reads: the response's, the weights column and
-        ``column``, in the data's order.
+        """The columns :meth:`response_alone` reads, in the data's order.
+
+        The response's columns, the weights column and ``column``.
 
         Parameters
         ----------

@@ -131,6 +131,19 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     -------
     ChunkSource
 
+    Notes
+    -----
+    The passes that find the exact slices of a continuous response read only the response's
+    columns (and the weights column): pandas' C parser converts no other column
+    (``usecols``), so they cost about a third of a pass over every column. SIR with the
+    default slicing on a 1e6 x 50 file then takes 1.4 to 1.7 times the CPU time of one
+    ``pandas.read_csv`` of the whole file (2.0 times when those passes read every column), in
+    memory bounded by a few chunks (``benchmarks/bench_scale.py --csv-read``). Options that rename or
+    index the columns (``names``, ``header``, ``index_col``...) make those passes read every
+    column. pyarrow's CSV reader (``engine="pyarrow"``) was slower than the C parser on
+    numeric files on the 2-core benchmark machine, and pandas does not read in chunks with
+    it, so the C parser reads both passes.
+
     Examples
     --------
     >>> import sdrstats as sdr, tempfile, os

@@ -175,7 +175,7 @@ def test_rule_options_are_checked():
 def test_generic_rules_hook():
     X, y = index_model(60, 3, 1, 5)
     rules = generic_rules(sdr.SIR().fit(X, y))
-    assert sorted(rules) == ["bootstrap", "ladle", "permutation"]
+    assert sorted(rules) == ["bootstrap", "cv", "ladle", "permutation", "ratio"]
     assert "Ladle" in rules["ladle"].__doc__
 
 

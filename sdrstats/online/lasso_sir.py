@@ -23,6 +23,7 @@ from ..core.results import Results
 from ..core.summary import Block
 from ..core.validation import Interval, Options
 from ..core.warnings import ConvergenceWarning
+from ..inference.ratio import ratio_choice
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
 
@@ -70,20 +71,6 @@ def slice_mean_eigen(
     eta = np.zeros((X.shape[1], nslices))
     eta[:, positive] = A @ vectors[:, positive] / np.sqrt(values[positive])
     return values, eta, means, fractions
-
-
-def ratio_dimension(values: np.ndarray, kmax: int) -> int:
-    """Eigenvalue-ratio rule: the ``k <= kmax`` maximising ``λ_k / λ_{k+1}``.
-
-    Only positive eigenvalues take part (``values`` as :func:`slice_mean_eigen` returns them,
-    the null ones exactly 0), so ``k`` is at most their number less one: with ``r`` positive
-    eigenvalues, at most ``min(p, H - 1) - 1``. With one positive eigenvalue the answer is 1.
-    """
-    kmax = min(kmax, int(np.sum(values > 0)) - 1)
-    if kmax < 1:
-        return 1
-    ratios = values[:kmax] / values[1 : kmax + 1]
-    return int(np.argmax(ratios)) + 1
 
 
 def two_means_smaller_group(values: np.ndarray) -> int:
@@ -502,7 +489,7 @@ class LassoSIR(Estimator):
                 )
             return o["d"], "given", None
         if o["d_rule"] == "ratio":
-            return ratio_dimension(values, MAX_AUTO_D), D_RULES["ratio"], None
+            return ratio_choice(values, MAX_AUTO_D), D_RULES["ratio"], None
         statistic = np.zeros(min(p, H))  # R's min(p, H) slots; 0 past the kernel's rank
         for j in range(rank):
             statistic[j] = values[j] * np.linalg.norm(direction(j)[0])
@@ -570,7 +557,6 @@ __all__ = [
     "LassoSIRResults",
     "lasso_sir",
     "slice_mean_eigen",
-    "ratio_dimension",
     "kmeans_dimension",
     "two_means_smaller_group",
     "cv_lasso",

@@ -340,12 +340,16 @@ def test_bases_match_r_up_to_sign(case, d):
     np.testing.assert_allclose(ours * signs, ref, atol=1e-6)
 
 
-def test_reported_directions_are_the_numdir_solution_by_default(fits):
+def test_reported_directions_are_the_tested_dimension_s_solution_by_default(fits):
+    # d = None: the chi-square tests at level 0.05 choose d (R's table rejects 0D, 1D and 2D
+    # here and keeps 3D), and the fit reports that dimension's own solution
     fit = fits["ire8"]
-    assert fit.d == 4
-    np.testing.assert_array_equal(fit.directions.to_numpy(), fit.extras["solutions"][4])
-    assert fit.directions.columns.tolist() == ["Dir1", "Dir2", "Dir3", "Dir4"]
-    assert fit.criterion == pytest.approx(IRE_R["ire8.test4"][0], rel=RTOL)
+    assert fit.d == fit.test_dimension().d == 3 and fit.d_rule == "asymptotic"
+    np.testing.assert_array_equal(fit.directions.to_numpy(), fit.extras["solutions"][3])
+    assert fit.directions.columns.tolist() == ["Dir1", "Dir2", "Dir3"]
+    assert fit.criterion == pytest.approx(IRE_R["ire8.test3"][0], rel=RTOL)
+    given = sdr.ire(FORMULA, sdr.datasets.load("ais"), nslices=8, d=4)  # R's numdir solution
+    assert given.criterion == pytest.approx(IRE_R["ire8.test4"][0], rel=RTOL)
 
 
 def test_d_option_reports_that_dimension(fits, ais):
@@ -524,7 +528,7 @@ def test_numdir_is_capped_at_p_minus_one():
     y = X[:, 0] + 0.1 * rng.standard_normal(80)
     fit = IRE(numdir=6).fit(X, y)
     assert fit.extras["numdir"] == 2
-    assert fit.d == 2
+    assert sorted(fit.extras["solutions"]) == [1, 2] and fit.d == 1  # a single index
 
 
 def test_non_convergence_warns():
@@ -568,13 +572,13 @@ def test_ire_has_no_eigenvalues_but_a_criterion(fits):
     assert np.isfinite(fit.criterion)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert fit.transform().shape == (202, 4)
+        assert fit.transform().shape == (202, 3)
 
 
 def test_directions_have_unit_columns(fits):
     B = fits["ire8"].directions.to_numpy()
     np.testing.assert_allclose(np.linalg.norm(B, axis=0), 1.0, atol=1e-12)
-    assert scipy.linalg.subspace_angles(B, fits["ire8"].extras["solutions"][4]).max() < 1e-10
+    assert scipy.linalg.subspace_angles(B, fits["ire8"].extras["solutions"][3]).max() < 1e-10
 
 
 def test_drop1_and_step_match_r(fits):

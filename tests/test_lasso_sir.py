@@ -93,7 +93,7 @@ def test_formula_and_arrays_give_identical_numbers():
 def test_summary_states_the_d_rule_and_lists_selected_predictors():
     df, _ = sparse_single_index(200, 60, random_state=6)
     text = str(sdr.lasso_sir("y ~ .", df, random_state=0).summary())
-    assert "k-means rule on lambda_j*|beta_j|" in text
+    assert "d = 1 (chosen by R LassoSIR's k-means rule)" in text
     assert "Selected predictors" in text and "Dir1 (" in text
     assert "10-fold CV" in text
     assert "selected predictors; the other" in text  # zero rows are not printed

@@ -77,7 +77,7 @@ def reduced_predictors(results: Any, k: int) -> np.ndarray:
     by_dimension = output.extras.get("by_dimension")
     if isinstance(by_dimension, dict) and k in by_dimension:
         return est.transform_arrays(by_dimension[k], X, k)
-    if output.eigenvalues is not None and _columns(output) >= k:  # eigen methods: nested
+    if est.capabilities.nested_directions and _columns(output) >= k:
         return est.transform_arrays(output, X, k)
     if "solutions" in output.extras and k in output.extras["solutions"]:
         return est.transform_arrays(output, X, k)

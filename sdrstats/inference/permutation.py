@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
+from ..core.parallel import call_seed, effective_n_jobs, parallel_map, spawn_seeds
 from ..core.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
@@ -108,15 +108,16 @@ def permutation_test(
         Permutations per hypothesis.
     d_max : int, optional
         Largest dimension tested: hypotheses ``m = 0 .. d_max - 1``; default the fit's
-        ``d_max`` option for the moment methods, else 4, capped at the number of
-        eigenvalues. R's name ``numdir`` is accepted as an alias.
+        ``d_max`` option when it has one, else 4, capped at the number of eigenvalues. R's
+        name ``numdir`` is accepted as an alias.
     level : float, default 0.05
         Hypothesis ``m`` is rejected when its p-value is at most ``level`` (a test of exact
         size ``level`` under exchangeability when ``level * (n_permutations + 1)`` is an
         integer, as with the default 199); the chosen ``d`` is the smallest ``m`` not
         rejected.
     random_state : int, SeedSequence, Generator or None
-        Seed of the permutations (hypothesis ``m`` uses child ``m``).
+        Seed of the permutations (hypothesis ``m`` uses child ``m``); default the fit's
+        ``"test_dimension/permutation"`` stream (:meth:`sdrstats.Results.stream`).
     n_jobs : int, default 1
         joblib workers; results do not depend on it.
     progress : bool, default True
@@ -155,7 +156,7 @@ def permutation_test(
     2
     """
     name = results.method
-    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    random_state = call_seed(results, random_state, "test_dimension/permutation")  # recorded
     eig = require_eigenvalues(
         results, "permutation", "the permutation statistic is a sum of remaining eigenvalues, and"
     )
@@ -163,9 +164,9 @@ def permutation_test(
     level = check_float(level, "level", "the permutation test", low=0, high=1, strict_low=True)
     available = min(len(eig), results.output.basis.shape[1], results.p)
     if d_max is None:
-        # the fit's R-style numdir (moment methods), else four hypotheses as R's tables
-        own = results.estimator._option_aliases.get("numdir") == "d_max"
-        d_max = min(int(results.options["d_max"] if own else 4), available)
+        # the fit's d_max (R's numdir for the moment methods), else four hypotheses as R's
+        own = results.options.get("d_max")
+        d_max = min(int(own) if own is not None else 4, available)
     numdir = check_int(d_max, "d_max", "the permutation test", low=1, high=available)
     observed = np.sort(eig)[::-1]
     stats = np.array([observed[m:].sum() for m in range(numdir)])

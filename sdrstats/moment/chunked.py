@@ -273,12 +273,13 @@ class ChunkedResults(ChunkedMixin, MomentResults):
     """
 
     def _dimension_rules(self) -> dict[str, Any]:
+        rules = super()._dimension_rules()  # the eigenvalue ratio
         extras = self.output.extras
         if getattr(self.estimator, "asymptotic_test_from_statistics", False) or (
             "pair_moments" in extras or "phd_moments" in extras
         ):
-            return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-        return {}
+            rules["asymptotic"] = lambda **kw: self.estimator.asymptotic_test(self, **kw)
+        return rules
 
     def _prepared(self) -> Any:
         return self._chunk_prepared

@@ -8,6 +8,7 @@ coordinates") and mapped back to the predictors only for the reported directions
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..core.estimator import Capabilities, EstimatorOutput
 from ..core.formula_functions import fit_formula, formula_doc
 from ..core.results import DimensionTest, Results, choose_by_pvalues
 from ..core.summary import Block, dir_labels
-from ..core.validation import Interval, check_int
+from ..core.validation import Interval, Options, check_int
 from ..scale import is_chunked
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
@@ -41,7 +42,7 @@ class IREResults(MomentResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call, random_state
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     Examples
@@ -126,7 +127,8 @@ class IRE(MomentEstimator):
         accepted as an alias). Dimensions
         ``d >= h − 1`` fit the slice means exactly; R reports them anyway (df <= 0).
     d : int, optional
-        Dimension whose solution is reported by ``directions``; default ``d_max``.
+        Dimension whose solution is reported by ``directions``; default chosen by ``d_rule``
+        (the χ² tests at level 0.05).
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int, default 1
@@ -135,6 +137,12 @@ class IRE(MomentEstimator):
         Relative change of the discrepancy that stops the iterations.
     max_iter : int, default 200
         Sweeps of alternating least squares before a ConvergenceWarning.
+    d_rule : {"asymptotic"}
+        The rule choosing ``d`` when it is not given: Cook & Ni's χ² tests at level 0.05
+        (the only rule IRE has, since it has no eigenvalues).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (IRE draws nothing): ``bootstrap()`` and ``conditional_density()``
+        draw from streams derived from it. None draws one, which the summary prints.
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
@@ -189,7 +197,11 @@ class IRE(MomentEstimator):
 
     method = "ire"
     capabilities = Capabilities(
-        eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
+        eigenvalues=False,
+        asymptotic_test=True,
+        from_statistics=True,
+        case_weights=True,
+        nested_directions=False,
     )
     results_class = IREResults
     chunked_case_weights = True  # not with group= (refused in memory too, as R)
@@ -200,6 +212,7 @@ class IRE(MomentEstimator):
         "tol": [Interval(float, 0, None, closed="neither")],
         "max_iter": [Interval(int, 1, None)],
         "group": [str, None],
+        "d_rule": [Options(("asymptotic",))],
     }
 
     def __init__(
@@ -209,11 +222,13 @@ class IRE(MomentEstimator):
         slice_function: str = "dr",
         d_max: int = 4,
         d: int | None = None,
+        d_rule: str = "asymptotic",
         cut_points: Any = None,
         steps: int = 1,
         tol: float = 1e-6,
         max_iter: int = 200,
         group: str | None = None,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -402,6 +417,17 @@ class IRE(MomentEstimator):
             extras=extras,
         )
 
+    def output_for_dimension(
+        self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted)."""
+        solutions, criteria = output.extras.get("solutions", {}), output.extras.get("criteria", {})
+        if d in solutions:
+            return dataclasses.replace(
+                output, basis=solutions[d], d=d, criterion=criteria.get(d, output.criterion)
+            )
+        return super().output_for_dimension(output, d, spec, random_state=random_state)
+
     @staticmethod
     def _fractions(std: Standardized, moments: Any) -> np.ndarray:
         """Slice fractions; with R case weights R's IRE uses the counts, not the weights."""
@@ -499,11 +525,13 @@ def ire(
     slice_function: str = "dr",
     d_max: int = 4,
     d: int | None = None,
+    d_rule: str = "asymptotic",
     cut_points: Any = None,
     steps: int = 1,
     tol: float = 1e-6,
     max_iter: int = 200,
     group: str | None = None,
+    random_state: Any = None,
     numdir: int | None = None,
     weights: Any = None,
     missing: str = "drop",

@@ -18,7 +18,7 @@ class MomentResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call, random_state
         As :class:`sdrstats.Results`.
 
     Examples
@@ -27,7 +27,7 @@ class MomentResults(Results):
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> type(fit).__name__, fit.d
-    ('MomentResults', 4)
+    ('MomentResults', 1)
     """
 
     def _shown_directions(self) -> int:

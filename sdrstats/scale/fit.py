@@ -501,6 +501,7 @@ def fit_chunked(
     if hasattr(backend, "release_first"):
         backend.release_first()
     result._data_source = source  # for passes after the fit (the Poisson bootstrap)
+    result._settle_dimension()  # d=None: the method's rule, from the accumulated statistics
     return result
 
 

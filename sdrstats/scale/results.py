@@ -71,7 +71,7 @@ class ChunkedMixin:
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8, d=2)
         >>> fit.transform(ais.head(2)).shape
         (2, 2)
         """
@@ -186,7 +186,12 @@ class ChunkedMixin:
         raise self._rows_needed("Plotting")
 
     def _dimension_rules(self) -> dict[str, Any]:
-        return {}
+        """The rules that need no rows: the eigenvalue ratio (every other resamples them)."""
+        from ..inference.ratio import eigenvalue_ratio
+
+        if self.output.eigenvalues is None:
+            return {}
+        return {"ratio": lambda **kw: eigenvalue_ratio(self, **kw)}
 
     def _method_line(self) -> str:
         return super()._method_line()[:-1] + f", from {self.output.extras['n_chunks']} chunks."

@@ -22,7 +22,7 @@ class SDSPCAANResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call, random_state
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     Examples
@@ -93,7 +93,7 @@ class SDSPCAANResults(Results):
 
     def _method_line(self) -> str:
         classes = len(self.spec.y_levels) if self.spec.y_levels is not None else "-"
-        return f"{self.method}, n = {self.n}, p = {self.p}, d = {self.d}, classes = {classes}."
+        return f"{self.method}, n = {self.n}, p = {self.p}, classes = {classes}."
 
     def _summary_blocks(self) -> list[Block]:
         blocks = super()._summary_blocks()

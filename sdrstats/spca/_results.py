@@ -19,14 +19,14 @@ class ProjectionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call, random_state
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0)
+    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0, d=2)
     >>> isinstance(fit, ProjectionResults), fit.transform().shape
     (True, (202, 2))
     """

@@ -57,7 +57,7 @@ class KDRResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call, random_state
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     Examples
@@ -92,8 +92,16 @@ class KDR(Estimator):
 
     Parameters
     ----------
-    d : int, default 2
-        Dimension of the projection (capped at p).
+    d : int, optional
+        Dimension of the projection (at most p); ``None`` (default) chooses it by
+        ``d_rule``.
+    d_rule : {"cv", "bootstrap"}
+        The rule that chooses ``d`` when it is not given. ``"cv"`` (default) fits every
+        ``d = 1..d_max`` and keeps the one whose reduced predictors best predict the response
+        out of sample (:func:`sdrstats.inference.cv.cv_dimension`): ``d_max`` fits.
+        ``"bootstrap"`` is Ye & Weiss's rule (``B`` refits per candidate: slow).
+    d_max : int, optional
+        Largest ``d`` the rule tries; default 4 (below p).
     sigma : float, optional
         Final Gaussian width on the (whitened) projections; default ``sqrt(d)``.
     sigma_start : float, optional
@@ -112,7 +120,8 @@ class KDR(Estimator):
         smallest final criterion wins.
     random_state : int or Generator, optional
         Random starts, random Fourier features and the rows used for the median-heuristic
-        width.
+        width; the streams of the rules that resample, ``bootstrap()`` and
+        ``conditional_density()`` derive from it. None draws one, which the summary prints.
     approximation : {"auto", "exact", "fourier"}, default "auto"
         ``"exact"`` forms the n×n Gram matrix of the projections; ``"fourier"`` uses
         ``n_landmarks`` random Fourier features (``G_S ≈ F Fᵀ``, Woodbury inverse);
@@ -145,9 +154,11 @@ class KDR(Estimator):
     """
 
     method = "kdr"
-    capabilities = Capabilities(eigenvalues=False)
+    capabilities = Capabilities(eigenvalues=False, nested_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "d": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("cv", "bootstrap"))],
+        "d_max": [Interval(int, 1, None), None],
         "sigma": [Interval(float, 0, None, closed="neither"), None],
         "sigma_start": [Interval(float, 0, None, closed="neither"), None],
         "n_anneal": [Interval(int, 1, None)],
@@ -166,7 +177,9 @@ class KDR(Estimator):
     def __init__(
         self,
         *,
-        d: int = 2,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         sigma: float | None = None,
         sigma_start: float | None = None,
         n_anneal: int = 5,
@@ -183,7 +196,7 @@ class KDR(Estimator):
         self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
-        if self.options["d"] > X.shape[1]:
+        if self.options["d"] is not None and self.options["d"] > X.shape[1]:
             raise ValueError(
                 f"The 'd' option of kdr must be at most p = {X.shape[1]}; got {self.options['d']}."
             )
@@ -205,6 +218,37 @@ class KDR(Estimator):
         return response_factor(
             (Yn - Yn.mean(axis=0)) / sd, "rbf", self.method, gamma=self.options["gamma_y"], rng=rng
         )
+
+    def fit_output(
+        self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit at ``d``; with ``d=None`` the candidates of ``d_rule`` (see
+        :meth:`~sdrstats.core.estimator.Estimator.fit_candidates`).
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The rows.
+        weights : ndarray of shape (n,), optional
+            Frequency weights.
+        random_state : optional
+            Seed of the starts and features.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ ht + wt + rcc", sdr.datasets.load("ais"))
+        >>> sdr.KDR(d=1, max_iter=3, n_anneal=1).fit_output(spec, random_state=0).d
+        1
+        """
+        if self.options["d"] is None:
+            return self.fit_candidates(spec, weights=weights, random_state=random_state)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
 
     def _fit(
         self,
@@ -346,7 +390,9 @@ def kdr(
     formula: str,
     data: Any,
     *,
-    d: int = 2,
+    d: int | None = None,
+    d_rule: str = "cv",
+    d_max: int | None = None,
     sigma: float | None = None,
     sigma_start: float | None = None,
     n_anneal: int = 5,

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 import sdrstats as sdr
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference._replicates import _MomentPlan, multinomial_counts
 
 N, P, B = 10_000, 20, 1000

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import sdrstats as sdr
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
 
 N, P, LEVEL = 200, 6, 0.05
 N_PERMUTATIONS = 99  # 0.05 * (99 + 1) = 5 is an integer: the permutation test has exact size 0.05

@@ -27,7 +27,9 @@ METHODS = {
     "save": lambda f, d, o: sdr.save(f, d, nslices=o.get("nslices")),
     "phd": lambda f, d, o: sdr.phd(f, d, residuals=o.get("residuals", True)),
     "ire": lambda f, d, o: sdr.ire(f, d, nslices=o.get("nslices")),
-    "dr": lambda f, d, o: sdr.dr(f, d, nslices=o.get("nslices")),
+    "directional_regression": lambda f, d, o: sdr.directional_regression(
+        f, d, nslices=o.get("nslices")
+    ),
     "cume": lambda f, d, o: sdr.cume(f, d),
     "spca": lambda f, d, o: sdr.spca(f, d, d=o.get("d", 1)),
     "kspca": lambda f, d, o: sdr.kspca(f, d, d=o.get("d", 1), gamma=o.get("gamma")),

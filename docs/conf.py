@@ -134,6 +134,11 @@ numpydoc_xref_aliases = _xref_aliases()
 
 
 # -- sources copied or generated at build time (ignored by git) ------------------------------
+# autosummary writes a page per documented name and never removes one: a renamed or removed
+# name would leave a page that fails to import. Start every build from no generated pages.
+shutil.rmtree(Path(__file__).resolve().parent / "api" / "generated", ignore_errors=True)
+
+
 def _copy_if_changed(source: Path, target: Path) -> None:
     if not target.exists() or target.read_bytes() != source.read_bytes():
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,8 @@ A formula and a data frame in, a fitted result out::
 """
 
 from . import datasets, evaluate  # noqa: F401  (sdr.evaluate: an application over several families)
-from .core.budget import config_context, set_config
-from .core.results import DimensionTest, Results
-from .core.results_io import load
-from .core.warnings import (
+from .base.budget import config_context, set_config
+from .base.warnings import (
     CollinearityWarning,
     ConvergenceWarning,
     MissingValueWarning,
@@ -23,9 +21,24 @@ from .core.warnings import (
 from .inference import BootstrapResult, bootstrap_dimension, ladle, permutation_test
 from .lsce import LSCE, LSMI, ConditionalDensity, DensityFit, eps_kde, lscde, lsce, lsmi
 from .mave import MAVE, mave
-from .moment import CUME, DR, PHD, SAVE, SIR, cume, dr, dr_weights, phd, save, sir
+from .moment import (
+    CUME,
+    PHD,
+    SAVE,
+    SIR,
+    DirectionalRegression,
+    cume,
+    directional_regression,
+    dr,
+    dr_weights,
+    phd,
+    save,
+    sir,
+)
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
+from .results.fitted import DimensionTest, Results
+from .results.io import load
 from .scale import chunks_from, read_csv_chunks, read_parquet_chunks
 from .sdspcaan import (
     PCA,
@@ -77,13 +90,14 @@ __all__ = [
     "SIR",
     "SAVE",
     "PHD",
-    "DR",
+    "DirectionalRegression",
     "CUME",
     "sir",
     "save",
     "phd",
-    "dr",
+    "directional_regression",
     "cume",
+    "dr",
     "dr_weights",
     "LSCE",
     "LSMI",

@@ -4,7 +4,8 @@ Examples::
 
     python -m sdrstats                      # SIR and SAVE on the ais data, tests, a bootstrap
     python -m sdrstats fit sir "lbm ~ log(wt) + log(ht) + log(ssf)" ais.csv --nslices 8
-    python -m sdrstats fit --help           # every method
+    python -m sdrstats fit dr "lbm ~ log(wt) + log(ht)" ais.csv --method save --group sex
+    python -m sdrstats fit --help           # every method (dr: R's dr() and its method names)
     python -m sdrstats fit save --help      # every option of one method
 """
 
@@ -22,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
+from sdrstats.fitting.estimator import Estimator
 
 DEMO_FORMULA = (
     "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
@@ -34,10 +35,11 @@ def run_demo(bootstrap_replicates: int = 200) -> None:
     ais = sdr.datasets.load("ais")
     print("sdrstats demo: lean body mass of 202 athletes (DAAG ais), R dr's example formula")
     print(f"  {DEMO_FORMULA}\n")
-    sir_fit = sdr.sir(DEMO_FORMULA, ais, nslices=8)
+    # sdr.dr is R's dr(): the same call an R user writes, and R's Call line in the summary
+    sir_fit = sdr.dr(DEMO_FORMULA, ais, method="sir", nslices=8)
     print("=" * 30, "Sliced inverse regression", "=" * 30)
     print(sir_fit.summary())
-    save_fit = sdr.save(DEMO_FORMULA, ais, nslices=8)
+    save_fit = sdr.dr(DEMO_FORMULA, ais, method="save", nslices=8)
     print("=" * 30, "Sliced average variance estimation", "=" * 30)
     print(save_fit.summary())
     test = sir_fit.test_dimension("asymptotic")
@@ -109,6 +111,74 @@ FORMULA_TRUST_NOTE = (
 )
 
 
+#: Arguments of the formula functions that every ``fit`` command has as its own flags.
+_COMMON = ("missing", "weights", "subset")
+
+
+def _method_parser(methods: Any, name: str, doc: str) -> argparse.ArgumentParser:
+    """The ``fit NAME`` parser, with the arguments every method has."""
+    # the text before the numpydoc sections: the options follow from argparse, and the
+    # Python examples do not belong in a shell's help
+    about = re.split(r"\n(?:Parameters|Attributes|Examples|Notes|References)\n-{3,}", doc)[0]
+    sub = methods.add_parser(
+        name,
+        help=doc.splitlines()[0],
+        description=about.strip() + "\n\n" + FORMULA_TRUST_NOTE,
+    )
+    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    sub.add_argument(
+        "formula",
+        help='model formula, e.g. "y ~ ." (quote it); it is '
+        "evaluated as Python: never pass formula text from an untrusted source",
+    )
+    sub.add_argument("data", help="path of a CSV file with a header row")
+    sub.add_argument(
+        "--missing",
+        choices=["drop", "raise"],
+        default="drop",
+        help="rows with missing values: drop with a warning, or stop",
+    )
+    sub.add_argument(
+        "--weights",
+        default=None,
+        metavar="COLUMN",
+        help="case weights from this column, with R dr's rule (moment methods)",
+    )
+    sub.add_argument(
+        "--subset",
+        default=None,
+        metavar="QUERY",
+        help="rows to use, a pandas query such as \"sex == 'f'\" (R's subset)",
+    )
+    sub.add_argument(
+        "--index-col",
+        default="auto",
+        metavar="COLUMN",
+        help="column of row names; 'auto' (default) takes a first column with an empty "
+        "header (R's write.csv), 'none' reads every column as data",
+    )
+    sub.add_argument(
+        "--test",
+        default=None,
+        metavar="RULE",
+        help="also print a dimension test (asymptotic, permutation, ...)",
+    )
+    return sub
+
+
+def _option_flag(sub: argparse.ArgumentParser, option: str, others: list[str], text: str) -> None:
+    """``--option`` (and its R aliases) of a method, passed on as ``option=value``."""
+    sub.add_argument(
+        f"--{option.replace('_', '-')}",
+        *others,
+        dest=f"opt_{option}",
+        type=_parse_value,
+        default=argparse.SUPPRESS,
+        metavar="VALUE",
+        help=text.replace("%", "%%"),
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m sdrstats",
@@ -126,70 +196,24 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     methods = fit.add_subparsers(dest="method", metavar="METHOD", required=True)
+    # R's dr() first: the front door an R user looks for, with R's method names
+    r_dr = _method_parser(methods, "dr", inspect.getdoc(sdr.dr) or "dr")
+    r_help = _parameter_sentences(inspect.getdoc(sdr.dr) or "")
+    for option, parameter in inspect.signature(sdr.dr).parameters.items():
+        if parameter.kind is not parameter.KEYWORD_ONLY or option in _COMMON:
+            continue
+        shown = "" if parameter.default is None else f" (default: {parameter.default!r})"
+        _option_flag(r_dr, option, [], f"{r_help.get(option, '')}{shown}")
     for name, cls in _estimators().items():
-        doc = inspect.getdoc(cls) or name
-        # the text before the numpydoc sections: the options follow from argparse, and the
-        # Python examples do not belong in a shell's help
-        about = re.split(r"\n(?:Parameters|Attributes|Examples|Notes|References)\n-{3,}", doc)[0]
-        sub = methods.add_parser(
-            name,
-            help=doc.splitlines()[0],
-            description=about.strip() + "\n\n" + FORMULA_TRUST_NOTE,
-        )
-        sub.formatter_class = argparse.RawDescriptionHelpFormatter
-        sub.add_argument(
-            "formula",
-            help='model formula, e.g. "y ~ ." (quote it); it is '
-            "evaluated as Python: never pass formula text from an untrusted source",
-        )
-        sub.add_argument("data", help="path of a CSV file with a header row")
-        sub.add_argument(
-            "--missing",
-            choices=["drop", "raise"],
-            default="drop",
-            help="rows with missing values: drop with a warning, or stop",
-        )
-        sub.add_argument(
-            "--weights",
-            default=None,
-            metavar="COLUMN",
-            help="case weights from this column, with R dr's rule (moment methods)",
-        )
-        sub.add_argument(
-            "--subset",
-            default=None,
-            metavar="QUERY",
-            help="rows to use, a pandas query such as \"sex == 'f'\" (R's subset)",
-        )
-        sub.add_argument(
-            "--index-col",
-            default="auto",
-            metavar="COLUMN",
-            help="column of row names; 'auto' (default) takes a first column with an empty "
-            "header (R's write.csv), 'none' reads every column as data",
-        )
-        sub.add_argument(
-            "--test",
-            default=None,
-            metavar="RULE",
-            help="also print a dimension test (asymptotic, permutation, ...)",
-        )
+        sub = _method_parser(methods, name, inspect.getdoc(cls) or name)
         described = _option_help(cls)
         other_names: dict[str, list[str]] = {}  # R's aliases, as flags too
-        for other, name in cls._option_aliases.items():
-            other_names.setdefault(name, []).append(f"--{other.replace('_', '-')}")
+        for other, option in cls._option_aliases.items():
+            other_names.setdefault(option, []).append(f"--{other.replace('_', '-')}")
         for option, default in cls.params.items():
             text = described.get(option, "")
             shown = "required" if default is inspect.Parameter.empty else f"default: {default!r}"
-            sub.add_argument(
-                f"--{option.replace('_', '-')}",
-                *other_names.get(option, []),
-                dest=f"opt_{option}",
-                type=_parse_value,
-                default=argparse.SUPPRESS,
-                metavar="VALUE",
-                help=f"{text} ({shown})".strip().replace("%", "%%"),
-            )
+            _option_flag(sub, option, other_names.get(option, []), f"{text} ({shown})".strip())
     return parser
 
 
@@ -236,14 +260,42 @@ def _fit_command(args: argparse.Namespace) -> int:
             warnings.simplefilter("always", sdr.SDRWarning)
             fit = function(args.formula, data, missing=args.missing, **options)
         for w in caught:
-            print(f"warning: {w.message}", file=sys.stderr)
-        print(fit.summary())
+            print(f"warning: {_in_flags(str(w.message))}", file=sys.stderr)
+        summary = str(fit.summary())
+        print(summary)
         if args.test:
-            print(fit.test_dimension(args.test))
+            test = fit.test_dimension(args.test)
+            # the summary already prints the default test's table: add only its conclusion
+            print(test.conclusion if test.table_text in summary else test)
     except (ValueError, TypeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_in_flags(str(exc))}", file=sys.stderr)
         return 2
     return 0
+
+
+_PYTHON_OPTION = re.compile(r"""\b([a-z][a-z0-9_]*)=(?:'([^']*)'|"([^"]*)"|([\w.+-]+))""")
+
+
+def _in_flags(message: str) -> str:
+    """A message written for Python callers, with ``option=value`` spelt as the flag.
+
+    The formula functions' errors advise in Python (``pass missing='drop'``); on the command
+    line the same advice is ``--missing drop``. Only simple values are rewritten: a value
+    that is a list or an expression stays as it is.
+
+    Examples
+    --------
+    >>> _in_flags("drop or impute them, or pass missing='drop' to drop them.")
+    'drop or impute them, or pass --missing drop to drop them.'
+    >>> _in_flags("lower nslices=4 (or d_max=2)")
+    'lower --nslices 4 (or --d-max 2)'
+    """
+
+    def flag(m: re.Match) -> str:
+        value = next(v for v in m.groups()[1:] if v is not None)
+        return f"--{m.group(1).replace('_', '-')} {value}"
+
+    return _PYTHON_OPTION.sub(flag, message)
 
 
 def _row_names(data: pd.DataFrame, index_col: str) -> pd.DataFrame | None:

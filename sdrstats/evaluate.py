@@ -1,7 +1,7 @@
 """The classification protocol of Shi et al. (2020) for linear dimension reduction methods.
 
 :func:`classification` runs the seed's experiment: repeated random train / validation / test
-splits; for each split every candidate ``k`` (and weights ``alpha``, ``beta``, ``delta``) is
+splits; for each split every candidate ``d`` (and weights ``alpha``, ``beta``, ``delta``) is
 fitted on the training rows, the projected features are standardised with the training
 projection's mean and standard deviation, a 1-nearest-neighbour classifier is scored by
 balanced classification accuracy (BCA, the mean per-class recall) on the validation rows, and
@@ -18,13 +18,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .core.parallel import parallel_map, spawn_seeds
-from .core.warnings import ConvergenceWarning
+from .base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from .base.parallel import parallel_map, spawn_seeds
+from .base.validation import check_int
+from .base.warnings import ConvergenceWarning
 from .design.formula import from_arrays, parse
 from .sdspcaan.tuning import WEIGHT_GRID, balanced_accuracy, one_nn_bca
 
-#: The seed's grid for the subspace dimension k.
-K_GRID = tuple(range(10, 101, 10))
+#: Shi et al.'s (2020) grid for the subspace dimension d.
+D_GRID = tuple(range(10, 101, 10))
 #: The weights each method tunes (others have none).
 TUNED_WEIGHTS = {
     "sdspca": ("alpha", "beta"),
@@ -66,14 +68,14 @@ def _split(
 
 
 def _candidates(
-    method: str, ks: list[int], grid: Sequence[float], search: str, fixed: dict[str, Any]
+    method: str, ds: list[int], grid: Sequence[float], search: str, fixed: dict[str, Any]
 ) -> list[dict[str, Any]]:
     tuned = [w for w in TUNED_WEIGHTS.get(method, ()) if w not in fixed]
     if search == "grid" or not tuned:
-        combos = itertools.product(ks, *[grid] * len(tuned))
-        return [{"k": c[0], **dict(zip(tuned, c[1:]))} for c in combos]
-    # coordinate search, stage 1: k with every weight at 1; the weights follow in turn
-    return [{"k": k, **dict.fromkeys(tuned, 1.0)} for k in ks]
+        combos = itertools.product(ds, *[grid] * len(tuned))
+        return [{"d": c[0], **dict(zip(tuned, c[1:]))} for c in combos]
+    # coordinate search, stage 1: d with every weight at 1; the weights follow in turn
+    return [{"d": d, **dict.fromkeys(tuned, 1.0)} for d in ds]
 
 
 def _score(task: tuple) -> tuple[float, float, int, bool]:
@@ -89,13 +91,11 @@ def _score(task: tuple) -> tuple[float, float, int, bool]:
             center = Xtr.mean(axis=0)
             scale = Xtr.std(axis=0, ddof=1)
             scale = np.where(scale > 0, scale, 1.0)
-            k = options["k"]
-            project = lambda rows: ((X[rows] - center) / scale)[:, :k]  # noqa: E731
+            d = options["d"]
+            project = lambda rows: ((X[rows] - center) / scale)[:, :d]  # noqa: E731
             n_iter, converged = 0, True
         else:
-            # the protocol's k is the estimator's d
-            given = {("d" if key == "k" else key): value for key, value in options.items()}
-            estimator = _estimator_class(method)(**given)
+            estimator = _estimator_class(method)(**options)
             output = estimator._fit(Xtr, y[train])
             project = lambda rows: estimator.transform_arrays(output, X[rows], output.d)  # noqa: E731
             n_iter = int(output.extras.get("n_iter", 0))
@@ -148,7 +148,7 @@ def classification(
     formula: str | None = None,
     splits: tuple[float, float, float] = (0.2, 0.4, 0.4),
     n_repeats: int = 10,
-    k_grid: Sequence[int] = K_GRID,
+    d_grid: Sequence[int] = D_GRID,
     weight_grid: Sequence[float] = WEIGHT_GRID,
     search: str = "grid",
     options: dict[str, Any] | None = None,
@@ -163,9 +163,9 @@ def classification(
     Parameters
     ----------
     method : str, list of str, or a fitted result
-        Method name(s) from :data:`METHODS` (``"baseline"`` uses the first k standardised
+        Method name(s) from :data:`METHODS` (``"baseline"`` uses the first d standardised
         predictors), or a fit of the family: its method, data and untuned options
-        (``n_neighbors``, ``lam``, ``tol``, ``max_iter``...) are reused; k and the weights
+        (``n_neighbors``, ``lam``, ``tol``, ``max_iter``...) are reused; d and the weights
         are tuned.
     data : DataFrame or (X, y) tuple, optional
         The data; a DataFrame needs ``formula``. Not needed when ``method`` is a fit.
@@ -178,15 +178,15 @@ def classification(
         20/40/40; the authors' code 60/20/20.
     n_repeats : int, default 10
         Random splits.
-    k_grid : sequence of int, default 10, 20, ..., 100
-        Candidate dimensions, kept if ``c <= k <= r`` with ``r`` the rank of the centred
+    d_grid : sequence of int, default 10, 20, ..., 100
+        Candidate dimensions, kept if ``c <= d <= r`` with ``r`` the rank of the centred
         training predictors (at most ``min(n_train - 1, p)``); if none is, the single
-        ``k = r``.
+        ``d = r``.
     weight_grid : sequence of float, default (0.01, 0.1, 1, 10, 100)
         Candidates for ``alpha``, ``beta`` (SDSPCA and up) and ``delta``; each multiplies the
         method's trace scale.
     search : {"grid", "coordinate"}, default "grid"
-        ``"grid"``: every combination (the seed's protocol). ``"coordinate"``: k first with
+        ``"grid"``: every combination (the seed's protocol). ``"coordinate"``: d first with
         weights 1, then each weight in turn with the others at their best so far (far fewer
         fits; an approximation of the grid).
     options : dict, optional
@@ -205,7 +205,7 @@ def classification(
     Returns
     -------
     pandas.DataFrame
-        One row per repeat and method: ``repeat``, ``method``, the chosen ``k``, ``alpha``,
+        One row per repeat and method: ``repeat``, ``method``, the chosen ``d``, ``alpha``,
         ``beta``, ``delta``, ``validation_bca``, ``test_bca``, ``n_candidates``, ``n_train``,
         ``n_validation``, ``n_test``, ``converged`` (of the chosen fit). With
         ``return_grid=True`` also a second frame with every candidate's scores.
@@ -215,8 +215,8 @@ def classification(
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> res = sdr.evaluate.classification(["pca", "sdspca"], ais, formula="sex ~ ht + wt + lbm + rcc",
-    ...     k_grid=[2], weight_grid=[1.0], n_repeats=2, random_state=0, verbose=False)
-    >>> res[["repeat", "method", "k"]].values.tolist()
+    ...     d_grid=[2], weight_grid=[1.0], n_repeats=2, random_state=0, verbose=False)
+    >>> res[["repeat", "method", "d"]].values.tolist()
     [[0, 'pca', 2], [0, 'sdspca', 2], [1, 'pca', 2], [1, 'sdspca', 2]]
     """
     if search not in ("grid", "coordinate"):
@@ -235,6 +235,11 @@ def classification(
             "fraction (e.g. splits=(0.6, 0.2, 0.2)) or drop rare classes."
         )
     grid = [float(w) for w in weight_grid]
+    check_int(n_repeats, "n_repeats", "classification", low=1)
+    # a repeat: its seed and a row of scores per method and candidate, at least a fit each
+    check_count("classification", "n_repeats", n_repeats, unit="random splits",
+                seconds_each=len(names) * STEP_SECONDS,
+                bytes_each=SEED_BYTES + 1024.0 * len(names), at=f" of n = {len(y):,} rows")  # fmt: skip
     threads = 1 if n_jobs != 1 else None
     rows, grid_rows = [], []
     seeds = spawn_seeds(random_state, n_repeats)
@@ -244,14 +249,14 @@ def classification(
         # directions beyond the rank of the centred training predictors carry nothing
         rank = np.linalg.matrix_rank(X[parts[0]] - X[parts[0]].mean(axis=0))
         cap = max(1, min(n_train - 1, p, int(rank)))
-        ks = [int(k) for k in k_grid if c <= k <= cap] or [cap]
+        ds = [int(d) for d in d_grid if c <= d <= cap] or [cap]
         for name in names:
             own = {
                 key: v
                 for key, v in fixed.items()
                 if name != "baseline" and key in _estimator_class(name).params
             }
-            cands = _candidates(name, ks, grid, search, own)
+            cands = _candidates(name, ds, grid, search, own)
             scores = _run(name, cands, own, X, y, parts, threads, n_jobs, progress, repeat)
             if search == "coordinate":
                 best = cands[int(np.argmax([s[0] for s in scores]))]
@@ -280,7 +285,7 @@ def classification(
                 {
                     "repeat": repeat,
                     "method": name,
-                    "k": chosen["k"],
+                    "d": chosen["d"],
                     "alpha": chosen.get("alpha", own.get("alpha", np.nan)),
                     "beta": chosen.get("beta", own.get("beta", np.nan)),
                     "delta": chosen.get("delta", own.get("delta", np.nan)),
@@ -340,6 +345,6 @@ __all__ = [
     "balanced_accuracy",
     "one_nn_bca",
     "METHODS",
-    "K_GRID",
+    "D_GRID",
     "WEIGHT_GRID",
 ]

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .core.validation import Interval, Options, validate_parameters
+from .base.validation import Interval, Options, validate_parameters
 
 
 def estimator_classes() -> dict[str, type]:
@@ -33,7 +33,7 @@ def estimator_classes() -> dict[str, type]:
     ('SIR', 'MAVE')
     """
     import sdrstats
-    from sdrstats.core.estimator import Estimator
+    from sdrstats.fitting.estimator import Estimator
 
     classes = {}
     for name in sdrstats.__all__:
@@ -49,9 +49,9 @@ class SDRTransformer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     method : str, default "sir"
-        The sdrstats method: ``"sir"``, ``"save"``, ``"phd"``, ``"dr"``, ``"cume"``, ``"ire"``,
-        ``"mave"``, ``"lsce"``, ``"lsmi"``, ``"spca"``, ``"kspca"``, ``"kdr"``... (see
-        :func:`estimator_classes`).
+        The sdrstats method: ``"sir"``, ``"save"``, ``"phd"``, ``"ire"``, ``"cume"``,
+        ``"directional_regression"``, ``"mave"``, ``"lsce"``, ``"lsmi"``, ``"spca"``,
+        ``"kspca"``, ``"kdr"``... (see :func:`estimator_classes`).
     d : int, default 2
         Number of reduced predictors returned by ``transform`` (passed to the method as its
         ``d``).

@@ -23,7 +23,7 @@ FITS = {
     "save": lambda d: sdr.save(F, d, nslices=5),
     "phd": lambda d: sdr.phd(F, d),
     "ire": lambda d: sdr.ire(F, d, nslices=5),
-    "dr": lambda d: sdr.dr(F, d, nslices=5),
+    "directional_regression": lambda d: sdr.directional_regression(F, d, nslices=5),
     "cume": lambda d: sdr.cume(F, d),
     "mave": lambda d: sdr.mave(F, d, d=1, d_max=2, max_iter=5),
     "lsce": lambda d: sdr.lsce(

@@ -5,7 +5,7 @@ import pytest
 from method_registry import FITS, regression_frame
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Capabilities, from_statistics_methods
+from sdrstats.fitting.estimator import Capabilities, from_statistics_methods
 
 FRAME = regression_frame()
 BATCH = {k: v for k, v in FITS.items() if k != "online_sir"}  # a stream keeps no rows
@@ -52,7 +52,15 @@ def test_from_statistics_is_what_chunked_data_accepts(fitted):
 
 
 def test_the_error_lists_the_methods_that_fit_from_statistics():
-    assert from_statistics_methods() == ["cume", "dr", "ire", "phd", "save", "sir", "spca"]
+    assert from_statistics_methods() == [
+        "cume",
+        "directional_regression",
+        "ire",
+        "phd",
+        "save",
+        "sir",
+        "spca",
+    ]
     with pytest.raises(ValueError, match="sir, spca"):
         sdr.mave("y ~ x1 + x2", sdr.chunks_from([FRAME.iloc[:40], FRAME.iloc[40:]]))
 

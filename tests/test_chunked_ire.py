@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.warnings import MissingValueWarning
+from sdrstats.base.warnings import MissingValueWarning
+from sdrstats.design.plan import FormulaPlan
 from sdrstats.moment._ire_als import gamma_factor, helmert_basis, projected_means
 from sdrstats.moment.chunked_ire import GammaSums
 from sdrstats.moment.statistics import SliceRule
-from sdrstats.scale.chunks import ChunkPlan
 from sdrstats.stats.slicing import make_slices
 
 AIS = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
@@ -255,13 +255,13 @@ dd = pytest.importorskip("dask.dataframe")
 @pytest.mark.parametrize("group", [None, "g"])
 def test_dask_equals_in_memory_and_reads_partitions_on_the_workers(sim, group, monkeypatch):
     seen = []
-    arrays = ChunkPlan.arrays
+    arrays = FormulaPlan.arrays
 
     def recording(self, chunk, *args, **kwargs):
         seen.append(len(chunk))
         return arrays(self, chunk, *args, **kwargs)
 
-    monkeypatch.setattr(ChunkPlan, "arrays", recording)
+    monkeypatch.setattr(FormulaPlan, "arrays", recording)
     ddf = dd.from_pandas(sim, npartitions=3)
     memory, remote = sdr.ire(SIM, sim, group=group), sdr.ire(SIM, ddf, group=group)
     assert "dask DataFrame (3 partitions)" in remote.call

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.warnings import MissingValueWarning, SDRWarning
+from sdrstats.base.warnings import MissingValueWarning, SDRWarning
 
 FORMULA = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
 TOL = 1e-9

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.warnings import MissingValueWarning
+from sdrstats.base.warnings import MissingValueWarning
 
 REF = json.loads((Path(__file__).parent / "reference" / "r_dr_extras.json").read_text())
 PRED = "log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
@@ -73,18 +73,18 @@ def assert_same(memory, chunked, tests=True, directions=None):
 METHODS = [
     ("sir", {"nslices": 8}),
     ("save", {"nslices": 8}),
-    ("dr", {"nslices": 8}),
+    ("directional_regression", {"nslices": 8}),
     ("phd", {}),
     ("phd", {"residuals": False}),
     ("cume", {}),
 ]
 
 
-# DR has no asymptotic test. CUME has none either, and its last directions are not determined
+# Directional regression has no asymptotic test. CUME has none either, and its last directions are not determined
 # to 1e-9: the chunked and in-memory kernels differ by rounding, ~6e-14 (seen in the
 # eigenvalues), and eigenvalues 6 and 7 (1.29e-4, 1.22e-4) are only 7e-6 apart, so those
 # directions turn by ~6e-14 / 7e-6 ~ 1e-8; the first three (well separated) are compared.
-CHECKS = {"dr": {"tests": False}, "cume": {"tests": False, "directions": 3}}
+CHECKS = {"directional_regression": {"tests": False}, "cume": {"tests": False, "directions": 3}}
 
 
 @pytest.mark.parametrize("split", ["37", "one-row-first", "uneven"])

@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from sdrstats.__main__ import main
@@ -142,3 +143,40 @@ def test_method_help_has_no_python_examples():
         [sys.executable, "-m", "sdrstats", "fit", "sir", "--help"], capture_output=True, text=True
     )
     assert done.returncode == 0 and ">>>" not in done.stdout and "np." not in done.stdout
+
+
+def test_cli_prints_the_default_test_once_and_advises_in_flags(capsys, tmp_path):
+    ais, path = _ais_csv(tmp_path, row_names=False)
+    args = ["fit", "sir", "lbm ~ log(wt) + log(ht) + sex", str(path)]
+    assert main([*args, "--test", "asymptotic"]) == 0
+    out = capsys.readouterr().out
+    # the summary prints the asymptotic table; --test adds only the conclusion
+    assert out.count("Large-sample Marginal Dimension Tests") == 1
+    assert "Chosen d = " in out
+    frame = ais.copy()
+    frame.loc[frame.index[3], "wt"] = np.nan
+    frame.to_csv(path, index=False)
+    assert main([*args, "--missing", "raise"]) == 2
+    err = capsys.readouterr().err
+    assert "--missing drop" in err and "missing='drop'" not in err
+
+
+def test_fit_dr_is_r_s_dr_with_its_method_names(capsys, tmp_path):
+    import sdrstats as sdr
+
+    ais, path = _ais_csv(tmp_path, row_names=False)
+    args = ["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "save", "--group", "sex"]
+    assert main([*args, "--nslices", "4", "--numdir", "2"]) == 0
+    out = capsys.readouterr().out
+    fit = sdr.save("lbm ~ wt + ht", ais, group="sex", nslices=4, d_max=2)
+    assert str(fit.summary()).split("Method:")[1].split("Random state:")[0] in out
+    assert 'dr(formula = lbm ~ wt + ht, data = data, group = ~sex, method = "save"' in out
+    assert main(["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "dr"]) == 2
+    assert "sdr.directional_regression(formula, data, ...)" in capsys.readouterr().err
+    assert (
+        main(["fit", "dr", "lbm ~ wt + ht", str(path), "--method", "phdy", "--nslices", "4"]) == 2
+    )
+    err = capsys.readouterr().err
+    assert (
+        "does not take 'nslices'; the options of phdy are: d_max, d, d_rule, random_state." in err
+    )

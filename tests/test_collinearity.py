@@ -8,7 +8,7 @@ import pytest
 
 import sdrstats as sdr
 
-CLASSES = [sdr.SIR, sdr.SAVE, sdr.PHD, sdr.DR, sdr.CUME, sdr.IRE]
+CLASSES = [sdr.SIR, sdr.SAVE, sdr.PHD, sdr.DirectionalRegression, sdr.CUME, sdr.IRE]
 
 
 def _design(eps, seed=0):

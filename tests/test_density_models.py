@@ -19,7 +19,7 @@ CONTINUOUS = [
     "save",
     "phd",
     "ire",
-    "dr",
+    "directional_regression",
     "cume",
     "mave",
     "lsce",

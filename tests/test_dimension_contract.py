@@ -19,7 +19,7 @@ import pytest
 from test_constructors import CLASSES
 
 import sdrstats as sdr
-from sdrstats.core.parallel import derived_stream, stream_key
+from sdrstats.base.parallel import derived_stream, stream_key
 from sdrstats.inference.dimension_test import RULE_NAMES
 
 AIS4 = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
@@ -43,7 +43,9 @@ METHODS = {
     "save": lambda data, **kw: sdr.save(F, data, nslices=5, **kw),
     "phd": lambda data, **kw: sdr.phd(F, data, **kw),
     "ire": lambda data, **kw: sdr.ire(F, data, nslices=5, **kw),
-    "dr": lambda data, **kw: sdr.dr(F, data, nslices=5, **kw),
+    "directional_regression": lambda data, **kw: sdr.directional_regression(
+        F, data, nslices=5, **kw
+    ),
     "cume": lambda data, **kw: sdr.cume(F, data, **kw),
     "mave": lambda data, **kw: sdr.mave(F, data, d_max=2, max_iter=3, **kw),
     "lsce": lambda data, **kw: sdr.lsce(F, data, d_max=2, **QUICK_LSCE, **kw),
@@ -89,7 +91,7 @@ def test_every_method_takes_d_none_d_rule_d_max_and_random_state(cls):
     assert {"d_rule", "d_max", "random_state"} <= set(params), cls.__name__
     assert params["d_rule"] in RULE_NAMES, cls.__name__
     for old in ("cv_rule", "select_d", "dim_rule"):
-        with pytest.raises(TypeError, match=re.escape(f"got unknown option(s) ['{old}']")):
+        with pytest.raises(TypeError, match=re.escape(f"got an unknown option '{old}'")):
             cls(**{old: "min"})
 
 
@@ -126,8 +128,10 @@ def test_moment_methods_report_their_test_s_choice_not_d_max(ais):
     assert save.dimension_line.endswith("at level 0.05 on its normal-theory p-values)")
     phd = sdr.phd(AIS4, ais)
     assert "normal-theory p-values" in phd.dimension_line
-    dr = sdr.dr(AIS4, ais, random_state=1)
+    dr = sdr.directional_regression(AIS4, ais, random_state=1)
     assert dr.dimension_line.endswith("at level 0.05 with 199 permutations)")
+    r_dr = sdr.dr(AIS4, ais, method="save", nslices=8)  # R's front door: the method's rule
+    assert r_dr.d == save.d and r_dr.d_rule == "asymptotic"
 
 
 def test_kernel_spca_test_dimension_needs_no_refit():
@@ -141,9 +145,9 @@ def test_kernel_spca_test_dimension_needs_no_refit():
 
 def test_a_fit_without_rows_uses_the_rule_that_needs_none(ais):
     parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    chunked = sdr.dr(AIS4, parts)  # no rows to permute: the eigenvalue ratio chooses
+    chunked = sdr.directional_regression(AIS4, parts)  # no rows to permute: the ratio rule
     assert chunked.d_rule == "ratio" and "eigenvalue-ratio rule" in chunked.dimension_line
-    assert chunked.d == sdr.dr(AIS4, ais, d_rule="ratio").d
+    assert chunked.d == sdr.directional_regression(AIS4, ais, d_rule="ratio").d
     assert sdr.sir(AIS4, parts).d == sdr.sir(AIS4, ais).d  # the asymptotic test needs no rows
 
 
@@ -176,7 +180,9 @@ SCRIPT = textwrap.dedent(
     """
     import numpy as np, sdrstats as sdr
     ais = sdr.datasets.load("ais")
-    fit = sdr.dr("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, random_state=7)
+    fit = sdr.directional_regression(
+        "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, random_state=7
+    )
     print(fit.d, fit.test_dimension(progress=False).table["p_value"].tolist())
     print(fit.bootstrap(B=10, progress=False).distances.round(12).tolist())
     dens = fit.conditional_density()
@@ -228,7 +234,7 @@ def test_different_call_kinds_draw_from_different_streams(ais):
 
 
 def test_resampling_from_the_fit_s_seed_does_not_depend_on_n_jobs(ais):
-    fit = sdr.dr(AIS4, ais, nslices=8, d=2, random_state=5)
+    fit = sdr.directional_regression(AIS4, ais, nslices=8, d=2, random_state=5)
     one = fit.test_dimension("permutation", n_permutations=19, n_jobs=1, progress=False)
     two = fit.test_dimension("permutation", n_permutations=19, n_jobs=2, progress=False)
     pd.testing.assert_frame_equal(one.table, two.table)

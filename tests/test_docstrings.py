@@ -18,16 +18,17 @@ import pytest
 import sdrstats as sdr
 from sdrstats import evaluate, plotting, scale, simulate
 from sdrstats import sklearn as sdr_sklearn
-from sdrstats.core.results import DimensionTest, Results
-from sdrstats.core.summary import Block, Summary
+from sdrstats.base.tables import Block, Summary
 from sdrstats.density import ConditionalDensity
 from sdrstats.density.calibration import Calibration
 from sdrstats.design import formula
+from sdrstats.design.plan import FormulaPlan
 from sdrstats.inference.bootstrap import BootstrapResult
 from sdrstats.moment import predictor_tests
 from sdrstats.moment.methods import MomentResults
 from sdrstats.moment.predictor_tests import CoordinateTest, StepResult
 from sdrstats.online import OnlineSIR
+from sdrstats.results.fitted import DimensionTest, Results
 
 # Public methods of the results contract and of the streaming / density objects that users
 # call directly; listed by hand so that renaming or dropping one fails loudly.
@@ -71,6 +72,7 @@ EXTRA_CLASSES: list[type] = [
     Summary,
     Block,
     formula.ModelSpec,
+    FormulaPlan,
     scale.ChunkSource,
 ]
 

@@ -74,7 +74,7 @@ def test_protocol_returns_tidy_frame_and_picks_best_validation():
         ["baseline", "pca", "sdspcaan"],
         frame,
         formula=FORMULA,
-        k_grid=[3, 5],
+        d_grid=[3, 5],
         weight_grid=[0.1, 1.0],
         n_repeats=2,
         random_state=0,
@@ -86,7 +86,7 @@ def test_protocol_returns_tidy_frame_and_picks_best_validation():
     assert list(res["method"]) == ["baseline", "pca", "sdspcaan"] * 2
     assert set(res.columns) >= {
         "repeat",
-        "k",
+        "d",
         "alpha",
         "beta",
         "delta",
@@ -102,7 +102,7 @@ def test_protocol_returns_tidy_frame_and_picks_best_validation():
         cands = grid[(grid["repeat"] == row["repeat"]) & (grid["method"] == row["method"])]
         assert row["validation_bca"] == cands["validation_bca"].max()
     assert res["test_bca"].between(0, 1).all()
-    # the classes differ by 4 deviations along x1, which the baseline's first k columns hold
+    # the classes differ by 4 deviations along x1, which the baseline's first d columns hold
     assert res.groupby("method")["test_bca"].mean()["baseline"] > 0.7
 
 
@@ -110,7 +110,7 @@ def test_results_do_not_depend_on_n_jobs():
     frame = classes_frame(seed=2)
     kwargs = dict(
         formula=FORMULA,
-        k_grid=[3],
+        d_grid=[3],
         weight_grid=[1.0, 10.0],
         n_repeats=1,
         random_state=5,
@@ -128,33 +128,33 @@ def test_coordinate_search_is_smaller_than_grid_and_fit_input_works(capsys):
     fit = sdr.sdspcaan(FORMULA, frame, d=3, max_iter=20)
     res = classification(
         fit,
-        k_grid=[3, 4],
+        d_grid=[3, 4],
         weight_grid=[0.1, 1.0, 10.0],
         n_repeats=1,
         random_state=1,
         search="coordinate",
         progress=False,
     )
-    # k stage (2) + 3 weight stages of 3, against 2 x 27 for the grid
+    # d stage (2) + 3 weight stages of 3, against 2 x 27 for the grid
     assert res["n_candidates"].iloc[0] == 2 + 3 * 3
     printed = capsys.readouterr().out
     assert "sdspcaan" in printed and "±" in printed
     assert summarise(res)["repeats"].iloc[0] == 1
 
 
-def test_k_grid_is_capped_by_n_p_and_classes():
+def test_d_grid_is_capped_by_n_p_and_classes():
     frame = classes_frame(p=12)
     res = classification(
         "pca",
         frame,
         formula=FORMULA,
-        k_grid=[1, 2, 3, 10, 20],
+        d_grid=[1, 2, 3, 10, 20],
         n_repeats=1,
         random_state=0,
         progress=False,
         verbose=False,
     )
-    # c = 3 <= k <= min(n_train - 1, p) = 11 keeps 3 and 10 (n_train = 18)
+    # c = 3 <= d <= min(n_train - 1, p) = 11 keeps 3 and 10 (n_train = 18)
     assert res["n_candidates"].iloc[0] == 2
 
 

@@ -6,8 +6,8 @@ import typing
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
-from sdrstats.core.formula_functions import (
+from sdrstats.fitting.estimator import Estimator
+from sdrstats.fitting.formula_functions import (
     check_formula_signature,
     class_parameters,
     documented_parameters,
@@ -20,7 +20,7 @@ PAIRS = {
     "sir": sdr.SIR,
     "save": sdr.SAVE,
     "phd": sdr.PHD,
-    "dr": sdr.DR,
+    "directional_regression": sdr.DirectionalRegression,
     "cume": sdr.CUME,
     "ire": sdr.IRE,
     "mave": sdr.MAVE,
@@ -44,7 +44,8 @@ PAIRS = {
 # Arguments of a formula function that are not options of its class: R's aliases, case
 # weights and a stream's chunk size.
 EXTRA = {"online_sir": ["chunksize"]} | {
-    m: ["numdir", "weights"] for m in ("sir", "save", "phd", "dr", "cume", "ire")
+    m: ["numdir", "weights"]
+    for m in ("sir", "save", "phd", "directional_regression", "cume", "ire")
 }
 # The second argument (a stream is a source, not a data frame).
 DATA = {"online_sir": "source"}
@@ -64,7 +65,8 @@ def test_signature_and_documented_parameters_are_the_class_s(name):
     # an ordinary function (its own code, its own name) whose typed signature a type checker
     # reads: the class's options, in order, with their defaults, annotations and text
     fn, cls = getattr(sdr, name), PAIRS[name]
-    assert fn.__code__.co_name == name and "__signature__" not in vars(fn)
+    own = inspect.unwrap(fn)  # under the wrapper that names a misspelt option
+    assert own.__code__.co_name == name and "__signature__" not in vars(fn)
     check_formula_signature(fn, cls)
     hints = typing.get_type_hints(fn)  # every annotation names something importable
     assert set(hints) == {*inspect.signature(fn).parameters, "return"}
@@ -127,7 +129,7 @@ def test_generated_function_binds_like_its_signature():
         sdr.sdspcaan("sex ~ ht + wt + lbm", ais, 2, max_iter=5)  # d is keyword-only
     fit = sdr.sdspcaan("sex ~ ht + wt + lbm", ais, d=2, max_iter=5)
     assert fit.d == 2 and fit.options["max_iter"] == 5
-    with pytest.raises(TypeError, match="unexpected keyword argument 'nslice'"):
+    with pytest.raises(TypeError, match=r"sir\(\) got an unknown option 'nslice'; did you mean"):
         sdr.sir("lbm ~ ht + wt", ais, nslice=4)
     assert sdr.pca("sex ~ ht + wt", ais).d_rule == "ratio"  # d=None: chosen by the rule
     with pytest.raises(TypeError, match="positional"):
@@ -188,3 +190,65 @@ def test_numdir_is_translated_once_by_the_function():
     assert fit.options["d_max"] == 1 and "numdir" not in fit.call
     with pytest.raises(TypeError, match="sir got both 'd_max' and 'numdir'"):
         sdr.sir("lbm ~ ht + wt", ais, numdir=1, d_max=2)
+
+
+def _misspelt(options):
+    """An option of ``options`` misspelt: its last letter dropped (doubled for ``d``)."""
+    option = next((o for o in options if len(o) >= 4), "d")
+    return option, option[:-1] if len(option) >= 4 else option * 2
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+def test_a_misspelt_option_names_the_function_and_the_closest_option(name):
+    fn, cls = getattr(sdr, name), PAIRS[name]
+    option, typo = _misspelt(cls.params)
+    listed = ", ".join(p.name for p in formula_parameters(fn)[:2])
+    with pytest.raises(TypeError) as info:
+        fn("y ~ x", None, **{typo: 1})  # refused before the formula or data are read
+    assert str(info.value).startswith(f"{name}() got an unknown option {typo!r}; did you mean ")
+    assert f"did you mean {option!r}? Its options are: {listed}, " in str(info.value)
+    with pytest.raises(
+        TypeError, match=rf"^{cls.__name__}\(\) got an unknown option {typo!r}; did"
+    ):
+        cls(**{typo: 1})
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: sdr.lscde("y ~ x", None, sigma=1.0),
+            "lscde() got an unknown option 'sigma'; did you mean 'sigma_grid'?",
+        ),
+        (
+            lambda: sdr.eps_kde("y ~ x", None, eps=1.0),
+            "eps_kde() got an unknown option 'eps'; did you mean 'eps_grid'?",
+        ),
+        (
+            lambda: sdr.dr_weights("~ x", None, sgima=1.0),
+            "dr_weights() got an unknown option 'sgima'; did you mean 'sigma'?",
+        ),
+    ],
+)
+def test_formula_functions_without_a_class_name_the_closest_option_too(call, message):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value).startswith(message)
+
+
+def test_several_unknown_options_are_listed_with_their_suggestions():
+    with pytest.raises(TypeError) as info:
+        sdr.sir("y ~ x", None, colour="red", nslice=4, **{"slice.function": "arc"})
+    assert str(info.value).startswith(
+        "sir() got unknown options 'colour', 'nslice', 'slice.function'; did you mean "
+        "'nslices' (for 'nslice'), 'slice_function' (for 'slice.function')? Its options are: "
+    )
+
+
+def test_the_wrapper_keeps_signature_hints_and_positional_errors():
+    for name in PAIRS:
+        fn = getattr(sdr, name)
+        assert inspect.signature(fn) == inspect.signature(inspect.unwrap(fn))
+        assert typing.get_type_hints(fn) == typing.get_type_hints(inspect.unwrap(fn))
+    with pytest.raises(TypeError, match=r"sir\(\) takes 2 positional arguments but 3"):
+        sdr.sir("y ~ x", None, 4)

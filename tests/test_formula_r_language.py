@@ -348,9 +348,9 @@ def test_r_functions_in_chunked_dask_and_streamed_fits(mixed):
 def test_a_pickled_chunk_plan_keeps_what_poly_and_scale_learned(mixed):
     # a Dask worker rebuilds the plan from the rows it carries: all the first chunk's rows
     # when a transform learns from them (a few rows would give other coefficients)
-    from sdrstats.scale.chunks import ChunkPlan
+    from sdrstats.design.plan import FormulaPlan
 
-    plan = ChunkPlan("mpg ~ poly(hp, 2) + wt", mixed.iloc[:60])
+    plan = FormulaPlan("mpg ~ poly(hp, 2) + wt", mixed.iloc[:60])
     worker = pickle.loads(pickle.dumps(plan))
     X, _, _ = plan.arrays(mixed.iloc[60:])
     np.testing.assert_array_equal(worker.arrays(mixed.iloc[60:])[0], X)

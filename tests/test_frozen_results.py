@@ -1,10 +1,10 @@
 """A fitted result is a value: nothing done later to the estimator that made it changes it.
 
-For every method family (the moment methods with and without R case weights, partial IRE,
-MAVE, LSCE, the SPCA family, SDSPCAAN and Lasso-SIR): after ``set_params`` on the estimator,
-a second fit by it on other rows (other weights, other groups), and refits of the result with
-changed options, the result's options, summary text, directions, permutation test and
-bootstrap are exactly what they were (the same ``random_state``, so the same numbers).
+For every method family (the moment methods with and without R case weights, the partial
+methods, MAVE, LSCE, the SPCA family, SDSPCAAN and Lasso-SIR): after ``set_params`` on the
+estimator, a second fit by it on other rows (other weights, other groups), and refits of the
+result with changed options, the result's options, summary text, directions, permutation test
+and bootstrap are exactly what they were (the same ``random_state``, so the same numbers).
 """
 
 import numpy as np
@@ -31,6 +31,8 @@ CASES.update(
         "phd_weighted": lambda d, w=WEIGHTS: sdr.phd(F, d, weights=w),
         "ire_weighted": lambda d, w=WEIGHTS: sdr.ire(F, d, nslices=5, d_max=2, weights=w),
         "partial_ire": lambda d: sdr.ire(F, d, nslices=5, d_max=2, group="g"),
+        "partial_sir": lambda d: sdr.sir(F, d, nslices=3, group="g"),
+        "partial_save": lambda d: sdr.save(F, d, nslices=3, group="g", pool=True),
     }
 )
 
@@ -39,7 +41,7 @@ def _other_fit(name):
     """The same method on other rows (other case weights, other groups)."""
     if name.endswith("_weighted"):
         return CASES[name](OTHER, OTHER_WEIGHTS)
-    if name == "partial_ire":  # other rows and other groups
+    if name.startswith("partial_"):  # other rows and other groups
         return CASES[name](OTHER.assign(g=np.where(OTHER.x2 > 0, "a", "b")))
     return CASES[name](OTHER)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
 from sdrstats.inference import BootstrapResult
 from sdrstats.inference._replicates import (
     bootstrap_replicates,
@@ -25,7 +25,7 @@ def single_index(n=300, p=5, seed=0, noise=0.5):
     return X, y, beta
 
 
-@pytest.mark.parametrize("estimator", [sdr.SIR, sdr.SAVE, sdr.DR])
+@pytest.mark.parametrize("estimator", [sdr.SIR, sdr.SAVE, sdr.DirectionalRegression])
 def test_fast_path_equals_weighted_refit(estimator):
     # Replicate b of the fast path must be the estimator's own weighted fit with the
     # multinomial counts as case weights; both are exact algebra, so agreement is to
@@ -264,11 +264,11 @@ def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
 
 def test_default_d_without_an_asymptotic_test_is_its_permutation_test_s_choice():
     X, y, _ = single_index(n=200, p=4, seed=13)
-    fit = sdr.DR(random_state=0).fit(X, y)  # directional regression: no large-sample test
+    fit = sdr.DirectionalRegression(random_state=0).fit(X, y)  # no large-sample test
     boot = fit.bootstrap(B=10, random_state=0, progress=False)
     assert boot.d == fit.d == fit.d_choice.d == 1
     assert boot.d_rule.startswith("the fit's d (chosen by the permutation test at level 0.05")
-    whole = sdr.DR(d=4).fit(X, y).bootstrap(B=10, random_state=0, progress=False)
+    whole = sdr.DirectionalRegression(d=4).fit(X, y).bootstrap(B=10, random_state=0, progress=False)
     assert "whole predictor space, so every distance is 0" in str(whole)
 
 

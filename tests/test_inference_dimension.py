@@ -5,8 +5,8 @@ import pytest
 import scipy.stats
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator, EstimatorOutput
-from sdrstats.core.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.base.parallel import limit_blas_threads, spawn_seeds
+from sdrstats.fitting.estimator import Estimator, EstimatorOutput
 from sdrstats.inference import default_d_max, generic_rules
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import sdrstats as sdr
-from sdrstats.core.estimator import Estimator
-from sdrstats.core.results import DimensionTest
+from sdrstats.fitting.estimator import Estimator
+from sdrstats.results.fitted import DimensionTest
 
 #: Options that make the expensive methods quick (applied only where the method has them).
 QUICK = {

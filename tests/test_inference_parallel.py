@@ -1,9 +1,9 @@
-"""Seed spawning and the ordered parallel map (sdrstats.core.parallel)."""
+"""Seed spawning and the ordered parallel map (sdrstats.base.parallel)."""
 
 import numpy as np
 import pytest
 
-from sdrstats.core.parallel import (
+from sdrstats.base.parallel import (
     as_seed_sequence,
     effective_n_jobs,
     parallel_map,
@@ -63,7 +63,7 @@ def test_bad_n_jobs_message():
 def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
     import time
 
-    import sdrstats.core.parallel as par
+    import sdrstats.base.parallel as par
 
     def slow(x):
         time.sleep(0.02)
@@ -91,7 +91,7 @@ def _inner_loop(x):
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
-    import sdrstats.core.parallel as par
+    import sdrstats.base.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
     monkeypatch.setattr(par, "PROGRESS_MIN_ELAPSED", 0.0)
@@ -106,7 +106,7 @@ def test_one_bar_per_call_even_with_nested_loops(monkeypatch, capsys, n_jobs):
 def test_bar_is_redrawn_rarely(monkeypatch, capsys):
     import time
 
-    import sdrstats.core.parallel as par
+    import sdrstats.base.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
     monkeypatch.setattr(par, "_bar_allowed", lambda: True)
@@ -122,7 +122,7 @@ def test_bar_is_redrawn_rarely(monkeypatch, capsys):
 
 
 def test_no_bar_redraws_into_a_stream_that_is_not_a_terminal(monkeypatch, capsys):
-    import sdrstats.core.parallel as par
+    import sdrstats.base.parallel as par
 
     monkeypatch.setattr(par, "PROGRESS_DELAY", 0.0)
     parallel_map(abs, range(-3, 3), progress=True, desc="to a file")  # capsys: not a tty

@@ -392,8 +392,8 @@ def test_convergence_warning_names_every_stalled_dimension():
 def test_the_variant_is_variant_and_method_is_unknown(single_index):
     # R's MAVE calls the variant `method`; here `method` names the estimator only
     df, _ = single_index
-    with pytest.raises(TypeError, match="unexpected keyword argument 'method'"):
+    with pytest.raises(TypeError, match=r"mave\(\) got an unknown option 'method'"):
         sdr.mave("y ~ a + b + c + e", df, method="meanopg", d=1, d_max=1)
-    with pytest.raises(TypeError, match=r"MAVE got unknown option\(s\) \['method'\]"):
+    with pytest.raises(TypeError, match=r"MAVE\(\) got an unknown option 'method'"):
         sdr.MAVE(method="csopg")
     assert sdr.MAVE(variant="csopg").variant == "csopg"

@@ -8,8 +8,14 @@ import pytest
 
 import sdrstats as sdr
 
-METHODS = ["sir", "save", "phd", "dr", "cume"]
-CLASSES = {"sir": sdr.SIR, "save": sdr.SAVE, "phd": sdr.PHD, "dr": sdr.DR, "cume": sdr.CUME}
+METHODS = ["sir", "save", "phd", "directional_regression", "cume"]
+CLASSES = {
+    "sir": sdr.SIR,
+    "save": sdr.SAVE,
+    "phd": sdr.PHD,
+    "directional_regression": sdr.DirectionalRegression,
+    "cume": sdr.CUME,
+}
 
 
 def _simulate(model, n=600, p=5, seed=0):
@@ -18,7 +24,7 @@ def _simulate(model, n=600, p=5, seed=0):
     if model == "linear":
         y = X[:, 0] + X[:, 1] + 0.2 * rng.normal(size=n)
         truth = np.array([1, 1, 0, 0, 0.0])
-    else:  # symmetric: SIR cannot see it, SAVE/pHd/DR can
+    else:  # symmetric: SIR cannot see it, SAVE, pHd and directional regression can
         y = (X[:, 0] + X[:, 1]) ** 2 + 0.2 * rng.normal(size=n)
         truth = np.array([1, 1, 0, 0, 0.0])
     frame = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(p)])
@@ -45,8 +51,8 @@ def test_formula_and_array_paths_agree(method):
         ("cume", "linear"),
         ("save", "quadratic"),
         ("phd", "quadratic"),
-        ("dr", "quadratic"),
-        ("dr", "linear"),
+        ("directional_regression", "quadratic"),
+        ("directional_regression", "linear"),
     ],
 )
 def test_recovers_single_index(method, model):
@@ -123,7 +129,7 @@ def test_weights_equal_duplicated_rows():
     counts[0] = 1
     for cls in CLASSES.values():
         est = cls()
-        if cls in (sdr.SIR, sdr.SAVE, sdr.DR):
+        if cls in (sdr.SIR, sdr.SAVE, sdr.DirectionalRegression):
             continue  # slicing a duplicated sample changes the slices; compared below
         weighted = est._fit(X, y, weights=counts.astype(float))
         dup = est._fit(np.repeat(X, counts, axis=0), np.repeat(y, counts, axis=0))

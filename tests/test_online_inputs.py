@@ -52,9 +52,9 @@ def test_later_chunks_reuse_the_first_chunks_design(frame):
 
 
 def test_iter_chunks_rejects_bad_sources():
-    with pytest.raises(TypeError, match="source must be a DataFrame"):
+    with pytest.raises(TypeError, match="source must be a pandas DataFrame, a Dask DataFrame"):
         list(iter_chunks(42))
-    with pytest.raises(TypeError, match="Chunk 1 of the source is a list"):
+    with pytest.raises(TypeError, match=r"Chunk 1 of the source \(a list\) is a list"):
         list(iter_chunks([pd.DataFrame({"a": [1]}), [1, 2]]))
     with pytest.raises(FileNotFoundError, match="does not exist"):
         list(iter_chunks("/no/such/file.csv"))

@@ -247,8 +247,23 @@ def test_merge_combines_the_sufficient_statistics_exactly():
     lam, _ = trackers.batch_eigen(dhat_of(s), 1)
     np.testing.assert_allclose(s["lam"], lam)  # eigenpairs recomputed from the merged D^
     assert det_distance(basis, merged.directions.to_numpy()) < 0.02  # ~0.002 here
-    with pytest.raises(ValueError, match="same cut points"):
-        a.merge(_feed(sdr.OnlineSIR(d=1), X[3000:], y[3000:], 1000))
+
+
+def test_streams_with_default_options_merge_onto_the_first_streams_slices():
+    # each default stream cuts its response at the quantiles of its own first 500 rows
+    X, y, basis = _stream(1, 6000, 20, 17)
+    a = _feed(sdr.OnlineSIR(d=1), X[:3000], y[:3000], 1000)
+    b = _feed(sdr.OnlineSIR(d=1), X[3000:], y[3000:], 1000)
+    assert not np.array_equal(a.cut_points_, b.cut_points_)
+    merged = a.merge(b)
+    s = merged._state
+    np.testing.assert_array_equal(merged.cut_points_, a.cut_points_)
+    assert merged.n_seen == 6000 and s["slice_counts"].sum() == 6000
+    np.testing.assert_allclose(s["mean"], X.mean(axis=0), atol=1e-12)
+    # every slice of b went whole to one slice of a: the slice sums still add up to the rows
+    np.testing.assert_allclose(s["slice_sums"].sum(axis=1), X.sum(axis=0), rtol=1e-10)
+    assert det_distance(basis, merged.directions.to_numpy()) < 0.02
+    merged.partial_fit(X[:500], y[:500])  # and it streams on, on a's cut points
 
 
 def test_memory_does_not_grow_with_the_stream():

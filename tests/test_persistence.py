@@ -17,7 +17,7 @@ import pytest
 from method_registry import FITS, regression_frame
 
 import sdrstats as sdr
-from sdrstats.core import persistence
+from sdrstats.base import persistence
 
 NAMES = sorted(FITS)
 CORRUPT = "state is incomplete or corrupt: "
@@ -574,3 +574,42 @@ def test_the_docs_say_checksums_give_integrity_not_authenticity():
     ]
     for text in texts:
         assert "integrity, not authenticity" in " ".join(text.replace("*", "").split())
+
+
+# -- streams: any path, R's dot, default options ---------------------------------------------
+@pytest.mark.parametrize("name", ["state", "state.npz", "run.v2", "folder.d/state"])
+def test_save_and_load_meet_at_whatever_path_is_given(name, frame, tmp_path):
+    target = tmp_path / name
+    target.parent.mkdir(exist_ok=True)
+    stream = sdr.online_sir("y ~ x1 + x2", frame, chunksize=40, nslices=5, init_size=40)
+    stream.save(target)
+    for loader in (sdr.OnlineSIR.load, sdr.load):
+        for given in (target, str(target)):
+            again = loader(given)
+            np.testing.assert_array_equal(again.directions, stream.directions)
+    fit = sdr.sir("y ~ x1 + x2", frame, nslices=5)
+    fit.save(target)
+    assert str(sdr.load(target).summary()) == str(fit.summary())
+
+
+def test_a_missing_file_names_both_paths_tried(tmp_path):
+    with pytest.raises(
+        FileNotFoundError, match=r"No saved sdrstats file at '.*gone' or '.*gone\.npz'"
+    ):
+        sdr.load(tmp_path / "gone")
+
+
+def test_a_stream_fitted_with_the_dot_saves_and_resumes(frame, tmp_path):
+    data = frame.drop(columns="g")
+    whole = sdr.online_sir("y ~ . - x4", data, chunksize=20, nslices=5, d=1, init_size=20)
+    half = sdr.online_sir("y ~ . - x4", data.iloc[:40], chunksize=20, nslices=5, d=1, init_size=20)
+    assert half._reader.formula == "y ~ (x1 + x2 + x3 + x4) - x4"  # the columns, named
+    resumed = sdr.OnlineSIR.load(half.save(tmp_path / "dot"))
+    for start in range(40, len(data), 20):
+        # a later chunk may repeat the formula as given
+        resumed.partial_fit(data.iloc[start : start + 20], formula="y ~ . - x4")
+    np.testing.assert_array_equal(resumed.directions.to_numpy(), whole.directions.to_numpy())
+    with pytest.raises(
+        ValueError, match=r"started with formula 'y ~ \(x1 \+ x2 \+ x3 \+ x4\) - x4'"
+    ):
+        resumed.partial_fit(data.iloc[:20], formula="y ~ .")

@@ -200,7 +200,7 @@ def test_poisson_results_do_not_depend_on_n_jobs(ais):
 CASES = [
     (sdr.sir, {"nslices": 8}),
     (sdr.save, {"nslices": 6}),
-    (sdr.dr, {"nslices": 6}),
+    (sdr.directional_regression, {"nslices": 6}),
 ]
 
 

@@ -28,7 +28,7 @@ DETERMINISTIC = {
     "phd": lambda d: sdr.phd(F, d),
     # d given: their default rule (a permutation test) permutes rows, so its p-values
     # depend on the rows' order through the draws
-    "dr": lambda d: sdr.dr(F, d, nslices=4, d=2),
+    "directional_regression": lambda d: sdr.directional_regression(F, d, nslices=4, d=2),
     "cume": lambda d: sdr.cume(F, d, d=2),
     "ire": lambda d: sdr.ire(F, d, nslices=4),
     "spca": lambda d: sdr.spca(F, d, d=1),

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 import sdrstats as sdr
 
-SLICED = [sdr.SIR, sdr.SAVE, sdr.DR]
-ALL = [sdr.SIR, sdr.SAVE, sdr.DR, sdr.PHD, sdr.CUME]
+SLICED = [sdr.SIR, sdr.SAVE, sdr.DirectionalRegression]
+ALL = [sdr.SIR, sdr.SAVE, sdr.DirectionalRegression, sdr.PHD, sdr.CUME]
 PROPERTY = settings(max_examples=200, derandomize=True, deadline=None)
 
 

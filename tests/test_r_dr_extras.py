@@ -355,7 +355,7 @@ def test_weighted_coordinate_tests_match_r(ais, key, method):
     [
         ("sir", {"nslices": 8}),
         ("save", {"nslices": 8}),
-        ("dr", {"nslices": 8}),
+        ("directional_regression", {"nslices": 8}),
         ("cume", {}),
         ("phd", {}),
         ("phd", {"residuals": False}),

@@ -57,7 +57,19 @@ def test_same_random_state_same_result(name, frame):
     np.testing.assert_array_equal(_reduced(a, frame), _reduced(b, frame))
 
 
-DETERMINISTIC = ["sir", "save", "phd", "ire", "dr", "cume", "spca", "pca", "vpca", "mave", "sdspca"]
+DETERMINISTIC = [
+    "sir",
+    "save",
+    "phd",
+    "ire",
+    "directional_regression",
+    "cume",
+    "spca",
+    "pca",
+    "vpca",
+    "mave",
+    "sdspca",
+]
 
 
 @pytest.mark.parametrize("name", DETERMINISTIC)

@@ -35,7 +35,7 @@ def assert_same_fit(a, b, tol=TOL):
     [
         (sdr.sir, {"nslices": 8}),
         (sdr.save, {"nslices": 8}),
-        (sdr.dr, {"nslices": 8}),
+        (sdr.directional_regression, {"nslices": 8}),
         (sdr.phd, {}),
         (sdr.phd, {"residuals": False}),
     ],
@@ -66,8 +66,10 @@ def test_csv_and_parquet_chunks_equal_in_memory(ais, tmp_path):
 
 def test_cut_points_give_the_same_fit_in_memory_and_in_chunks(ais):
     cuts = [45, 55, 60, 65, 70, 80]
-    memory = sdr.dr(AIS, ais, cut_points=cuts)
-    assert_same_fit(memory, sdr.dr(AIS, sdr.chunks_from(parts(ais)), cut_points=cuts))
+    memory = sdr.directional_regression(AIS, ais, cut_points=cuts)
+    assert_same_fit(
+        memory, sdr.directional_regression(AIS, sdr.chunks_from(parts(ais)), cut_points=cuts)
+    )
     labels = np.searchsorted(cuts, ais["lbm"], side="left")
     np.testing.assert_array_equal(memory.slice_sizes, np.bincount(labels))
 
@@ -279,10 +281,10 @@ def test_chunks_use_the_bulk_builder_with_the_same_numbers():
         memory = sdr.sir("y ~ a + b + c", frame, nslices=6)
     assert_same_fit(memory, fit)
     from sdrstats.design import builder
-    from sdrstats.scale.chunks import ChunkPlan
+    from sdrstats.design.plan import FormulaPlan
 
     for formula in ("y ~ a + b + c", "y ~ a + log(abs(b))"):
-        plan = ChunkPlan(formula, frame)
+        plan = FormulaPlan(formula, frame)
         assert builder.plan(plan._infos()[0], frame) is not None  # not patsy's per-chunk build
         assert plan.plain_y == ["y"]
 
@@ -350,7 +352,7 @@ def test_a_pickled_plan_is_small_and_codes_rows_as_the_original():
     same design, all of them when the design depends on every row (center, splines)."""
     import pickle
 
-    from sdrstats.scale.chunks import PROTOTYPE_ROWS, ChunkPlan
+    from sdrstats.design.plan import PROTOTYPE_ROWS, FormulaPlan
 
     rng = np.random.default_rng(3)
     n = 20_000
@@ -359,7 +361,7 @@ def test_a_pickled_plan_is_small_and_codes_rows_as_the_original():
     later = frame.iloc[:500].copy()
     later.loc[later.index[:3], "g"] = "z"  # a level absent from the first rows
     for formula, small in [("y ~ a + b + g", True), ("y ~ center(a) + g", False)]:
-        plan = ChunkPlan(formula, frame)
+        plan = FormulaPlan(formula, frame)
         copy = pickle.loads(pickle.dumps(plan))
         assert (copy.x_source.shape[0] <= PROTOTYPE_ROWS) is small
         X1, y1, _ = plan.arrays(later)

@@ -41,7 +41,7 @@ def frame():
     return df
 
 
-@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.dr])
+@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.directional_regression])
 def test_dask_fit_equals_in_memory_fit_with_cut_points(client, frame, fn):
     ddf = dd.from_pandas(frame, npartitions=5)
     cuts = np.quantile(frame["y"], np.linspace(0, 1, 9)[1:-1])
@@ -78,7 +78,7 @@ RESPONSES = {
 
 @pytest.mark.parametrize("response", list(RESPONSES))
 @pytest.mark.parametrize("slice_function", ["dr", "arc"])
-@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.dr])
+@pytest.mark.parametrize("fn", [sdr.sir, sdr.save, sdr.directional_regression])
 def test_dask_fit_equals_in_memory_fit_by_default(client, frame, fn, slice_function, response):
     # No cut points: the exact slicing passes find R's slices of the whole response, so the
     # Dask fit and its test table equal the pandas fit.

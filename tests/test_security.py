@@ -160,7 +160,7 @@ def _edit_saved_rhs(path, rhs, target):
     import hashlib
     import json
 
-    from sdrstats.core import persistence
+    from sdrstats.base import persistence
 
     with np.load(path, allow_pickle=False) as archive:
         members = {k: archive[k] for k in archive.files}
@@ -216,9 +216,9 @@ def test_an_unpickled_or_dask_plan_checks_its_formula_too(tmp_path):
     clone.spec.rhs = f"x1 + I(__import__('os').system('touch {marker}'))"
     with pytest.raises(ValueError, match="is not one of the allowed functions"):
         clone.transform(_frame("x2").head(2))
-    from sdrstats.scale.chunks import ChunkPlan
+    from sdrstats.design.plan import FormulaPlan
 
-    plan = pickle.loads(pickle.dumps(ChunkPlan("y ~ x1 + x2", _frame("x2"))))
+    plan = pickle.loads(pickle.dumps(FormulaPlan("y ~ x1 + x2", _frame("x2"))))
     plan.rhs = f"x1 + I(__import__('os').system('touch {marker}'))"
     plan.plain_x = None
     with pytest.raises(ValueError, match="is not one of the allowed functions"):

@@ -53,10 +53,15 @@ def test_pipeline_grid_search_over_d_and_method_options(data):
 
 
 def test_params_round_trip_and_clone():
-    est = SDRTransformer("dr", d=3, nslices=7)
-    assert est.get_params() == {"method": "dr", "d": 3, "nslices": 7}
+    est = SDRTransformer("directional_regression", d=3, nslices=7)
+    assert est.get_params() == {"method": "directional_regression", "d": 3, "nslices": 7}
     copy = clone(est.set_params(d=1, slice_function="arc"))
-    assert copy.get_params() == {"method": "dr", "d": 1, "nslices": 7, "slice_function": "arc"}
+    assert copy.get_params() == {
+        "method": "directional_regression",
+        "d": 1,
+        "nslices": 7,
+        "slice_function": "arc",
+    }
     assert copy is not est
 
 
@@ -66,7 +71,7 @@ def test_class_labels_and_other_methods(data, ais):
     assert out.shape == (202, 2)
     X, y = data
     assert SDRTransformer("phd", d=1).fit(X, y).transform(X[:3]).shape == (3, 1)
-    assert {"sir", "save", "phd", "dr", "cume"} <= set(estimator_classes())
+    assert {"sir", "save", "phd", "directional_regression", "cume"} <= set(estimator_classes())
 
 
 def test_bad_parameters_are_explained(data):

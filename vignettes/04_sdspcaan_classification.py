@@ -48,7 +48,7 @@ QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
 FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
 FIGURES.mkdir(parents=True, exist_ok=True)
 N_REPEATS = 1 if QUICK else 10
-K_GRID = [10, 20] if QUICK else [10, 20, 30, 40, 50, 60]
+D_GRID = [10, 20] if QUICK else [10, 20, 30, 40, 50, 60]
 WEIGHTS = [1.0] if QUICK else [0.01, 0.1, 1.0, 10.0, 100.0]
 
 # %% [markdown]
@@ -85,7 +85,7 @@ results = sdr.evaluate.classification(
     data,
     formula=formula,
     n_repeats=N_REPEATS,
-    k_grid=K_GRID,
+    d_grid=D_GRID,
     weight_grid=WEIGHTS,
     search="coordinate",
     options={"max_iter": 30 if QUICK else 100},
@@ -95,7 +95,7 @@ results = sdr.evaluate.classification(
 )
 table = sdr.evaluate.summarise(results)
 print(table)
-print(results.groupby("method", sort=False)[["k", "alpha", "beta", "delta"]].median())
+print(results.groupby("method", sort=False)[["d", "alpha", "beta", "delta"]].median())
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.8))
@@ -136,7 +136,7 @@ show_figure(fig)
 
 # %%
 sdsp = results[results.method == "sdspcaan"]
-d = int(sdsp["k"].median())  # the protocol's k is the method's d
+d = int(sdsp["d"].median())
 train_rows = data.groupby("digit", observed=True).sample(frac=0.2, random_state=7).index
 train, test = data.loc[train_rows], data.drop(index=train_rows)
 fit = sdr.sdspcaan(

@@ -103,7 +103,7 @@ def main() -> None:
         seconds[name] = (time.process_time() - start, time.perf_counter() - wall)
         grouped = res.groupby("method", sort=False)["test_bca"]
         tables[name] = (grouped.mean(), grouped.std(ddof=1), X.shape, len(np.unique(y)))
-        chosen[name] = res.groupby("method", sort=False)[["k", "alpha", "beta", "delta"]].median()
+        chosen[name] = res.groupby("method", sort=False)[["d", "alpha", "beta", "delta"]].median()
 
     print("# Seed 001, Table IV at reduced size: test BCA (mean ± sd over repeats)\n")
     print(

@@ -24,8 +24,8 @@ import pandas as pd
 from scipy.special import ndtr
 from scipy.stats import kstest
 
-from ..core.persistence import Registered
-from ..core.summary import Block, Summary
+from ..base.persistence import Registered
+from ..base.tables import Block, Summary
 
 #: Central-interval levels reported.
 LEVELS = (0.5, 0.8, 0.95)

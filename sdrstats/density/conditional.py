@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import log_ndtr, logsumexp, ndtr
 
-from ..core.persistence import register
+from ..base.persistence import register
 from ..stats.gaussian import squared_distances
 from .queries import DensityQueries
 

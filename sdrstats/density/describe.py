@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.summary import Block
+from ..base.tables import Block
 
 MODEL_TEXT = {
     "single": "LSCDE, one Gaussian width for z and y (Sugiyama et al. 2010)",

@@ -18,10 +18,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_memory
-from ..core.parallel import as_seed_sequence, call_seed
-from ..core.validation import check_int, check_positive_grid
-from ..core.warnings import TuningWarning
+from ..base.budget import check_memory
+from ..base.parallel import as_seed_sequence, call_seed
+from ..base.validation import check_int, check_positive_grid
+from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,
@@ -33,7 +33,14 @@ from ..stats.gaussian import (
     standardise_response,
 )
 from .conditional import ConditionalDensity, Features
-from .models import LSCDE_LAMBDAS, LSCDE_SIGMAS, MODELS, TAIL_SD, fit_lscde_models
+from .models import (
+    LSCDE_LAMBDAS,
+    LSCDE_SIGMAS,
+    MODELS,
+    TAIL_SD,
+    check_basis_memory,
+    fit_lscde_models,
+)
 
 ESTIMATORS = ("lscde", "eps_kde")
 
@@ -84,6 +91,7 @@ def fit_lscde(
     )
     rng = np.random.default_rng(as_seed_sequence(random_state))
     n, d = Z.shape
+    check_basis_memory(n, n_basis)
     problem = BasisProblem(Z, Ys, choose_centres(n, n_basis, rng), "sce")
     identity = np.eye(d)
     with threadpool_limits(1, user_api="blas"):

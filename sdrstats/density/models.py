@@ -55,9 +55,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..core.parallel import as_seed_sequence
-from ..core.validation import check_choice, check_int, check_positive_grid
-from ..core.warnings import TuningWarning
+from ..base.budget import check_count
+from ..base.parallel import as_seed_sequence
+from ..base.validation import check_choice, check_int, check_positive_grid
+from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,
@@ -102,10 +103,21 @@ def check_lscde_options(
     return sigmas, lams
 
 
+def check_basis_memory(n: int, n_basis: int) -> None:
+    """Refuse an LSCDE basis past ``sdr.set_config(max_memory=...)`` before it is built:
+    about ``16 n b`` floats for ``b = min(n_basis, n)`` (its n x b kernels, their CV and
+    gradient blocks; tracemalloc, as LSCE's)."""
+    b = min(n_basis, n)
+    check_count("lscde", "n_basis", b, unit="basis functions", seconds_each=None,
+                bytes_each=16 * 8.0 * (n + b), at=f" at n = {n:,}",
+                remedy="lower n_basis (or fit on a random subsample of the rows)")  # fmt: skip
+
+
 def setup(
     Z: np.ndarray, Ys: np.ndarray, n_basis: int, n_folds: int, random_state: Any
 ) -> tuple[BasisProblem, np.ndarray]:
     """Centres, then folds, from one generator (the order LSCDE has always drawn them)."""
+    check_basis_memory(len(Z), n_basis)
     rng = np.random.default_rng(as_seed_sequence(random_state))
     problem = BasisProblem(Z, Ys, choose_centres(len(Z), n_basis, rng), "sce")
     return problem, make_folds(len(Z), n_folds, rng)

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
-from ..core.parallel import as_seed_sequence, call_seed
-from ..core.persistence import Registered
+from ..base.parallel import as_seed_sequence, call_seed
+from ..base.persistence import Registered
 
 
 class DensityQueries(Registered):  # fitted densities can be saved as data
@@ -284,7 +284,7 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         Model:
         ...
         """
-        from ..core.summary import Block, Summary
+        from ..base.tables import Block, Summary
         from .describe import density_blocks
 
         d = self.features.d if self.features.results is not None else None

@@ -12,9 +12,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.warnings import MissingValueWarning
-from .checks import _check_finite, _check_magnitude, _is_label_column, clearly_fine
+from ..base.warnings import MissingValueWarning
+from .checks import _check_magnitude, _is_label_column, check_finite, clearly_fine
 from .spec import ModelSpec
+
+
+def _no_rows_left(Xa: np.ndarray, x_names: list[str], y_ok: np.ndarray, y_names: Any) -> None:
+    """Refuse data that lose every row to missing values, naming the empty columns."""
+    empty = list(y_names) if y_ok.size and not y_ok.any() else []
+    if Xa.shape[0] and Xa.dtype.kind == "f":
+        empty += [x_names[j] for j in np.flatnonzero(np.isnan(Xa).all(axis=0))]
+    raise ValueError(
+        "No rows are left after dropping rows with missing values"
+        + (
+            f": column(s) {empty} have no values at all; remove them (or fill them)."
+            if empty
+            else ": every row misses a value; remove the emptiest columns, or impute."
+        )
+    )
 
 
 def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
@@ -76,6 +91,8 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
             MissingValueWarning,
             stacklevel=3,
         )
+        if not mask.any():
+            _no_rows_left(Xa, x_names, y_ok, y_names)
         Xa = Xa[mask]
     elif np.may_share_memory(Xa, X):
         # No copy of the caller's array (it can be large): a read-only view, so nothing in
@@ -83,11 +100,11 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         Xa = Xa.view()
         Xa.flags.writeable = False
     if Xa.shape[0] == 0:
-        raise ValueError("No rows are left after dropping rows with missing values.")
+        _no_rows_left(Xa, x_names, y_ok, y_names)
     if x_finite and not fine:
         _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
     else:
-        _check_finite(Xa, x_names, "Predictor")
+        check_finite(Xa, x_names, "Predictor")
     if label:
         labels = pd.Categorical(y_values.iloc[mask, 0])
         Y = np.asarray(labels.codes, dtype=np.int64)
@@ -101,7 +118,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
                 Y = y_values.loc[mask].to_numpy(dtype=float)
             except (TypeError, ValueError):
                 raise TypeError("y must be numeric, or a single column of class labels.") from None
-        _check_finite(Y, y_names, "Response")
+        check_finite(Y, y_names, "Response")
         y_levels = None
     return ModelSpec(
         X=np.ascontiguousarray(Xa),

@@ -80,11 +80,32 @@ def _explain_patsy_error(exc: Exception, data: pd.DataFrame, what: str, text: st
     )
 
 
-def _check_finite(values: np.ndarray, names: list[str], what: str) -> None:
+def check_finite(values: np.ndarray, names: list[str], what: str) -> None:
     """Refuse infinite/undefined values and magnitudes sums of squares cannot hold.
 
     Two reductions (column minima and maxima) find both problems without an n x p temporary;
     the rows are scanned only to name the first bad one.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, k)
+        Predictor or response columns (other dtypes than floats pass).
+    names : list of str
+        The columns' names, for the message.
+    what : str
+        What the columns are (``"Predictor"``, ``"Response (chunk 3)"``).
+
+    Raises
+    ------
+    ValueError
+        Naming the column and the first row position of a bad value.
+
+    Examples
+    --------
+    >>> check_finite(np.array([[1.0], [np.inf]]), ["x"], "Predictor")
+    Traceback (most recent call last):
+    ...
+    ValueError: Predictor column 'x' has 1 infinite or undefined value(s) (first at row position 1); ...
     """
     if values.size == 0 or values.dtype.kind not in "fc":
         return

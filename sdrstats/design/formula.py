@@ -96,17 +96,17 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
 from . import builder
 from .arrays import from_arrays
 from .checks import (
     _check_data,
-    _check_finite,
     _check_object_columns,
     _explain_patsy_error,
     _is_label_column,
     _mentioned_columns,
     _quote,
+    check_finite,
 )
 from .names import (
     check_called_columns,
@@ -351,7 +351,9 @@ def parse(
             f"bs, cr, cc, te) is undefined on every row when the column has missing "
             f"values ({with_na}). Drop those rows first, e.g. data.dropna(subset={with_na})."
         )
-    n_dropped = _report_missing(frame, keep, lhs + " " + rhs, columns, missing, design.undefined)
+    n_dropped, why_dropped = _report_missing(
+        frame, keep, lhs + " " + rhs, columns, missing, design.undefined
+    )
     notes: list[str] = []
     if not empty_levels:
         dropped = _drop_unused_levels(design.info, frame, keep)
@@ -363,7 +365,7 @@ def parse(
     names = r_column_names(design.info)
     x_names = [names[j] for j in design.columns]
     X = design.matrix(keep)
-    _check_finite(X, x_names, "Predictor")
+    check_finite(X, x_names, "Predictor")
     if not empty_levels:
         _check_empty_levels(X, x_names, design.info, design.columns, columns)
     Y, y_levels = response.values(frame, keep)
@@ -382,6 +384,7 @@ def parse(
         source=frame[_mentioned_columns(rhs, columns)],
         positions=np.flatnonzero(keep) if n_dropped else None,
         notes=tuple(notes),
+        dropped=why_dropped,
     )
 
 
@@ -682,7 +685,7 @@ class _Response:
             labels = pd.Categorical(frame[self.names[0]][keep])
             return np.asarray(labels.codes, dtype=np.int64), list(labels.categories)
         Y = self.numeric[keep]
-        _check_finite(Y, self.names, "Response")
+        check_finite(Y, self.names, "Response")
         return Y, None
 
 
@@ -732,10 +735,11 @@ def _report_missing(
     columns: list[str],
     missing: str,
     undefined: list[str] = (),
-) -> int:
-    """Warn of (or refuse) the rows a missing value drops; how many there are."""
+) -> tuple[int, str | None]:
+    """Warn of (or refuse) the rows a missing value drops; how many there are and why."""
     n_kept = int(keep.sum())
     n_dropped = frame.shape[0] - n_kept
+    why, with_na, computed = None, [], []
     if n_dropped:
         with_na = [c for c in _mentioned_columns(text, columns) if frame[c].isna().any()]
         # terms undefined on some rows (log of a negative number is NaN), as R's model.frame
@@ -758,9 +762,21 @@ def _report_missing(
             MissingValueWarning,
             stacklevel=4,
         )
+        why = f"{n_dropped} of {frame.shape[0]} rows were dropped for {where}"
+        if computed:
+            why += " (a transform undefined there, such as the log of a value <= 0)"
     if n_kept == 0:
-        raise ValueError("No rows are left after dropping rows with missing values.")
-    return n_dropped
+        empty = [c for c in with_na if frame[c].isna().all()]
+        if empty:
+            raise ValueError(
+                f"No rows are left after dropping rows with missing values: column(s) {empty} "
+                "have no values at all; remove them from the formula (or fill them)."
+            )
+        raise ValueError(
+            f"No rows are left after dropping rows with missing values: every row misses a "
+            f"value of {with_na + computed}; remove some of them from the formula, or impute."
+        )
+    return n_dropped, why
 
 
 __all__ = ["ModelSpec", "parse", "from_arrays", "select_rows", "describe_subset"]

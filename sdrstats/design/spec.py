@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import patsy
 
-from ..core.persistence import register
+from ..base.persistence import register
 from . import builder
-from .checks import _check_finite, _check_object_columns, _explain_patsy_error, _mentioned_columns
+from .checks import _check_object_columns, _explain_patsy_error, _mentioned_columns, check_finite
 from .rfunctions import R_FORMULA_FUNCTIONS
 from .safe_formula import UnsafeFormulaError, rebuild_design_info
 
@@ -51,6 +51,9 @@ class ModelSpec:
         Labels of the rows of ``data`` that were used.
     n_dropped : int
         Rows dropped for missing values.
+    dropped : str or None
+        Why they were dropped, for messages ("9 of 12 rows were dropped for undefined values
+        (NaN) of ['log(x1)']"); None when no row was.
     formula, design_info, design_columns, x_columns, rhs, source
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
@@ -92,6 +95,7 @@ class ModelSpec:
     notes: tuple[str, ...] = ()
     case_weights: np.ndarray | None = field(default=None, repr=False)
     groups: np.ndarray | None = field(default=None, repr=False)
+    dropped: str | None = field(default=None, repr=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and
@@ -222,7 +226,7 @@ class ModelSpec:
                 raise ValueError(
                     f"newdata must have {self.p} predictor columns; got shape {values.shape}."
                 )
-            _check_finite(values, self.x_names, "newdata")
+            check_finite(values, self.x_names, "newdata")
             return values
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError(
@@ -237,7 +241,7 @@ class ModelSpec:
             except builder.NotBulk:
                 pass
             else:
-                _check_finite(values, self.x_names, "newdata")
+                check_finite(values, self.x_names, "newdata")
                 return values
         try:
             (matrix,) = patsy.build_design_matrices(
@@ -246,7 +250,7 @@ class ModelSpec:
         except patsy.PatsyError as exc:
             raise ValueError(_explain_patsy_error(exc, newdata, "newdata")) from None
         values = np.asarray(matrix, dtype=float)[:, self.design_columns]
-        _check_finite(values, self.x_names, "newdata")
+        check_finite(values, self.x_names, "newdata")
         return values
 
 

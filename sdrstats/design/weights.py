@@ -9,9 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 #: R ``dr`` drops rows whose weight is at most this.
 ZERO_WEIGHT = 1e-30
+#: The largest weight may be at most this many times the smallest kept one (the spread a pass
+#: over chunks can track too): beyond, the rows of small weight fall below the rounding of
+#: sums in double precision (about 1e-16) times the largest, and the fit rests on a few rows
+#: (R computes it anyway, with collinearity or garbage). Inverse-probability and survey
+#: weights span a few orders of magnitude; a row meant to count for nothing takes weight 0.
+MAX_WEIGHT_SPREAD = 1e12
 
 
 def check_weight_shape(weights: Any, n_rows: int) -> np.ndarray:
@@ -44,6 +51,16 @@ def check_case_weights(weights: Any, n_rows: int) -> np.ndarray:
         )
     if not (w > ZERO_WEIGHT).any():
         raise ValueError("The 'weights' option is zero for every row; nothing is left to fit.")
+    kept = w[w > ZERO_WEIGHT]
+    top, least = int(np.argmax(w)), float(kept.min())
+    if w[top] > MAX_WEIGHT_SPREAD * least:
+        raise ValueError(
+            f"The 'weights' option gives row {top} (0-based, among the fitted rows) a weight of "
+            f"{w[top]:.3g}, {w[top] / least:.3g} times the smallest weight {least:.3g}: the "
+            "rows of small weight would count for nothing next to it (weights spanning more "
+            f"than {MAX_WEIGHT_SPREAD:.0e} exceed double precision). Check the largest weights; "
+            "give rows to leave out a weight of 0."
+        )
     return w
 
 
@@ -56,4 +73,39 @@ def rescale(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keep, w.size * kept / kept.sum()
 
 
-__all__ = ["ZERO_WEIGHT", "check_case_weights", "check_weight_shape", "rescale"]
+def chunk_weights(values: np.ndarray, column: str, where: str) -> np.ndarray:
+    """The case weights of one chunk's complete rows as floats, checked as in memory.
+
+    Examples
+    --------
+    >>> chunk_weights(np.array([1, 0.5]), "w", "chunk 1").tolist()
+    [1.0, 0.5]
+    """
+    w = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    text = np.isnan(w) & ~pd.isna(pd.Series(values)).to_numpy()
+    if text.any():
+        raise ValueError(
+            f"The 'weights' column {column!r} of {where} holds {values[np.argmax(text)]!r}; "
+            "weights must be numbers."
+        )
+    problems = [
+        (np.isnan(w), "NaN value(s); give every row a weight (0 drops it)"),
+        (np.isinf(w), "infinite value(s); weights must be finite"),
+        (w < 0, "negative value(s); weights must be >= 0 (R dr: 'Negative weights')"),
+    ]
+    for bad, what in problems:
+        if bad.any():
+            raise ValueError(
+                f"The 'weights' column {column!r} has {int(bad.sum())} {what}, in {where}."
+            )
+    return w
+
+
+__all__ = [
+    "MAX_WEIGHT_SPREAD",
+    "ZERO_WEIGHT",
+    "check_case_weights",
+    "chunk_weights",
+    "check_weight_shape",
+    "rescale",
+]

@@ -2,7 +2,7 @@
 
 Everything refits through the estimator layer (``Results.refit``) with the fit's own options,
 so a new method gets all of it without writing code. Random streams come from one
-``random_state`` (``sdrstats.core.parallel.spawn_seeds``), so results do not depend on ``n_jobs``.
+``random_state`` (``sdrstats.base.parallel.spawn_seeds``), so results do not depend on ``n_jobs``.
 """
 
 from .bootstrap import BootstrapResult, bootstrap

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
 from .poisson import counts_from_keys, replicate_keys
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
@@ -154,6 +155,24 @@ def _chunk_refits(
     return [_refit_one(s, results, changes, scheme, positions) for s in seeds]
 
 
+def check_replicates(results: Any, B: int, desc: str, option: str = "B") -> None:
+    """Refuse ``B`` replicates of ``results`` past ``sdr.set_config``'s memory or time limit,
+    before any seed is drawn.
+
+    A replicate keeps its seed, its basis and values (``p × p``) and its distance; a pass
+    over chunked data adds its ``h × (1 + p + p(p+1)/2)`` weighted slice sums; and it takes
+    at least :data:`~sdrstats.base.budget.STEP_SECONDS`. :func:`parallel_map` then times
+    the first replicates and refuses the loop if the rest would run past the limit.
+    """
+    p = results.p
+    per = SEED_BYTES + 16.0 * p * p + 64.0
+    if not results.spec.X.shape[0]:  # a fit without rows: one pass holding every replicate
+        h = len(results.output.extras.get("slice_sizes", ())) or 10
+        per += 8.0 * h * (1 + p + p * (p + 1) / 2)
+    check_count(desc, option, B, unit="replicates", seconds_each=STEP_SECONDS,
+                bytes_each=per, at=f" at n = {results.n:,}, p = {p}")  # fmt: skip
+
+
 def bootstrap_replicates(
     results: Any,
     B: int,
@@ -191,6 +210,7 @@ def bootstrap_replicates(
     changes = dict(changes or {})
     if scheme not in SCHEMES:
         raise ValueError(f"The 'scheme' option must be one of {list(SCHEMES)}; got {scheme!r}.")
+    check_replicates(results, B, desc)
     kernel = None if engine == "refit" or changes else results.estimator.replicate_kernel(results)
     if scheme == "poisson":
         return _poisson_replicates(
@@ -218,7 +238,9 @@ def bootstrap_replicates(
         # own seed, so the grouping does not change the results.
         size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
         chunks = [seeds[i : i + size] for i in range(0, B, size)]
-    pieces = parallel_map(fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc)
+    pieces = parallel_map(
+        fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+    )
     return _collect(pieces, name)
 
 
@@ -259,7 +281,9 @@ def _poisson_replicates(
             _chunk_refits, results=results, changes=changes, scheme="poisson", positions=positions
         )
         name = "refit on rows repeated by their Poisson counts"
-    pieces = parallel_map(fn, blocks, n_jobs=n_jobs, progress=progress, desc=desc)
+    pieces = parallel_map(
+        fn, blocks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+    )
     return _collect(pieces, name)
 
 
@@ -296,6 +320,7 @@ def procrustes_cosines(reference: np.ndarray, basis: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "SCHEMES",
+    "check_replicates",
     "Replicates",
     "in_memory_poisson_counts",
     "row_positions",

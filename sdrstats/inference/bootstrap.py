@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import call_seed
-from ..core.summary import dir_labels
-from ..core.validation import check_choice, check_int
+from ..base.parallel import call_seed
+from ..base.tables import dir_labels
+from ..base.validation import check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis
 from ._replicates import SCHEMES, bootstrap_replicates
 from .bootstrap_result import QUANTILES, BootstrapResult

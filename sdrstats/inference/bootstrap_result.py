@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.summary import Block, Summary, dir_labels
+from ..base.tables import Block, Summary, dir_labels
 
 #: Quantiles shown by ``BootstrapResult.summary``.
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import accepts_aliases, check_int
+from ..base.validation import accepts_aliases, check_int
 from ..stats.rank_cv import cv_values
 from .dimension_test import DimensionTest
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.persistence import register
-from ..core.summary import Block, Summary, render_text_table
+from ..base.persistence import register
+from ..base.tables import Block, Summary, render_text_table
 
 #: How a summary names each rule for choosing the dimension (the values of ``d_rule``).
 RULE_NAMES = {
@@ -159,8 +159,27 @@ class DimensionTest:
             bits.append(self.note)
         return "\n".join(bits)
 
+    @property
+    def conclusion(self) -> str:
+        """The lines under the table: the chosen dimension and how it was chosen.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().conclusion.splitlines()[0]
+        'Chosen d = 2: smallest m whose test is not rejected at level 0.05.'
+        """
+        return self._footer()
+
+    @property
+    def table_text(self) -> str:
+        """The title and the table as :meth:`__str__` prints them, without the conclusion."""
+        return f"{self.title}:\n{render_text_table(self.display_table())}"
+
     def summary(self) -> Summary:
-        """The table and the chosen dimension as a :class:`~sdrstats.core.summary.Summary`.
+        """The table and the chosen dimension as a :class:`~sdrstats.base.tables.Summary`.
 
         Examples
         --------
@@ -175,7 +194,7 @@ class DimensionTest:
         )
 
     def __str__(self) -> str:
-        return f"{self.title}:\n{render_text_table(self.display_table())}\n{self._footer()}\n"
+        return f"{self.table_text}\n{self._footer()}\n"
 
     def __repr__(self) -> str:
         return str(self)

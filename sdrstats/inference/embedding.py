@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import effective_n_jobs, parallel_map, spawn_seeds
-from ..core.summary import dir_labels
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..base.tables import dir_labels
 from .bootstrap_result import BootstrapResult
 
 
@@ -82,6 +83,10 @@ def embedding_bootstrap(
     X = results.spec.X
     output = results.output
     coef = output.extras.get("coef")
+    # a replicate keeps an embedding of every training row: n x d floats
+    check_count(f"bootstrap {name}", "B", B, unit="replicates", seconds_each=STEP_SECONDS,
+                bytes_each=SEED_BYTES + 8.0 * (len(X) + 2) * d + 64.0,
+                at=f" at n = {len(X):,}")  # fmt: skip
     if coef is not None and d > np.asarray(coef).shape[1]:
         # more components than the fit computed: the full sample's fit at d is the reference
         output = results.refit(X, results.spec.Y, random_state=results.random_state, d=d)
@@ -95,6 +100,7 @@ def embedding_bootstrap(
         n_jobs=n_jobs,
         progress=progress,
         desc=f"bootstrap {name}",
+        count_option=("B", B),
     )
     items = [item for piece in pieces for item in piece]
     distances = np.full(B, np.nan)

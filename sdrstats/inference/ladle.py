@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import call_seed
-from ..core.validation import accepts_aliases, check_choice, check_int
+from ..base.parallel import call_seed
+from ..base.validation import accepts_aliases, check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
 from .dimension_test import DimensionTest

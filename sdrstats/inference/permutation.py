@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import call_seed, effective_n_jobs, parallel_map, spawn_seeds
-from ..core.validation import accepts_aliases, check_float, check_int
+from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
+from ..base.parallel import call_seed, effective_n_jobs, parallel_map, spawn_seeds
+from ..base.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
 
@@ -41,17 +42,29 @@ def require_eigenvalues(results: Any, rule: str, why: str) -> np.ndarray:
 
 
 class _Whitening:
-    """``z = (x - x̄) L^{-T}`` with ``L Lᵀ = Σ̂`` (divisor n), and its inverse."""
+    """``z = L⁺(x - x̄)`` with ``L Lᵀ = Σ̂`` (divisor n), and its inverse.
+
+    ``L`` is the Cholesky factor; when ``Σ̂`` is singular (a constant or repeated predictor,
+    which supervised PCA accepts, or ``p >= n``) it is ``V_r Λ_r^{1/2}`` from the ``r``
+    positive eigenvalues, and ``z`` has ``r`` coordinates: every row's part in the null space
+    is the mean's, so ``to_x`` still gives the rows back.
+    """
 
     def __init__(self, X: np.ndarray) -> None:
         self.mean = X.mean(axis=0)
         cov = np.cov(X, rowvar=False, bias=True).reshape(X.shape[1], X.shape[1])
-        self.chol = np.linalg.cholesky(cov)
-        self.Z = np.linalg.solve(self.chol, (X - self.mean).T).T
+        try:
+            self.chol = np.linalg.cholesky(cov)
+            self.Z = np.linalg.solve(self.chol, (X - self.mean).T).T
+        except np.linalg.LinAlgError:
+            values, vectors = np.linalg.eigh(cov)
+            keep = values > max(values.max(), 0.0) * 1e-10
+            self.chol = vectors[:, keep] * np.sqrt(values[keep])  # p × r, chol cholᵀ = Σ̂
+            self.Z = (X - self.mean) @ (vectors[:, keep] / np.sqrt(values[keep]))
 
     def split(self, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Orthonormal z-scale bases of span(Lᵀ basis) and of its orthogonal complement."""
-        p, m = self.chol.shape[0], basis.shape[1]
+        p, m = self.chol.shape[1], basis.shape[1]
         if m == 0:
             return np.zeros((p, 0)), np.eye(p)
         q, _ = np.linalg.qr(self.chol.T @ basis, mode="complete")
@@ -60,23 +73,55 @@ class _Whitening:
     def to_x(self, Z: np.ndarray) -> np.ndarray:
         return self.mean + Z @ self.chol.T
 
+    def permuted(self, split: Any, rng: np.random.Generator) -> np.ndarray:
+        """Predictors with the part of ``split`` kept and the rows of its complement permuted."""
+        q1, q2 = split
+        Z = self.Z
+        return self.to_x(Z @ q1 @ q1.T + (Z @ q2)[rng.permutation(Z.shape[0])] @ q2.T)
+
+
+class _GroupWhitening:
+    """Each group of a fit with groups (the partial methods' ``group=``) whitened on its own
+    rows, so that inside every group the permuted part is uncorrelated with the kept one, and
+    rows are permuted only within their group."""
+
+    def __init__(self, X: np.ndarray, groups: np.ndarray) -> None:
+        levels = list(dict.fromkeys(np.asarray(groups).tolist()))
+        self.shape = X.shape
+        self.parts = []
+        for g in levels:
+            rows = np.flatnonzero(groups == g)
+            try:
+                self.parts.append((rows, _Whitening(X[rows])))
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    f"The permutation test of a fit with groups whitens each group on its own "
+                    f"rows, and the predictors of group {g!r} ({rows.size} rows) are "
+                    "collinear there; use test_dimension('bootstrap') or 'ladle' instead."
+                ) from None
+
+    def split(self, basis: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [w.split(basis) for _, w in self.parts]
+
+    def permuted(self, split: Any, rng: np.random.Generator) -> np.ndarray:
+        X = np.empty(self.shape)
+        for (rows, w), part in zip(self.parts, split):
+            X[rows] = w.permuted(part, rng)
+        return X
+
 
 def _permuted_statistic(
     task: tuple[int, Any],
     results: Any,
-    whitening: _Whitening,
-    splits: list[tuple[np.ndarray, np.ndarray]],
+    whitening: _Whitening | _GroupWhitening,
+    splits: list[Any],
 ) -> float:
     m, seed = task
     rng = np.random.default_rng(seed)
-    q1, q2 = splits[m]
-    Z = whitening.Z
     # Keep (y, first m reduced predictors); permute the rows of the orthogonal part.
-    Zp = Z @ q1 @ q1.T + (Z @ q2)[rng.permutation(Z.shape[0])] @ q2.T
+    Xp = whitening.permuted(splits[m], rng)
     try:
-        out = results.refit(
-            whitening.to_x(Zp), results.spec.Y, random_state=int(rng.integers(2**31 - 1))
-        )
+        out = results.refit(Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)))
     except (ValueError, np.linalg.LinAlgError):
         return np.nan
     values = np.sort(eigen_importance(results, out.eigenvalues))[::-1]
@@ -137,7 +182,10 @@ def permutation_test(
     are mapped back to the original scale and the method is refitted with its own options.
     The statistic is ``Σ_{j>m} |λ_j|``; the p-value is ``(1 + #{T* >= T}) / (1 + N)``.
     For normal (more generally, elliptical with independent components after whitening)
-    predictors this is exact under the hypothesis; otherwise it is approximate.
+    predictors this is exact under the hypothesis; otherwise it is approximate. A fit with
+    groups (the partial methods' ``group=``) is whitened and split group by group, and rows
+    are permuted only within their group: the hypothesis is conditional on the group, as the
+    partial methods' are.
 
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR, 99
     permutations, 1000 replications): under a single-index model "1D vs >= 2D" was rejected
@@ -168,9 +216,16 @@ def permutation_test(
         own = results.options.get("d_max")
         d_max = min(int(own) if own is not None else 4, available)
     numdir = check_int(d_max, "d_max", "the permutation test", low=1, high=available)
+    # every hypothesis permutes n_permutations times: a seed and a statistic each
+    check_count(f"permutation test {name}", "n_permutations", n_permutations,
+                unit=f"permutations for each of {numdir} hypotheses",
+                seconds_each=numdir * STEP_SECONDS, bytes_each=numdir * (SEED_BYTES + 16.0),
+                at=f" at n = {results.n:,}")  # fmt: skip
     observed = np.sort(eig)[::-1]
     stats = np.array([observed[m:].sum() for m in range(numdir)])
-    whitening = _Whitening(results.spec.X)
+    groups = getattr(results.spec, "groups", None)
+    X = results.spec.X
+    whitening = _Whitening(X) if groups is None else _GroupWhitening(X, groups)
     basis = np.asarray(results.output.basis, dtype=float)
     splits = [whitening.split(basis[:, :m]) for m in range(numdir)]
     tasks = [
@@ -182,7 +237,14 @@ def permutation_test(
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     fn = partial(_chunk, results=results, whitening=whitening, splits=splits)
     values = np.concatenate(
-        parallel_map(fn, chunks, n_jobs=n_jobs, progress=progress, desc=f"permutation test {name}")
+        parallel_map(
+            fn,
+            chunks,
+            n_jobs=n_jobs,
+            progress=progress,
+            desc=f"permutation test {name}",
+            count_option=("n_permutations", n_permutations),
+        )
     )
     values = values.reshape(numdir, n_permutations)
     valid = np.sum(~np.isnan(values), axis=1)

@@ -11,7 +11,7 @@ How a count is drawn
 --------------------
 Replicate ``b`` uses the Philox 4×64 generator whose 128-bit key is the first two 64-bit
 words of the state of child ``b`` of ``random_state``'s :class:`~numpy.random.SeedSequence`
-(the child :func:`sdrstats.core.parallel.spawn_seeds` gives replicate ``b``). Row ``i`` (its
+(the child :func:`sdrstats.base.parallel.spawn_seeds` gives replicate ``b``). Row ``i`` (its
 0-based position) takes the ``i``-th 64-bit output of that generator: each counter value gives
 four outputs, so :meth:`~numpy.random.Philox.advance` by ``i // 4`` and skipping ``i % 4``
 outputs reaches it. The output ``r``, read as the uniform ``u = r / 2⁶⁴``, becomes a count by
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.parallel import as_seed_sequence
+from ..base.parallel import as_seed_sequence
 
 
 def _thresholds() -> np.ndarray:

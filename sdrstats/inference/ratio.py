@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.validation import accepts_aliases, check_int
+from ..base.validation import accepts_aliases, check_int
 from .dimension_test import DimensionTest
 from .ladle import default_d_max
 

@@ -7,11 +7,11 @@ re-exported here.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from ..core.results import Results
 from ..density import Features, conditional_density_for
 from ..density.mixture import (
     BANDWIDTH_FACTORS,
@@ -22,7 +22,10 @@ from ..density.mixture import (
     fit_eps_kde,
     fit_lscde,
 )
-from ..design.formula import describe_subset, parse
+from ..design.calls import format_call
+from ..design.formula import parse
+from ..fitting.formula_functions import checks_option_names
+from ..results.fitted import Results
 from .density_fit import LABELS, DensityFit
 
 
@@ -36,12 +39,13 @@ def _front(
     defaults: dict[str, Any],
     subset: Any = None,
 ) -> DensityFit:
-    shown = [f"{k}={v!r}" for k, v in options.items() if not _same(v, defaults.get(k))]
-    if subset is not None:
-        shown.append(f"subset={describe_subset(subset)}")
-    if random_state is not None:
-        shown.append(f"random_state={random_state!r}")
-    tail = ", " + ", ".join(shown) if shown else ""
+    call = functools.partial(
+        format_call,
+        options=options,
+        defaults=defaults,
+        subset=subset,
+        extra=[f"random_state={random_state!r}"] if random_state is not None else [],
+    )
     if isinstance(formula_or_fit, Results):
         if subset is not None:
             raise ValueError(
@@ -55,7 +59,7 @@ def _front(
         return DensityFit(
             density,
             method=estimator,
-            call=f"{estimator}(<{fit.method} fit>{tail})",
+            call=call(estimator, f"<{fit.method} fit>"),
             n=fit.n,
             predictors=[f"Dir{j + 1}" for j in range(d)],
             reduction=fit.method,
@@ -86,20 +90,14 @@ def _front(
     return DensityFit(
         density,
         method=estimator,
-        call=f"{estimator}({formula_or_fit!r}, data{tail})",
+        call=call(estimator, repr(formula_or_fit), "data"),
         n=spec.n,
         predictors=list(spec.x_names),
         options=options,
     )
 
 
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
-    except (TypeError, ValueError):  # pragma: no cover - exotic option values
-        return False
-
-
+@checks_option_names
 def lscde(
     formula_or_fit: Any,
     data: Any = None,
@@ -210,6 +208,7 @@ def lscde(
     return _front("lscde", formula_or_fit, data, missing, random_state, opts, defaults, subset)
 
 
+@checks_option_names
 def eps_kde(
     formula_or_fit: Any,
     data: Any = None,

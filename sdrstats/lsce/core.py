@@ -1,7 +1,7 @@
 """The fitting path shared by LSCE and LSMI: standardise, restarts on the Grassmann
 manifold with (σ, λ) re-selected by cross-validation, choice of ``d`` by cross-validation.
 
-:class:`CriterionEstimator` is the common :class:`~sdrstats.core.estimator.Estimator`; LSCE and LSMI
+:class:`CriterionEstimator` is the common :class:`~sdrstats.fitting.estimator.Estimator`; LSCE and LSMI
 differ only in the criterion name and the default grids.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import warn_if_slow
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.parallel import parallel_map, spawn_seeds
-from ..core.validation import Interval, Options, check_positive_grid
-from ..core.warnings import ConvergenceWarning, TuningWarning
+from ..base.budget import check_count, check_loops, warn_if_slow
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_seeds
+from ..base.validation import Interval, Options, TooFewRowsError, check_positive_grid
+from ..base.warnings import ConvergenceWarning, TuningWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
     BasisProblem,
@@ -154,7 +154,10 @@ SHARED_DOC = """d : int, optional
     d_max : int, optional
         Largest ``d`` tried when ``d=None``; default ``min(p - 1, 5)``.
     n_basis : int, default 100
-        Gaussian centres: ``min(n_basis, n)`` random rows; they move with ``W``.
+        Gaussian centres: ``min(n_basis, n)`` random rows; they move with ``W``. The fit holds
+        about ``16 n b`` floats for ``b = min(n_basis, n)`` (``n_basis = n`` at n = 200,000:
+        about 4.7 TiB) and is refused past ``sdr.set_config(max_memory=...)`` before it
+        starts.
     lambda_grid : array-like, optional
         Ridge penalties, default ``logspace(-3, 1, 9)``.
     n_folds : int, default 5
@@ -166,7 +169,9 @@ SHARED_DOC = """d : int, optional
         the leading ``d`` directions of SIR, SAVE and pHd on the whitened data, the rest
         random orthonormal ``W``. (Tangkaratt et al. used 20 random starts; with warm starts
         5 reach their accuracy in a quarter of the time,
-        ``benchmarks/papers/lsce_artificial.md``.)
+        ``benchmarks/papers/lsce_artificial.md``.) Restarts and ``max_iter`` are bounded by
+        the time limit (``sdr.set_config(max_time=...)``, a day by default): a fit predicted
+        to take longer is refused before it starts, with the estimate.
     warm_starts : bool, default True
         Start from the SIR, SAVE and pHd directions (deterministic and cheap); ``False``
         gives purely random starts, as Tangkaratt et al.
@@ -295,10 +300,33 @@ class CriterionEstimator(Estimator):
             )
         k = self.options["n_folds"]
         if n < 2 * k:
-            raise ValueError(
+            raise TooFewRowsError(
                 f"{name} needs at least 2 * n_folds = {2 * k} observations for {k}-fold "
                 f"cross-validation; got n = {n}. Lower 'n_folds' or add observations."
             )
+        self._check_budget(n, p)
+
+    def _check_budget(self, n: int, p: int) -> None:
+        """Refuse ``n_basis``, ``n_restarts`` or ``max_iter`` past ``sdr.set_config``'s memory
+        or time limit, before anything is allocated (see ``n_basis`` and ``n_restarts``)."""
+        o, name = self.options, self.method
+        b = min(o["n_basis"], n)
+        # the n x b basis, its gradient and CV blocks: about 16 n x b float arrays at once,
+        # plus b x b systems (tracemalloc, n = 1,000 and 2,000, b = 100 and 400)
+        check_count(name, "n_basis", b, unit="basis functions", seconds_each=None,
+                    bytes_each=16 * 8.0 * (n + b), at=f" at n = {n:,}",
+                    remedy="lower n_basis (or fit on a random subsample of the rows)")  # fmt: skip
+        tasks = len(self.candidate_dims(p)) * o["n_restarts"]
+        workers = max(1, min(effective_n_jobs(o["n_jobs"]), tasks))
+        # a restart: about 0.22 ms a row at b = 100 and max_iter = 100 on a 2-core machine,
+        # growing as b^1.5 (b = 400: 8x) and with the gradient steps
+        restart = 2.2e-4 * n * (b / 100) ** 1.5 * (o["max_iter"] / 100)
+        dims = self.candidate_dims(p)
+        check_count(name, "n_restarts", o["n_restarts"], unit="restarts", seconds_each=None,
+                    bytes_each=2048.0 * len(dims), at=f" for each d in {dims}")  # fmt: skip
+        check_loops(name, {"n_restarts": o["n_restarts"], "max_iter": o["max_iter"]},
+                    len(dims) * restart / o["max_iter"] / workers, unit="gradient steps",
+                    at=f" for each d in {dims} at n = {n:,}")  # fmt: skip
 
     def _prepare(self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None):
         if weights is not None:
@@ -360,6 +388,7 @@ class CriterionEstimator(Estimator):
             n_jobs=o["n_jobs"],
             progress=o["progress"],
             desc=f"{self.method} restarts",
+            count_option=("n_restarts", o["n_restarts"]),
         )
         # The seed keeps the restart with the smallest SCE^ (select_by="criterion"); values
         # at different (σ, λ) are not on one scale, so "cv" compares held-out scores instead.

@@ -13,9 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.results_io import SaveLoadMixin
-from ..core.summary import Block, Summary
+from ..base.tables import Block, Summary
 from ..density import ConditionalDensity
+from ..results.io import SaveLoadMixin
 
 LABELS = {"lscde": "LSCDE", "eps_kde": "eps-KDE"}
 #: The two tuning values the repr shows, for the models tuned over a two-way grid.

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.formula_functions import fit_formula, formula_doc
+from ..fitting.formula_functions import fit_formula, formula_doc
 from .core import SHARED_DOC, CriterionEstimator
 from .results import DensityReductionResults, cv_dimension_test
 

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.results import DimensionTest, Results
-from ..core.summary import Block
+from ..base.tables import Block
 from ..density import ConditionalDensity, Features, MixtureWeightsLSCDE
+from ..results.fitted import DimensionTest, Results
 
 
 class DensityReductionResults(Results):

@@ -9,20 +9,23 @@ from typing import Any, ClassVar
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.results import DimensionTest, Results
-from ..core.validation import Interval, Options
-from ..core.warnings import ConvergenceWarning
+from ..base.budget import STEP_SECONDS, check_count
+from ..base.validation import Interval, Options, TooFewRowsError
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
+from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
-from .algorithms import backward_path, kernel_sir
+from .algorithms import backward_path, dimension_sequence, kernel_sir
 from .cv import choose_dimension, cv_values
 from .prepare import (
     CENTRAL_SUBSPACE,
+    KERNEL_Y_POINTS,
     MEAN_SUBSPACE,
     VARIANTS,
     Y_TRANSFORMS,
     default_screen,
+    default_y_points,
     make_targets,
     screening_utility,
     whiten,
@@ -131,6 +134,12 @@ class MAVE(Estimator):
     ``O(100 · n · p (p + r))`` for ``r`` target columns, on one BLAS thread (parallelism
     belongs to resampling's ``n_jobs``).
 
+    Before anything is allocated the fit checks its budget (``sdr.set_config``): the
+    response transform holds about ``6 n (L + p)`` floats for ``L = y_points`` quantiles
+    (R's default ``L`` grows as ``n^0.6``: about 14 GiB at ``n = 200,000``), and ``max_iter``
+    iterations at each dimension of the path are timed by the cost above; past the memory
+    or time limit the fit is refused with the estimate, naming ``y_points`` or ``max_iter``.
+
     Checked against R ``MAVE`` 1.3.11 on R's own examples and on simulated data
     (``tests/reference/make_r_mave.R``, ``tests/test_r_mave.py``): the directions of every
     dimension agree to rounding (projection distance at most 7e-8, mostly below 1e-12; the
@@ -218,7 +227,9 @@ class MAVE(Estimator):
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n, p = X.shape
         if n < 10:
-            raise ValueError(f"mave needs at least 10 observations for its local fits; got {n}.")
+            raise TooFewRowsError(
+                f"mave needs at least 10 observations for its local fits; got {n}."
+            )
         d = self.options["d"]
         if d is not None and d > p:
             raise ValueError(f"The 'd' option of mave must be at most p = {p}; got {d}.")
@@ -228,6 +239,44 @@ class MAVE(Estimator):
                 f"The 'd' option of mave ({d}) exceeds the {screen} predictors kept by "
                 "screening; raise 'screen' or lower 'd'."
             )
+        self._check_budget(n, min(p, screen), categorical)
+
+    def _check_budget(self, n: int, pk: int, categorical: bool) -> None:
+        """Refuse, before anything is allocated, a fit whose response transform or
+        iterations are past ``sdr.set_config``'s limits (see Notes of the class)."""
+        o, variant = self.options, self.variant_name
+        if variant in CENTRAL_SUBSPACE and not categorical:
+            kernel = o["y_transform"] == "kernel"
+            L = o["y_points"] or (KERNEL_Y_POINTS if kernel else default_y_points(n))
+            # the n x L indicators (or kernels), their centred copy and principal components:
+            # about 6 n x (L + p) float arrays at once (tracemalloc, n = 8,000 and 16,000)
+            check_count(
+                "mave",
+                "y_points",
+                L,
+                unit="response quantiles",
+                seconds_each=None,
+                bytes_each=6 * 8.0 * n,
+                fixed_bytes=6 * 8.0 * n * (pk + 10),
+                at=f" at n = {n:,}",
+                remedy="lower y_points (or fit on a random subsample of the rows)",
+            )
+        else:
+            L = 1
+        if variant == "ksir":
+            return
+        steps = len(dimension_sequence(pk, max(min(o["d_max"], pk), o["d"] or 1)))
+        # one iteration: local fits at about 100 centres over n rows, O(100 n p (p + r)) for
+        # r target columns (about 0.15 s at n = 16,000, p = 4 on a 2-core machine)
+        per_iteration = max(2e-10 * 100 * n * pk * (pk + min(L, 100)), STEP_SECONDS)
+        check_count(
+            "mave",
+            "max_iter",
+            o["max_iter"] or (50 if o["tol"] is not None else 5),
+            unit="iterations",
+            seconds_each=steps * per_iteration,
+            at=f" at each of the {steps} dimensions of the path, n = {n:,}",
+        )
 
     # -- fitting -------------------------------------------------------------------------
     def _screen(self, X, Y, categorical, w) -> np.ndarray:

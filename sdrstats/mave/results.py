@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.results import Results
-from ..core.summary import Block, dir_labels
+from ..base.tables import Block, dir_labels
+from ..results.fitted import Results
 
 VARIANT_NAMES = {
     "csmave": "csMAVE (MAVE for the central subspace; Xia 2007)",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..core.persistence import register
-from ..core.warnings import CollinearityWarning
+from ..base.persistence import register
+from ..base.warnings import CollinearityWarning
 from ..stats.grouped import (
     BLOCK_ROWS,
     RAW_SUM_RATIO,

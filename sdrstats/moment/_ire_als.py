@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning
 from ..stats.chi2 import chi2_sf
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..design.weights import ZERO_WEIGHT, check_case_weights, rescale
-from ._core import SliceMoments, Standardized, standardize
+from ._core import SliceMoments, Standardized, constant_column_error, standardize
 
 
 def case_weighted_prepare(
@@ -25,6 +25,9 @@ def case_weighted_prepare(
 ) -> tuple[Standardized, SliceMoments | None]:
     """R's standardisation and slice moments under case weights ``w`` (already rescaled);
     ``names`` label the predictors in errors."""
+    error = constant_column_error(X, names)  # √w x of a constant x varies: refuse it as unweighted
+    if error is not None:
+        raise error
     sw = np.sqrt(w)
     std = standardize(X * sw[:, None], names=names)  # plain centring of √w x, divisor n: R's Z
     std.case_weights = w

@@ -24,24 +24,52 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.summary import Block
+from ..base.tables import Block
+from ..base.validation import constant_response_error, is_constant, too_few_rows_error
+from ..fitting.estimator import EstimatorOutput
 from ..scale.results import ChunkedMixin
 from ..stats.slicing import check_cut_points
 from .results import MomentResults
 from .statistics import MomentStatistics, SliceRule, output_from_kernel
 
 
-def check_rows(estimator: Any, n: float, p: int) -> None:
-    """The in-memory fit's checks of ``n`` and ``d``, on accumulated totals."""
+def check_rows(estimator: Any, n: float, p: int, acc: Any = None, source: Any = None) -> None:
+    """The in-memory fit's checks on accumulated totals, with its messages: more rows than
+    predictors, ``d`` at most ``p``, and (given the accumulator ``acc`` and its ``source``) a
+    response that varies and, for case-weighted sums, predictors that vary (the whitening of
+    ``√w x`` would not see a constant ``x``)."""
     if n <= p:
-        raise ValueError(
-            f"{estimator.method} needs more observations than predictors; got n = {int(n)} and "
-            f"p = {p}."
-        )
+        raise too_few_rows_error(estimator.method, n, p)
     d = estimator.options["d"]
     if d is not None and d > p:
         raise ValueError(f"The 'd' option of {estimator.method} must be at most p = {p}; got {d}.")
+    if acc is None or source is None:
+        return
+    found = getattr(source, "response_summary", None)
+    if found is not None and estimator.options.get("cut_points") is None:
+        estimator.check_nslices(n, p, found.more_values_than(estimator.nslices_for(p)))
+    spread = response_spread(acc)
+    if spread is not None and not source.categorical and is_constant(*spread):
+        raise constant_response_error(estimator.method, list(source.y_names))
+    plain = getattr(acc, "plain_moments", None)
+    if plain is not None:
+        mean, var = plain()
+        for j, name in enumerate(source.x_names):
+            if is_constant(var[j], mean[j]):
+                raise ValueError(f"Predictor {name!r} is constant; remove it from the formula.")
+
+
+def response_spread(acc: Any) -> tuple[float, float] | None:
+    """(variance, mean) of a one-column numeric response from an accumulator that kept its
+    moments, else None."""
+    weighted = getattr(acc, "response_plain_moments", None)
+    if weighted is not None:
+        return weighted()
+    stats = getattr(acc, "stats", None)
+    if stats is None or not getattr(stats, "response", False):
+        return None
+    mean, var, _ = stats.response_moments()
+    return var, mean
 
 
 def _cut_points(estimator: Any, source: Any) -> np.ndarray:
@@ -73,7 +101,7 @@ def fit_sliced(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, 
     numeric = not source.categorical
     rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
     acc = source.reduce(MomentStatistics(estimator, source.p, rule, response=numeric))
-    check_rows(estimator, acc.n, source.p)
+    check_rows(estimator, acc.n, source.p, acc, source)
     if len(acc.stats.keys) < 2:
         raise ValueError(
             f"The response has a single value, so {estimator.method} finds only one slice; "
@@ -147,7 +175,7 @@ def _single_pass(estimator: Any, source: Any) -> tuple[MomentStatistics, Any]:
     acc = source.reduce(
         MomentStatistics(estimator, source.p, SliceRule(single=True), response=True)
     )
-    check_rows(estimator, acc.n, source.p)
+    check_rows(estimator, acc.n, source.p, acc, source)
     std, _ = acc.prepared(source.x_names)
     return acc, std
 
@@ -155,8 +183,6 @@ def _single_pass(estimator: Any, source: Any) -> tuple[MomentStatistics, Any]:
 def fit_cume(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
     """CUME: the moments, then ``Σ_k c_k C_k C_kᵀ`` over the rows sorted by the response."""
     acc, std = _single_pass(estimator, source)
-    if acc.stats.response_moments()[1] <= 0:
-        raise ValueError("The response has a single value; cume needs a response that varies.")
     if source.can_sort:
         cross = source.sorted_scan(partition_total, partition_cume, std.mean)
     else:

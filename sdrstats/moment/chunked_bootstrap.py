@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import parallel_map
+from ..base.parallel import parallel_map
 from ..inference.poisson import counts_from_keys
 from ..stats.slicing import cut_labels
 from ._replicates import WeightedReplicates

@@ -51,9 +51,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.budget import check_memory, size_text
-from ..core.estimator import EstimatorOutput
+from ..base.budget import check_memory, size_text
 from ..design.weights import ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.exact_slicing import MAX_DISTINCT, ResponseSummary
 from ..stats.linalg import sym_eigh_desc
 from ._core import standardize_moments
@@ -329,6 +329,7 @@ def check_ire(estimator: Any, p: int) -> None:
     d = estimator.options["d"]
     if d is not None and d > p - 1:
         raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+    estimator.check_budget(None, p)
 
 
 class WeightedRows:
@@ -359,9 +360,9 @@ def fit_ire_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict
     check_ire(estimator, p)
     numeric = not source.categorical
     rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
-    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric))
+    acc = source.reduce(CaseWeightedStatistics(p, rule, response=numeric, column=source.weights))
     c = acc.rescale  # raises when every weight is zero
-    check_rows(estimator, acc.n, p)
+    check_rows(estimator, acc.n, p, acc, source)
     if len(acc.slices.keys) < 2:
         raise ValueError(
             "The response has a single value, so ire finds only one slice; it needs a "
@@ -400,7 +401,7 @@ def fit_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
     numeric = not source.categorical
     rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
     acc = source.reduce(MomentStatistics(estimator, p, rule, response=numeric))
-    check_rows(estimator, acc.n, p)
+    check_rows(estimator, acc.n, p, acc, source)
     if len(acc.stats.keys) < 2:
         raise ValueError(
             "The response has a single value, so ire finds only one slice; it needs a "
@@ -492,7 +493,7 @@ def fit_partial_ire(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[
     }
     acc = source.reduce(PartialMoments(estimator, p, pooled_rule, rules), column=column)
     n, mean, cov = acc.pooled.stats.moments()
-    check_rows(estimator, n, p)
+    check_rows(estimator, n, p, acc.pooled, source)
     std = standardize_moments(n, mean, cov, source.x_names)  # constant/collinear: named
     Rp = _householder_r(acc.first - mean, n * cov)
     inv_p = np.linalg.inv(Rp)

@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.warnings import SDRWarning
+from ..base.warnings import SDRWarning
 from ..design.weights import ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import BLOCK_ROWS
 from ._core import Standardized
 from .chunked import MAX_PAIR_P, _info, _single_pass, check_rows
@@ -223,9 +223,13 @@ def fit_phd(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any
     weighted = getattr(source, "weights", None) is not None
     residuals = bool(estimator.options["residuals"])
     if weighted:
-        acc = source.reduce(CaseWeightedStatistics(source.p, SliceRule(single=True), response=True))
+        acc = source.reduce(
+            CaseWeightedStatistics(
+                source.p, SliceRule(single=True), response=True, column=source.weights
+            )
+        )
         c = acc.rescale
-        check_rows(estimator, acc.n, source.p)
+        check_rows(estimator, acc.n, source.p, acc, source)
         std = acc.standardized(source.x_names)
         ols = acc.ols_parts()
         coef = np.linalg.solve(std.chol, c * ols["g0"] / std.scale) if residuals else None

@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..design.weights import ZERO_WEIGHT
+from ..design.weights import MAX_WEIGHT_SPREAD, ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import SliceStats
 from ..stats.slicing import Slices
 from ._core import SliceMoments, Standardized, standardize_moments
@@ -89,9 +89,16 @@ class CaseWeightedStatistics:
     """
 
     def __init__(
-        self, p: int, rule: SliceRule, *, second: bool = False, response: bool = False
+        self,
+        p: int,
+        rule: SliceRule,
+        *,
+        second: bool = False,
+        response: bool = False,
+        column: str | None = None,
     ) -> None:
         self.p, self.rule, self.second, self.response = p, rule, second, response
+        self.column = column
         self.n_complete = 0
         self.w_sum = 0.0
         self.w_min, self.w_max = np.inf, -np.inf
@@ -101,7 +108,9 @@ class CaseWeightedStatistics:
         self.within = SliceStats(p + 1, second=True) if second else None  # (w⁰ x, √w⁰)
 
     def empty(self) -> CaseWeightedStatistics:
-        return CaseWeightedStatistics(self.p, self.rule, second=self.second, response=self.response)
+        return CaseWeightedStatistics(
+            self.p, self.rule, second=self.second, response=self.response, column=self.column
+        )
 
     def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> CaseWeightedStatistics:
         self.n_complete += int(w.size)
@@ -112,6 +121,7 @@ class CaseWeightedStatistics:
             return self
         self.w_sum += float(w.sum())
         self.w_min, self.w_max = min(self.w_min, float(w.min())), max(self.w_max, float(w.max()))
+        self.check_spread()  # before the products, which would overflow
         sw = np.sqrt(w)
         A = X * sw[:, None]
         columns = [X, A, sw[:, None], w[:, None]]
@@ -131,12 +141,26 @@ class CaseWeightedStatistics:
         self.n_complete += other.n_complete
         self.w_sum += other.w_sum
         self.w_min, self.w_max = min(self.w_min, other.w_min), max(self.w_max, other.w_max)
+        self.check_spread()
         self.overall.merge(other.overall)
         if self.slices is not None:
             self.slices.merge(other.slices)
         if self.within is not None:
             self.within.merge(other.within)
         return self
+
+    def check_spread(self) -> None:
+        """Refuse weights spanning more than :data:`~sdrstats.design.weights.MAX_WEIGHT_SPREAD`
+        (as in memory: the rows of small weight would count for nothing)."""
+        if self.w_max > MAX_WEIGHT_SPREAD * self.w_min:
+            name = f" column {self.column!r}" if self.column else " option"
+            raise ValueError(
+                f"The 'weights'{name} spans {self.w_min:.3g} to {self.w_max:.3g} "
+                f"({self.w_max / self.w_min:.3g} times): the rows of small weight would count "
+                f"for nothing next to the largest (weights spanning more than "
+                f"{MAX_WEIGHT_SPREAD:.0e} exceed double precision). Check the largest weights; "
+                "give rows to leave out a weight of 0."
+            )
 
     # -- totals --------------------------------------------------------------------------
     @property
@@ -172,6 +196,21 @@ class CaseWeightedStatistics:
         _, mean, cov = self.overall.moments()
         a = self._block("A")
         return standardize_moments(self.n, np.sqrt(c) * mean[a], c * cov[a, a], names)
+
+    def plain_moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance of each predictor over the rows kept, unweighted (a constant
+        predictor is refused as in memory, before the whitening of ``√w x`` hides it)."""
+        _, mean, cov = self.overall.moments()
+        x = self._block("x")
+        return mean[x], np.diag(cov)[x]
+
+    def response_plain_moments(self) -> tuple[float, float] | None:
+        """Variance and mean of the numeric response over the rows kept (None without it)."""
+        if not self.response:
+            return None
+        _, mean, cov = self.overall.moments()
+        y = self._block("y").start
+        return float(cov[y, y]), float(mean[y])
 
     def center(self) -> np.ndarray:
         """The plain mean of ``x`` (R's ``dr.direction`` centres by it)."""
@@ -357,11 +396,11 @@ def fit_sliced_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, d
     numeric = not source.categorical
     rule = SliceRule(cuts=_cut_points(estimator, source) if numeric else None, classes=not numeric)
     template = CaseWeightedStatistics(
-        source.p, rule, second=estimator.second_moments, response=numeric
+        source.p, rule, second=estimator.second_moments, response=numeric, column=source.weights
     )
     acc = source.reduce(template)
     c = acc.rescale  # raises when every weight is zero
-    check_rows(estimator, acc.n, source.p)
+    check_rows(estimator, acc.n, source.p, acc, source)
     if len(acc.slices.keys) < 2:
         raise ValueError(
             f"The response has a single value, so {estimator.method} finds only one slice; "
@@ -442,12 +481,13 @@ def weighted_partition_cume(
 def fit_cume_weighted(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
     """CUME with R's case weights: the weighted moments, then ``Σ_k W_k C_k C_kᵀ`` over the
     rows sorted by the response (Dask) or one pass per range of it (chunks), as unweighted."""
-    acc = source.reduce(CaseWeightedStatistics(source.p, SliceRule(single=True), response=True))
+    acc = source.reduce(
+        CaseWeightedStatistics(
+            source.p, SliceRule(single=True), response=True, column=source.weights
+        )
+    )
     c = acc.rescale
-    check_rows(estimator, acc.n, source.p)
-    y = acc._block("y")
-    if not acc.overall.cov[y, y][0, 0] > 0:
-        raise ValueError("The response has a single value; cume needs a response that varies.")
+    check_rows(estimator, acc.n, source.p, acc, source)
     std = acc.standardized(source.x_names)
     if source.can_sort:
         args = (std.mean, c)

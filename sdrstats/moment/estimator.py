@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.results import Results
-from ..core.validation import Interval, Options, check_int
+from ..base.validation import Interval, Options, check_int, too_few_rows_error
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..results.fitted import Results
 from ..stats.slicing import default_nslices, make_slices
 from ._core import SliceMoments, Standardized
 from ._replicates import WeightedReplicates
@@ -37,7 +37,8 @@ class MomentEstimator(Estimator):
         ``fit.d_choice`` keeps its table and ``fit.test_dimension()`` prints it again. Default
         ``"asymptotic"`` for SIR, SAVE, pHd and IRE: the method's large-sample test at level
         0.05, as R ``dr``'s summary (SAVE and pHd read their normal-theory p-values);
-        ``"permutation"`` for DR and CUME, which have no large-sample test (Cook & Yin's
+        ``"permutation"`` for directional regression and CUME, which have no large-sample
+        test (Cook & Yin's
         test at level 0.05 with 199 permutations). Rules are described in
         ``docs/vocabulary.md``.
     random_state : int, SeedSequence or Generator, optional
@@ -95,23 +96,25 @@ class MomentEstimator(Estimator):
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         n, p = X.shape
         if n <= p:
-            raise ValueError(
-                f"{self.method} needs more observations than predictors; got n = {n} and "
-                f"p = {p}. Remove predictors, or use a method for p >= n (lasso_sir, spca)."
-            )
+            raise too_few_rows_error(self.method, n, p)
         d = self.options["d"]
         if d is not None and d > p:
             raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
         if self.uses_slices and not categorical and self.options["cut_points"] is None:
             h = self.nslices_for(p)
-            # R's rule: a response with at most h distinct values is sliced by value, so only
-            # a response with more distinct values than slices needs two cases a slice
-            if h > n / 2 and (Y.reshape(n, -1).shape[1] > 1 or np.unique(Y).size > h):
-                raise ValueError(
-                    f"The 'nslices' option of {self.method} must be at most n/2 = {n // 2} for a "
-                    f"response with more than {h} distinct values, so that slices hold at "
-                    f"least two cases; got {h}. Lower nslices."
-                )
+            self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or np.unique(Y).size > h)
+
+    def check_nslices(self, n: float, p: int, more_values: bool) -> None:
+        """R's rule: a response with at most ``h`` distinct values is sliced by value, so only
+        a response with more distinct values than slices (``more_values``) needs two cases a
+        slice (in memory, and on chunks from the response pass)."""
+        h = self.nslices_for(p)
+        if h > n / 2 and more_values:
+            raise ValueError(
+                f"The 'nslices' option of {self.method} must be at most n/2 = {int(n) // 2} for "
+                f"a response with more than {h} distinct values, so that slices hold at least "
+                f"two cases; got {h}. Lower nslices."
+            )
 
     def _slices(self, Y: np.ndarray, p: int):
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"

@@ -2,7 +2,7 @@
 
 Each takes its estimator class's options (the signature is checked against the class when
 the module is imported) and documents them with the class's text
-(:func:`sdrstats.core.formula_functions.formula_doc`): the options, their defaults and their
+(:func:`sdrstats.fitting.formula_functions.formula_doc`): the options, their defaults and their
 text live once, on the classes in :mod:`sdrstats.moment.methods`.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.formula_functions import fit_formula, formula_doc
-from .methods import CUME, DR, PHD, SAVE, SIR
+from ..fitting.formula_functions import fit_formula, formula_doc
+from .methods import CUME, PHD, SAVE, SIR, DirectionalRegression
 from .results import MomentResults
 
 
@@ -26,6 +26,8 @@ def sir(
     d: int | None = None,
     d_rule: str = "asymptotic",
     cut_points: Any = None,
+    group: str | None = None,
+    pool: bool = False,
     random_state: Any = None,
     numdir: int | None = None,
     weights: Any = None,
@@ -35,7 +37,8 @@ def sir(
     """Sliced inverse regression from a formula; see :class:`SIR`.
 
     Several responses are written ``"y1 + y2 ~ ..."``; a categorical response is sliced by
-    its levels.
+    its levels. ``group="G"`` fits partial SIR, one subspace shared by the levels of ``G``
+    (R ``dr``'s ``group = ~G``; see :mod:`sdrstats.moment.partial`).
 
     Parameters
     ----------
@@ -58,6 +61,10 @@ def sir(
     >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()[:2]
     [0.939, 0.179]
+    >>> formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
+    >>> by_sex = sdr.sir(formula, ais, group="sex", nslices=4)  # partial SIR
+    >>> by_sex.test_dimension().d
+    2
     """
     return fit_formula(SIR, locals(), "sir")
 
@@ -73,6 +80,8 @@ def save(
     d: int | None = None,
     d_rule: str = "asymptotic",
     cut_points: Any = None,
+    group: str | None = None,
+    pool: bool = False,
     random_state: Any = None,
     numdir: int | None = None,
     weights: Any = None,
@@ -80,6 +89,9 @@ def save(
     subset: Any = None,
 ) -> MomentResults:
     """Sliced average variance estimation from a formula; see :class:`SAVE`.
+
+    ``group="G"`` fits partial SAVE, one subspace shared by the levels of ``G`` (R ``dr``'s
+    ``group = ~G``; see :mod:`sdrstats.moment.partial`).
 
     Parameters
     ----------
@@ -148,8 +160,8 @@ def phd(
     return fit_formula(PHD, locals(), "phd")
 
 
-@formula_doc(DR)
-def dr(
+@formula_doc(DirectionalRegression)
+def directional_regression(
     formula: str,
     data: Any,
     *,
@@ -165,7 +177,9 @@ def dr(
     missing: str = "drop",
     subset: Any = None,
 ) -> MomentResults:
-    """Directional regression from a formula; see :class:`DR`.
+    """Directional regression (Li & Wang 2007) from a formula; see :class:`DirectionalRegression`.
+
+    Not R's ``dr()``, which is :func:`sdrstats.dr` (SIR, SAVE, pHd and IRE by ``method=``).
 
     Parameters
     ----------
@@ -185,11 +199,12 @@ def dr(
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.dr("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
+    >>> fit = sdr.directional_regression(formula, ais, nslices=8)
     >>> fit.eigenvalues.round(3).tolist()
     [7.005, 1.302, 0.633, 0.352]
     """
-    return fit_formula(DR, locals(), "dr")
+    return fit_formula(DirectionalRegression, locals(), "directional_regression")
 
 
 @formula_doc(CUME)
@@ -237,4 +252,4 @@ def cume(
     return fit_formula(CUME, locals(), "cume")
 
 
-__all__ = ["sir", "save", "phd", "dr", "cume"]
+__all__ = ["sir", "save", "phd", "directional_regression", "cume"]

@@ -14,11 +14,12 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.results import DimensionTest, Results, choose_by_pvalues
-from ..core.summary import Block, dir_labels
-from ..core.validation import Interval, Options, check_int
+from ..base.budget import STEP_SECONDS, check_count, check_loops
+from ..base.tables import Block, dir_labels
+from ..base.validation import Interval, Options, check_int
+from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
+from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
@@ -53,17 +54,6 @@ class IREResults(MomentResults):
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
-
-    def _method_line(self) -> str:
-        ex = self.output.extras
-        if "group_levels" not in ex:
-            return super()._method_line()
-        slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
-        sizes = " ".join(str(k) for k in ex["group_n"])
-        return (
-            f"partial ire (group {self.estimator.options['group']}: "
-            f"{', '.join(map(str, ex['group_levels']))}) with {slices} slices, n = {sizes}."
-        )
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
@@ -132,11 +122,13 @@ class IRE(MomentEstimator):
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int, default 1
-        Re-estimations of ``Γ_ζ`` at the fitted span (as R).
+        Re-estimations of ``Γ_ζ`` at the fitted span (as R). Bounded by the time limit
+        (``sdr.set_config(max_time=...)``, see :meth:`check_budget`).
     tol : float, default 1e-6
         Relative change of the discrepancy that stops the iterations.
     max_iter : int, default 200
-        Sweeps of alternating least squares before a ConvergenceWarning.
+        Sweeps of alternating least squares before a ConvergenceWarning; bounded by the time
+        limit as ``steps`` is.
     d_rule : {"asymptotic"}
         The rule choosing ``d`` when it is not given: Cook & Ni's χ² tests at level 0.05
         (the only rule IRE has, since it has no eigenvalues).
@@ -248,7 +240,7 @@ class IRE(MomentEstimator):
         Parameters
         ----------
         formula, data, missing, subset, weights, **options
-            As :meth:`sdrstats.core.estimator.Estimator.from_formula`; ``group`` names a
+            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula`; ``group`` names a
             column of ``data`` (see :func:`.pire.fit_grouped`).
 
         Returns
@@ -265,7 +257,7 @@ class IRE(MomentEstimator):
         """
         group = options.pop("group", None)
         if group is not None and is_chunked(data):
-            options["group"] = group_column(group)  # read from every chunk (ChunkPlan)
+            options["group"] = group_column(group)  # read from every chunk (FormulaPlan)
             group = None
         if group is None:
             return super().from_formula(
@@ -310,6 +302,30 @@ class IRE(MomentEstimator):
             raise ValueError("ire needs at least two predictors (it fits dimensions below p).")
         if d is not None and d > p - 1:
             raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+        self.check_budget(X.shape[0], p)
+
+    def check_budget(self, n: int | None, p: int) -> None:
+        """Refuse ``steps`` or ``max_iter`` whose predicted time is past ``sdr.set_config``'s
+        limit, before the fit starts (``n`` None: not yet known, as for chunked data).
+
+        A re-estimation step estimates ``Γ_ζ`` again (about ``n h p²`` flops; one more pass
+        over chunked rows) and refits every dimension; each fit is at most ``max_iter + 1``
+        sweeps of alternating least squares, at least :data:`~sdrstats.base.budget.STEP_SECONDS`
+        each.
+        """
+        o = self.options
+        h = o["nslices"] or max(8, p + 3)
+        dims = max(min(o["d_max"], p - 1), o["d"] or 1)
+        at = f" at n = {n:,}" if n is not None else ""
+        # a step at n = 60, p = 4: about 0.05 s (fits of 3 dimensions and their importance
+        # orders, some 50 sweeps each), plus Γ_ζ over the rows
+        per_step = max(1e-9 * (n or 0) * h * p * p, STEP_SECONDS) + 2 * dims * 50 * STEP_SECONDS
+        check_count("ire", "steps", o["steps"], unit="re-estimation steps",
+                    seconds_each=per_step, at=at)  # fmt: skip
+        # each step fits every dimension and its importance order, up to max_iter sweeps each
+        fits = 2 * dims * (o["steps"] + 1)
+        check_loops("ire", {"max_iter": o["max_iter"]}, fits * STEP_SECONDS, unit="sweeps",
+                    at=f" in each of {fits} fits{at}")  # fmt: skip
 
     def fit_output(
         self,

@@ -12,26 +12,34 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
-from ..core.validation import Interval
+from ..base.validation import Interval
+from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf
 from ..stats.moment_kernels import save_kernel, sir_kernel
 from ._core import SliceMoments
 from .chunked import ChunkedResults, fit_cume, pair_covariance_block
 from .chunked_weights import fit_cume_weighted
 from .estimator import MomentEstimator, response_vector
+from .partial import PartialSlicing, partial_dimension_test
 from .phd import PHD
 from .results import MomentResults
 
+#: The options of the partial methods (SIR's and SAVE's ``group=`` and ``pool=``).
+PARTIAL_CONSTRAINTS: dict[str, list[Any]] = {"group": [str, None], "pool": ["boolean"]}
 
-class SIR(MomentEstimator):
+
+class SIR(PartialSlicing, MomentEstimator):
     """Sliced inverse regression (Li 1991): ``M = Σ_s f_s z̄_s z̄_sᵀ``.
+
+    With ``group=``, partial SIR (Chiaromonte, Cook & Li 2002), R ``dr``'s
+    ``dr(..., group = ~G, method = "sir")``: see :mod:`sdrstats.moment.partial`.
 
     Parameters
     ----------
     nslices : int, optional
-        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``. With ``group=``, the
+        number in every group, default 2 (R's default for the partial methods).
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule (R ``dr.slices`` or Arc's equal-count variant).
     d_max : int, default 4
@@ -49,6 +57,22 @@ class SIR(MomentEstimator):
         Given slice boundaries for a one-column response (see
         :func:`sdrstats.stats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
         slice by cut points, and equal the in-memory fit given the same ones.
+    group : str, optional
+        A column of ``data`` (or ``"~ G"``): partial SIR, one subspace shared by the levels
+        of ``G``, each level whitened and sliced on its own rows. Only the formula function
+        fits it (the model spec carries each row's level); its refits keep each row's level;
+        case weights and chunked data are not available with it.
+    pool : bool, default False
+        With ``group=``: whiten every level by the pooled within-level covariance instead
+        of its own (R's ``pool = TRUE``).
+
+    References
+    ----------
+    Li, K.-C. (1991). Sliced inverse regression for dimension reduction. Journal of the
+    American Statistical Association 86, 316–327.
+
+    Chiaromonte, F., Cook, R. D. and Li, B. (2002). Sufficient dimension reduction in
+    regressions with categorical predictors. Annals of Statistics 30, 475–497.
 
     Examples
     --------
@@ -65,6 +89,25 @@ class SIR(MomentEstimator):
     )
     asymptotic_test_from_statistics = True
     chunked_case_weights = True
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **MomentEstimator._parameter_constraints,
+        **PARTIAL_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        slice_function: str = "dr",
+        d_max: int = 4,
+        d: int | None = None,
+        d_rule: str = "asymptotic",
+        cut_points: Any = None,
+        group: str | None = None,
+        pool: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     def kernel(self, std, moments, Y):
         return sir_kernel(moments.fractions, moments.means)
@@ -72,7 +115,10 @@ class SIR(MomentEstimator):
     def asymptotic_test(
         self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
-        """Li's (1991) χ² test: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``."""
+        """Li's (1991) χ² test: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``; partial SIR's with
+        ``group=`` (:func:`sdrstats.moment.partial.partial_dimension_test`)."""
+        if self.partial:
+            return partial_dimension_test(self, results, self._test_rows(results, d_max), level)
         ev = np.sort(np.asarray(results.output.eigenvalues))
         p, n, h = results.p, results.n, len(results.slice_sizes)
         # df (p - m)(h - m - 1) is positive only for m < h - 1: with h slices SIR estimates at
@@ -93,15 +139,18 @@ class SIR(MomentEstimator):
         )
 
 
-class SAVE(MomentEstimator):
+class SAVE(PartialSlicing, MomentEstimator):
     """Sliced average variance estimation (Cook & Weisberg 1991): ``M = Σ_s f_s (I − V_s)²``.
 
-    ``V_s`` is the within-slice covariance of ``z`` with divisor ``n_s``.
+    ``V_s`` is the within-slice covariance of ``z`` with divisor ``n_s``. With ``group=``,
+    partial SAVE (Shao 2007), R ``dr``'s ``dr(..., group = ~G, method = "save")``: see
+    :mod:`sdrstats.moment.partial`.
 
     Parameters
     ----------
     nslices : int, optional
-        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+        Number of slices; default ``max(8, p + 3)`` as in R ``dr``. With ``group=``, the
+        number in every group, default 2 (R's default for the partial methods).
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule, as :class:`SIR`.
     d_max : int, default 4
@@ -118,6 +167,20 @@ class SAVE(MomentEstimator):
         draws one, which the summary prints.
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
+    group : str, optional
+        A column of ``data`` (or ``"~ G"``): partial SAVE, one subspace shared by the levels
+        of ``G``, each level whitened and sliced on its own rows; as :class:`SIR`'s.
+    pool : bool, default False
+        With ``group=``: whiten every level by the pooled within-level covariance instead
+        of its own (R's ``pool = TRUE``).
+
+    References
+    ----------
+    Cook, R. D. and Weisberg, S. (1991). Discussion of "Sliced inverse regression for
+    dimension reduction". Journal of the American Statistical Association 86, 328–332.
+
+    Shao, Y., Cook, R. D. and Weisberg, S. (2007). Marginal tests with sliced average variance
+    estimation. Biometrika 94, 285–296.
 
     Examples
     --------
@@ -136,6 +199,25 @@ class SAVE(MomentEstimator):
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **MomentEstimator._parameter_constraints,
+        **PARTIAL_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        slice_function: str = "dr",
+        d_max: int = 4,
+        d: int | None = None,
+        d_rule: str = "asymptotic",
+        cut_points: Any = None,
+        group: str | None = None,
+        pool: bool = False,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
 
     @staticmethod
     def _within(moments: SliceMoments) -> np.ndarray:
@@ -148,7 +230,10 @@ class SAVE(MomentEstimator):
     def asymptotic_test(
         self, results: Results, d_max: int | None = None, level: float = 0.05
     ) -> DimensionTest:
-        """Shao, Cook & Weisberg (2007): normal-theory χ² and general (Bentler–Xie) p-values."""
+        """Shao, Cook & Weisberg (2007): normal-theory χ² and general (Bentler–Xie) p-values;
+        partial SAVE's normal-theory test with ``group=``."""
+        if self.partial:
+            return partial_dimension_test(self, results, self._test_rows(results, d_max), level)
         std, moments = results._prepared()
         theta_all = results.output.extras["raw_vectors"]
         A = np.eye(results.p)[None] - self._within(moments)
@@ -194,10 +279,15 @@ class SAVE(MomentEstimator):
         )
 
 
-class DR(MomentEstimator):
+class DirectionalRegression(MomentEstimator):
     """Directional regression (Li & Wang 2007).
 
     ``M = 2 Σ f_s E_s[zzᵀ]² + 2 (Σ f_s z̄_s z̄_sᵀ)² + 2 (Σ f_s z̄_sᵀ z̄_s)(Σ f_s z̄_s z̄_sᵀ) − 2I``.
+
+    The literature abbreviates it DR; here its name is spelt out, because ``sdr.dr`` is R's
+    ``dr()``, the front door to SIR, SAVE, pHd and IRE (:func:`sdrstats.dr`). R ``dr`` has no
+    directional regression, so it has no large-sample test here either; its dimension is
+    chosen by the permutation, ladle or bootstrap rules.
 
     Parameters
     ----------
@@ -221,16 +311,26 @@ class DR(MomentEstimator):
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
+    References
+    ----------
+    Li, B. and Wang, S. (2007). On directional regression for dimension reduction. Journal
+    of the American Statistical Association 102, 997–1008.
+
+    See Also
+    --------
+    SIR, SAVE : the slice moments it combines.
+
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.DR(nslices=8).fit(np.log(ais[["ssf", "wt", "hg"]]), ais["lbm"])
+    >>> X = np.log(ais[["ssf", "wt", "hg"]])
+    >>> fit = sdr.DirectionalRegression(nslices=8).fit(X, ais["lbm"])
     >>> fit.eigenvalues.round(3).tolist()
     [6.756, 1.23, 0.275]
     """
 
-    method = "dr"
+    method = "directional_regression"
     second_moments = True
     chunked_case_weights = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
@@ -360,7 +460,7 @@ __all__ = [
     "SIR",
     "SAVE",
     "PHD",
-    "DR",
+    "DirectionalRegression",
     "CUME",
     "MomentEstimator",
     "MomentResults",

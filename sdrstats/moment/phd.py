@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.results import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
-from ..core.validation import Interval, Options
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ..stats.moment_kernels import phd_kernel
 from ._core import Standardized

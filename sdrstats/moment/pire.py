@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
-from ..core.estimator import EstimatorOutput
-from ..core.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import EstimatorOutput
 from ..stats.linalg import sym_eigh_desc
 from ..stats.slicing import make_slices
 from ._ire_als import chi2_upper, gamma_factor, helmert_basis, projected_means, solve_rounds
@@ -290,16 +290,18 @@ def partial_coordinate_test(
 def group_values(
     est: Any, groups: np.ndarray | None, n_rows: int, weights: np.ndarray | None
 ) -> np.ndarray:
-    """The group of each fitted row, as the model spec carries them (see :func:`fit_grouped`)."""
+    """The group of each fitted row, as the model spec carries them (see :func:`fit_grouped`);
+    shared by the partial methods (IRE, SIR, SAVE)."""
+    label = f"Partial {est.method.upper()} (group={est.options['group']!r})"
     if groups is None or len(groups) != n_rows:
         raise ValueError(
-            f"Partial IRE (group={est.options['group']!r}) needs the group of every row: fit "
+            f"{label} needs the group of every row: fit "
             "it from a formula and data holding the group column (refits on resampled rows "
             "keep the groups of their rows)."
         )
     if weights is not None:
         raise ValueError(
-            f"Partial IRE (group={est.options['group']!r}) refits on resampled rows, not on "
+            f"{label} refits on resampled rows, not on "
             "weighted ones: refits on weighted rows are not available for it."
         )
     return groups
@@ -326,8 +328,10 @@ def fit_grouped(
     subset: Any = None,
     **options: Any,
 ) -> Any:
-    """Fit partial IRE: parse ``formula`` on ``data`` and attach the rows' ``group`` levels."""
-    from ..design.formula import describe_subset, parse, select_rows
+    """Fit a partial method (``cls`` with ``group=``): parse ``formula`` on ``data`` and attach
+    the rows' ``group`` levels to the model spec."""
+    from ..design.calls import format_call
+    from ..design.formula import parse, select_rows
 
     name = group_column(group)
     frame = select_rows(data, subset)
@@ -344,11 +348,15 @@ def fit_grouped(
         )
     est = cls(group=name, **options)
     spec = dataclasses.replace(spec, groups=labels.to_numpy())
-    shown = ", ".join(f"{k}={v!r}" for k, v in options.items() if v != cls.params.get(k))
-    extra = [f"group={name!r}", shown] + (
-        [f"subset={describe_subset(subset)}"] if subset is not None else []
+    call = format_call(
+        cls.method,
+        repr(formula),
+        "data",
+        f"group={name!r}",
+        options=options,
+        defaults=cls.params,
+        subset=subset,
     )
-    call = f"{cls.method}({formula!r}, data, {', '.join(filter(None, extra))})"
     return est.fit_spec(spec, call=call)
 
 

@@ -4,8 +4,9 @@ A coordinate hypothesis says that the central subspace lies in ``span(γ)``, the
 kept; the predictors dropped have no effect given the others. It is written as a formula that
 drops terms (``"~ . - log(hg)"``), a list of predictor names to drop, or a ``p × (p − r)``
 matrix ``γ`` (R's convention: a basis of what is kept). SIR (Cook 2004), SAVE (Shao, Cook &
-Weisberg 2007) and IRE (Cook & Ni 2005) have these tests; pHd has none in R ``dr``, and asking
-for one raises.
+Weisberg 2007) and IRE (Cook & Ni 2005) have these tests, and so have their partial versions
+(``group=``; marginal only for partial SIR and SAVE, as in R); pHd has none in R ``dr``, and
+asking for one raises.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..core.validation import check_choice, check_float, check_int
+from ..base.validation import check_choice, check_float, check_int
+from ..design.calls import format_call
 from ..design.names import display
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.results import Results
+    from ..results.fitted import Results
 
 
 def _norm(text: str) -> str:
@@ -147,7 +149,7 @@ def scope_terms(results: Results, scope: Any) -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.results import Results
+    from ..results.fitted import Results
 
 
 @dataclasses.dataclass
@@ -299,6 +301,8 @@ def save_test(
 
 
 _TESTS = {"sir": (sir_test, ("general", "restricted")), "save": (save_test, ("general", "normal"))}
+#: The one p-value of the partial methods' coordinate tests (``weights="general"`` picks it).
+_PARTIAL = {"sir": "restricted", "save": "normal"}
 
 
 def coordinate_test(
@@ -323,7 +327,9 @@ def coordinate_test(
         :func:`sir_test`); an integer for the test conditional on dimension ``d``.
     weights : str
         Which p-value is ``p_value``: ``"general"`` (default), ``"restricted"`` (SIR) or
-        ``"normal"`` (SAVE); IRE has one χ² p-value.
+        ``"normal"`` (SAVE); IRE has one χ² p-value, partial SIR (``group=``) only the
+        restricted one and partial SAVE only the normal-theory one, which ``"general"``
+        then selects.
     chi2approx : {"bx", "wood"}
         Approximation of a weighted sum of χ²₁: Bentler–Xie (default) or Wood (1989).
 
@@ -346,7 +352,20 @@ def coordinate_test(
     gamma, dropped = hypothesis_basis(results, hypothesis)
     if d is not None:
         check_int(d, "d", f"{method}'s coordinate test", low=1, high=results.p)
-    if method in _TESTS:
+    if getattr(results.estimator, "partial", False) and method in _PARTIAL:
+        # partial SIR and SAVE have one p-value each, and R none conditional on d
+        own = _PARTIAL[method]
+        check_choice(weights, "weights", f"partial {method}'s coordinate test", ["general", own])
+        if d is not None:
+            raise ValueError(
+                f"The coordinate test of partial {method} (group=) is marginal only, as R "
+                "dr's; call it without d."
+            )
+        from .partial import partial_coordinate_test
+
+        out = partial_coordinate_test(results, gamma, chi2approx)
+        weights = own
+    elif method in _TESTS:
         fn, choices = _TESTS[method]
         check_choice(weights, "weights", f"{method}'s coordinate test", choices)
         out = fn(results, gamma, d, chi2approx)
@@ -467,7 +486,7 @@ class StepResult:
     kept: list[str]
 
     def __str__(self) -> str:
-        from ..core.summary import render_text_table
+        from ..base.tables import render_text_table
 
         table = render_text_table(self.history) if len(self.history) else "(none removed)"
         return f"Backward elimination ({self.fit.method}):\n{table}\nKept: {self.kept}\n"
@@ -495,7 +514,7 @@ def drop_predictors(results: Results, names: list[str]) -> Results:
         else [spec.x_columns[j] for j in keep],
         formula=formula,
     )
-    call = f"{results.method}({formula!r}, data)" if formula else results.call
+    call = format_call(results.method, repr(formula), "data") if formula else results.call
     return results.estimator.fit_spec(new_spec, call=call)
 
 

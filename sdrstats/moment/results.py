@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.results import Results
+from ..results.fitted import Results
 from ._core import SliceMoments, Standardized
 
 
@@ -32,6 +32,21 @@ class MomentResults(Results):
 
     def _shown_directions(self) -> int:
         return int(self.options["d_max"] or self.d)  # R dr prints numdir directions
+
+    def _method_line(self) -> str:
+        """R's Method line; a partial fit (``group=``) names the group, its levels, their
+        slices and sizes."""
+        ex = self.output.extras
+        if "group_levels" not in ex:
+            return super()._method_line()
+        slices = " ".join(str(len(s)) for s in ex["group_slice_sizes"])
+        sizes = " ".join(str(k) for k in ex["group_n"])
+        pooled = ", pooled covariance" if self.options.get("pool") else ""
+        return (
+            f"partial {self.estimator.label} (group {self.options['group']}: "
+            f"{', '.join(map(str, ex['group_levels']))}{pooled}) with {slices} slices, "
+            f"n = {sizes}."
+        )
 
     def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
         """Standardised data and slice moments of the fit (recomputed, not stored)."""

@@ -7,13 +7,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.parallel import as_seed_sequence, check_random_state
-from ..core.validation import check_float, check_int
+from ..base.budget import check_count
+from ..base.parallel import as_seed_sequence, check_random_state
+from ..base.validation import check_float, check_int
 from ..design.formula import parse, select_rows
+from ..fitting.formula_functions import checks_option_names
 
 _PLACEHOLDER = "dr_weights_response_"
 
 
+@checks_option_names
 def dr_weights(
     formula: str,
     data: Any,
@@ -101,6 +104,9 @@ def dr_weights(
         formula = _PLACEHOLDER + " " + formula
     spec = parse(formula, frame, missing="drop")
     X, (n, p) = spec.X, spec.X.shape
+    # the draws and their nearest rows' distances and indices
+    check_count("dr_weights", "n_samples", n_samples or 10 * n, unit="draws", seconds_each=None,
+                bytes_each=8.0 * (p + 6), at=f" in p = {p} dimensions")  # fmt: skip
     rng = np.random.default_rng(as_seed_sequence(random_state))
     robust = MinCovDet(random_state=int(rng.integers(2**31 - 1))).fit(X)
     values, vectors = np.linalg.eigh(robust.covariance_)

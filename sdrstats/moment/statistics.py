@@ -2,7 +2,7 @@
 
 :class:`MomentStatistics` is what ``MomentEstimator.statistics()`` returns: ``update(X, y,
 weights)`` adds rows, ``merge(other)`` adds an accumulator of other rows, ``finish()`` gives
-the :class:`~sdrstats.core.estimator.EstimatorOutput`. The in-memory fit is its one-chunk case (the rows
+the :class:`~sdrstats.fitting.estimator.EstimatorOutput`. The in-memory fit is its one-chunk case (the rows
 are kept, so the whitening may fall back to the QR of the rows and pHd/CUME/IRE read them);
 chunks and Dask partitions merge accumulators of their rows (:mod:`.chunked`); the weighted
 bootstrap forms the same sums for a block of weight vectors at once (:mod:`._replicates`).
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.estimator import EstimatorOutput
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import SliceStats, group_order
 from ..stats.slicing import Slices, cut_labels
 from ._core import (

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.persistence import register
-from ..core.warnings import MissingValueWarning
-from ..design.formula import _check_finite, _mentioned_columns, from_arrays, parse
-from ..design.names import quote_columns
-from ..design.rsyntax import to_patsy
+from ..base.persistence import register
+from ..base.warnings import MissingValueWarning
+from ..design.checks import check_finite
+from ..design.formula import from_arrays, parse
+from ..design.plan import columns_read, expand_formula
 from ..design.safe_formula import evaluate_response
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
@@ -57,12 +57,7 @@ class ChunkReader:
     ) -> tuple[np.ndarray, np.ndarray]:
         if missing not in ("drop", "raise"):
             raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
-        if (
-            formula is not None
-            and self.formula is not None
-            and to_patsy(quote_columns(formula, self.columns or []), self.columns or [])
-            != self.formula
-        ):
+        if formula is not None and self.formula is not None and not self._same(formula):
             raise ValueError(
                 f"This stream was started with formula {self.formula!r}; a chunk "
                 f"cannot change it to {formula!r}."
@@ -107,9 +102,23 @@ class ChunkReader:
         spec = parse(formula, data, missing=missing, empty_levels=True)
         self.columns = [str(c) for c in data.columns]
         # R's names (MPG.city, "x y") quoted and R's operators translated as parse read
-        # them: later chunks evaluate the text
-        self.formula = to_patsy(quote_columns(formula, self.columns), self.columns)
+        # them: later chunks evaluate the text. R's '.' is stored expanded to the first
+        # chunk's columns, so that the stream's formula names its columns (a saved state may
+        # hold no '.', which is not Python).
+        self.formula = self._expanded(formula)
         return self._adopt(spec)
+
+    def _expanded(self, formula: str) -> str:
+        """``formula`` with R's names quoted and ``.`` expanded to the first chunk's columns
+        (other than the response's), as :func:`~sdrstats.design.formula.parse` reads it."""
+        return expand_formula(formula, self.columns or [])
+
+    def _same(self, formula: str) -> bool:
+        """Whether a later chunk's ``formula`` is the stream's (as given, or as stored)."""
+        try:
+            return self._expanded(formula) == self.formula
+        except ValueError:
+            return False
 
     # -- later chunks --------------------------------------------------------------------
     def _check_columns(self, data: pd.DataFrame) -> None:
@@ -143,7 +152,7 @@ class ChunkReader:
         self._check_columns(data)
         data = data.copy(deep=False)
         data.columns = [str(c) for c in data.columns]
-        used = _mentioned_columns(self.formula, self.columns)
+        used = columns_read(self.formula, self.columns)
         data = self._drop_missing(data, used, missing)
         if len(data) == 0:
             return _EMPTY
@@ -154,7 +163,7 @@ class ChunkReader:
         # The response expression is evaluated again on every chunk: only allow-listed
         # functions of the columns (the formula may have come back from a saved state).
         y = evaluate_response(lhs, data, what="the stream's response")
-        _check_finite(y[:, None], self.spec.y_names, "Response")
+        check_finite(y[:, None], self.spec.y_names, "Response")
         return X, y
 
     def _later_arrays(self, X: Any, y: Any, missing: str):
@@ -190,11 +199,11 @@ class ChunkReader:
             )
             Xa, ys = Xa[~bad], ys[~bad]
         if not finite.all():
-            _check_finite(Xa, self.spec.x_names, "Predictor")
+            check_finite(Xa, self.spec.x_names, "Predictor")
         if self.categorical:
             return Xa, self._codes(ys)
         yv = ys.to_numpy(dtype=float)
-        _check_finite(yv[:, None], self.spec.y_names, "Response")
+        check_finite(yv[:, None], self.spec.y_names, "Response")
         return Xa, yv
 
     def _codes(self, labels: Any) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Combining and saving streams: ``merge``, ``state_dict``/``from_state`` and ``save``/``load``.
 
 A saved state is data, never code: :meth:`~StreamStateMixin.save` writes an ``.npz`` of arrays
-with a JSON header (:mod:`sdrstats.core.persistence`), and :meth:`~StreamStateMixin.from_state`
+with a JSON header (:mod:`sdrstats.base.persistence`), and :meth:`~StreamStateMixin.from_state`
 (which :meth:`~StreamStateMixin.load` ends in) checks every field before using it: keys,
 types and shapes against the options, the schema version, and the stored formula against the
 allow-list of :mod:`sdrstats.design.safe_formula` (it is evaluated again on later chunks). A field
@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..core.persistence import StateError, read, write
-from ..core.results_io import check_savable_formula, check_spec
+from ..base.persistence import StateError, read, write
 from ..design.safe_formula import check_formula
+from ..results.io import check_savable_formula, check_spec
 from . import _stream_checks, _updates
 
 #: The stream class the mixin is part of (OnlineSIR); named by a type variable so that this
@@ -40,8 +40,13 @@ class StreamStateMixin:
     def merge(self: Stream, other: Stream) -> Stream:
         """A new fit combining this stream with a disjoint one (see ``_updates.merge_states``).
 
-        Both need the same options and cut points (give ``cut_points`` explicitly, e.g.
-        ``other.cut_points_``) and the same predictors.
+        Both need the same options (``cut_points`` and ``trace_size`` aside) and the same
+        predictors. With the same cut points (a class response, or ``cut_points=`` given to
+        both) the statistics combine exactly. With the default options each stream cuts its
+        response at the quantiles of its own first rows: the merge then keeps this stream's
+        cut points and moves each slice of ``other`` whole into the slice holding its middle
+        (:func:`~sdrstats.online._updates.onto_cut_points`), which estimates the same
+        subspace; give both the same ``cut_points`` for the exact pooled statistics.
 
         Parameters
         ----------
@@ -70,6 +75,11 @@ class StreamStateMixin:
         2000
         >>> both.directions.abs().round(1).iloc[:, 0].tolist()
         [0.7, 0.7, 0.0, 0.0, 0.0]
+        >>> default = sdr.OnlineSIR(d=1, init_size=200)
+        >>> merged = default.clone().partial_fit(X[:1000], y[:1000]).merge(
+        ...     default.clone().partial_fit(X[1000:], y[1000:]))
+        >>> merged.directions.abs().round(1).iloc[:, 0].tolist()
+        [0.7, 0.7, 0.0, 0.0, 0.0]
         """
         if not isinstance(other, type(self)):
             raise TypeError(f"merge needs another OnlineSIR; got {type(other).__name__}.")
@@ -79,18 +89,25 @@ class StreamStateMixin:
         theirs = {k: v for k, v in other.options.items() if k not in ("trace_size", "cut_points")}
         if repr(mine) != repr(theirs):
             raise ValueError(f"merge needs equal options; got {mine} and {theirs}.")
-        same_cuts = (self.cut_points_ is None and other.cut_points_ is None) or (
-            self.cut_points_ is not None
-            and other.cut_points_ is not None
-            and np.array_equal(self.cut_points_, other.cut_points_)
-        )
-        if not same_cuts:
-            raise ValueError(
-                "merge needs the same cut points in both streams; give "
-                "cut_points=... to both OnlineSIR objects."
-            )
         if self._reader.spec.x_names != other._reader.spec.x_names:
-            raise ValueError("merge needs the same predictors in both streams.")
+            raise ValueError(
+                f"merge needs the same predictors in both streams; got "
+                f"{self._reader.spec.x_names} and {other._reader.spec.x_names}."
+            )
+        if (self.cut_points_ is None) != (other.cut_points_ is None) or (
+            self.cut_points_ is None and self._reader.spec.y_levels != other._reader.spec.y_levels
+        ):
+            raise ValueError(
+                "merge needs the same kind of response in both streams (the same class labels "
+                f"in the same order); got {self._reader.spec.y_levels} and "
+                f"{other._reader.spec.y_levels}."
+            )
+        theirs_state = other._state
+        if self.cut_points_ is not None and not np.array_equal(self.cut_points_, other.cut_points_):
+            # each stream sliced its response at the quantiles of its own first rows
+            theirs_state = _updates.onto_cut_points(
+                other._state, other.cut_points_, self.cut_points_, self._H
+            )
         shared = sorted(set(self._lineage or ()) & set(other._lineage or ()))
         if other is self or shared:
             what = "itself" if other is self else "a stream that shares its history"
@@ -102,7 +119,7 @@ class StreamStateMixin:
         merged = copy.deepcopy(self)
         merged._state = _updates.merge_states(
             self._state,
-            other._state,
+            theirs_state,
             self._H,
             int(self._state["lam"].size),
             eigen=self.options["eigen"],
@@ -256,7 +273,8 @@ class StreamStateMixin:
         Parameters
         ----------
         path : str or os.PathLike
-            The ``.npz`` file.
+            The file, or the name given to :meth:`save` (``.npz`` is added when that name
+            is not a file).
 
         Returns
         -------

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.summary import Block
+from ..base.tables import Block
 from ..inference.ratio import eigenvalue_ratio
 from .lasso_sir import LassoSIRResults
 
@@ -138,6 +138,35 @@ class OnlineSIRResults(LassoSIRResults):
         raise ValueError(
             "bootstrap is not available for a stream: it keeps only its sufficient statistics. "
             "Fit the rows in memory with OnlineSIR(...).fit(X, y), sdr.lasso_sir or sdr.sir."
+        )
+
+    def conditional_density(self, *args: Any, **kwargs: Any) -> Any:
+        """Conditional density of a fit made in memory; a stream keeps no rows and raises.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.conditional_density`.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> model.results().conditional_density()
+        Traceback (most recent call last):
+        ...
+        ValueError: conditional_density is not available for a stream: ...
+        """
+        if self._has_rows:
+            return super().conditional_density(*args, **kwargs)
+        raise ValueError(
+            "conditional_density is not available for a stream: it keeps only its sufficient "
+            "statistics, no rows to fit a density on. Fit one on rows you hold, through the "
+            "stream's directions: reduced = fit.transform(rows); "
+            "sdr.lscde('y ~ .', reduced.assign(y=rows['y']))."
         )
 
 

@@ -6,7 +6,7 @@ check runs where its data first exist:
 
 * the first chunk fixes ``p``: ``d`` must be at most ``p`` (as the moment methods require);
 * the initial batch is a batch: a constant response is refused as
-  :func:`~sdrstats.core.validation.refuse_constant_response` refuses it, ``nslices`` must be at most
+  :func:`~sdrstats.base.validation.refuse_constant_response` refuses it, ``nslices`` must be at most
   ``n/2`` (the moment methods' rule), a constant predictor and (nearly) collinear or duplicated
   predictors are refused with the moment methods' messages and thresholds
   (:data:`~sdrstats.stats.linalg.COLLINEAR_RCOND`, warning below
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import refuse_constant_response
-from ..core.warnings import CollinearityWarning
+from ..base.validation import refuse_constant_response
+from ..base.warnings import CollinearityWarning
 from ..stats.linalg import COLLINEAR_RCOND, WARN_RCOND, collinear_columns
 
 #: A later chunk may not lie further than this many initial-batch standard deviations from the

@@ -237,6 +237,34 @@ def update_block(
     state["beta"], state["lam"] = _align(new_beta, beta).T.copy(), lam
 
 
+def onto_cut_points(
+    state: dict[str, Any], cuts: np.ndarray, target: np.ndarray, H: int
+) -> dict[str, Any]:
+    """``state``'s slice statistics (slices by ``cuts``) moved onto the ``H`` slices of
+    ``target``: each slice goes whole to the target slice holding its middle (an end slice:
+    its finite end moved out by half its neighbour's width).
+
+    A slice then pools rows of two response ranges, one from each stream; its mean is a
+    mixture of ``E[x | y in range]`` terms, each in the central subspace under SIR's linearity
+    condition, so the merged kernel estimates the same subspace (exactly the pooled SIR when
+    the cut points agree).
+    """
+    cuts = np.asarray(cuts, dtype=float)
+    if cuts.size == 1:
+        middles = np.array([np.nextafter(cuts[0], -np.inf), cuts[0]])
+    else:
+        inner = (cuts[:-1] + cuts[1:]) / 2
+        first = cuts[0] - (cuts[1] - cuts[0]) / 2
+        last = cuts[-1] + (cuts[-1] - cuts[-2]) / 2
+        middles = np.concatenate([[first], inner, [last]])
+    into = slice_of(middles, np.asarray(target, dtype=float))
+    sums = np.zeros((state["slice_sums"].shape[0], H))
+    counts = np.zeros(H)
+    np.add.at(sums.T, into, state["slice_sums"].T)
+    np.add.at(counts, into, state["slice_counts"])
+    return {**state, "slice_sums": sums, "slice_counts": counts}
+
+
 def merge_states(
     a: dict[str, Any], b: dict[str, Any], H: int, d: int, *, eigen: str, sparse: bool
 ) -> dict[str, Any]:
@@ -286,4 +314,5 @@ __all__ = [
     "update_block",
     "lms_truncated",
     "merge_states",
+    "onto_cut_points",
 ]

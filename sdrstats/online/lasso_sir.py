@@ -17,14 +17,15 @@ import pandas as pd
 from sklearn.linear_model import Lasso, LassoCV
 from sklearn.model_selection import KFold
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import as_seed_sequence, parallel_map
-from ..core.results import DimensionTest, Results
-from ..core.summary import Block
-from ..core.validation import Interval, Options
-from ..core.warnings import ConvergenceWarning
+from ..base.budget import check_loops
+from ..base.parallel import as_seed_sequence, parallel_map
+from ..base.tables import Block
+from ..base.validation import Interval, Options
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..inference.ratio import ratio_choice
+from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
 
@@ -375,6 +376,12 @@ class LassoSIR(Estimator):
                 f"The 'n_folds' option of lasso_sir must be at most n = {n}; "
                 f"got {self.options['n_folds']}."
             )
+        # each direction is one lasso (n_folds + 1 of them under CV), of at most max_iter
+        # compiled coordinate-descent sweeps over n x p (about 1e-9 s a cell)
+        o, p = self.options, X.shape[1]
+        solves = (o["n_folds"] + 1 if o["penalty"] == "cv" else 1) * max(1, h - 1)
+        check_loops("lasso_sir", {"max_iter": o["max_iter"]}, solves * max(1e-9 * n * p, 1e-6),
+                    unit="sweeps", at=f" in each of {solves} lasso fits at n = {n:,}, p = {p}")  # fmt: skip
 
     def fit_output(
         self,

@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.parallel import fit_seed
-from ..core.summary import Summary
-from ..core.validation import Interval, Options
+from ..base.budget import check_count
+from ..base.parallel import fit_seed
+from ..base.tables import Summary
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Estimator, EstimatorOutput
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
 from . import _stream_checks, _updates
@@ -102,19 +103,23 @@ class OnlineSIR(StreamStateMixin, Estimator):
     threshold : float, optional
         ``θ``: only coefficients with ``|β| ≤ θ`` are shrunk; ``None`` (default) is ``∞``.
     truncate_every : int
-        ``L``: truncate every ``L`` observations with ``α = γ·g·L`` (default 10).
+        ``L``: truncate every ``L`` observations with ``α = γ·g·L`` (default 10); at most
+        ``max(init_size, block_size)``, so that the directions are made sparse at least once
+        a batch (``gravity=0`` turns truncation off).
     cut_points : sequence of float, optional
         Interior cut points ``q_1 < … < q_{H-1}``; default the ``h/H`` quantiles of the
         response over the initial batch. Values below ``q_1`` or above ``q_{H-1}`` fall in
         the first or last slice (the end slices are open).
     init_size : int
-        Rows of the initial batch (default 500).
+        Rows of the initial batch (default 500); buffered until they have all arrived, so
+        bounded by ``sdr.set_config(max_memory=...)`` (checked on the first chunk).
     block_size : int
         Largest block of rows applied in one update (default 1000). ``1`` is the seed's
         one-observation recursion; see Notes for what a block changes.
     trace_size : int
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
-        snapshot when full, so its memory is bounded.
+        snapshot when full, so its memory is bounded (by ``sdr.set_config(max_memory=...)``,
+        checked on the first chunk).
     random_state : int, SeedSequence or Generator, optional
         The seed the snapshots record (the stream draws nothing); a fit in memory
         (``OnlineSIR(...).fit(X, y)``) resamples from streams derived from it. None: a
@@ -230,6 +235,27 @@ class OnlineSIR(StreamStateMixin, Estimator):
             raise ValueError(
                 f"The 'd' option of {name} must be at most nslices - 1 = {H - 1}; got {o['d']}."
             )
+        most = max(o["init_size"], o["block_size"])
+        if o["truncate_every"] > most:
+            raise ValueError(
+                f"The 'truncate_every' option of {name} must be at most max(init_size, "
+                f"block_size) = {most}: the truncated gradient makes the directions sparse "
+                "only at its truncations, and a period longer than a batch of rows leaves "
+                f"most of the stream without them; got {o['truncate_every']}. To fit without "
+                "truncation use gravity=0."
+            )
+
+    def _check_sizes(self, p: int) -> None:
+        """Refuse, on the first rows (``p`` known), an initial batch or trace whose memory is
+        past ``sdr.set_config(max_memory=...)``: the buffered batch and its stacked copy hold
+        ``2 init_size (p + 1)`` floats, a full trace ``trace_size (p d + d + 1)``."""
+        o = self.options
+        d = self.tracked_directions(self._nslices_option(), p)
+        check_count(self.method, "init_size", o["init_size"], unit="rows buffered",
+                    seconds_each=None, bytes_each=2 * 8.0 * (p + 1), at=f" at p = {p}")  # fmt: skip
+        check_count(self.method, "trace_size", o["trace_size"], unit="snapshots",
+                    seconds_each=None, bytes_each=8.0 * (p * d + d + 1) + 200,
+                    at=f" at p = {p}")  # fmt: skip
 
     def tracked_directions(self, H: Any = None, p: Any = None) -> int:
         """How many directions the stream tracks.
@@ -342,6 +368,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         if self._lineage is None:
             if self.options["d"] is not None:
                 _stream_checks.check_first_rows(Xa.shape[1], self.options["d"], self.method)
+            self._check_sizes(Xa.shape[1])
             self._lineage = [uuid.uuid4().hex]
         if self._state is not None:
             self._check_chunk(Xa)
@@ -456,7 +483,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
             # Read the directions as they stand right after a truncation step, so the
             # coefficients the truncated gradient holds at zero read as exact zeros.
             t, tau, every = s["steps"], s["decay_after"], self.options["truncate_every"]
-            step = s["learning_rate"] * (1.0 if t <= tau else tau / t)
+            # the step of the truncation read (the next one, if none falls on row t): the
+            # step at row t with the shrinkage of L rows would over-shrink when L > t
+            at = max(every * -(-t // every), 1)
+            step = s["learning_rate"] * (1.0 if at <= tau else tau / at)
             _updates._truncate(beta, step * self.options["gravity"] * every, self._theta)
         return canonical_basis(beta.T)
 
@@ -575,6 +605,27 @@ class OnlineSIR(StreamStateMixin, Estimator):
         online sparse SIR (truncated gradient) with the ccipca eigen-tracker, 10 slices, ...
         """
         return self.results().summary()
+
+    def conditional_density(self, *args: Any, **kwargs: Any) -> Any:
+        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As :meth:`sdrstats.Results.conditional_density`.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((1000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
+        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).conditional_density()
+        Traceback (most recent call last):
+        ...
+        ValueError: conditional_density is not available for a stream: ...
+        """
+        return self.results().conditional_density(*args, **kwargs)
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
         """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.

@@ -12,9 +12,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..core.formula_functions import formula_doc, formula_options
-from ..core.validation import check_int
-from ..design.formula import describe_subset, select_rows
+from ..base.validation import check_int
+from ..design.calls import format_call
+from ..design.formula import select_rows
+from ..fitting.formula_functions import formula_doc, formula_options
 from .online_sir import OnlineSIR
 
 
@@ -25,8 +26,9 @@ def iter_chunks(
 
     Parameters
     ----------
-    source : DataFrame, iterable of DataFrames, or path to a CSV file
-        A DataFrame is cut into consecutive chunks of ``chunksize`` rows; an iterable is
+    source : DataFrame, Dask DataFrame, iterable of DataFrames, or path to a CSV file
+        A DataFrame is cut into consecutive chunks of ``chunksize`` rows, and so is each
+        partition of a Dask DataFrame, computed one at a time in order; an iterable is
         passed through (each item must be a DataFrame); a path (str or ``os.PathLike``) is
         read with ``pandas.read_csv(path, chunksize=chunksize)``.
     chunksize : int
@@ -45,6 +47,12 @@ def iter_chunks(
         for start in range(0, len(source), chunksize):
             yield source.iloc[start : start + chunksize]
         return
+    if hasattr(source, "npartitions") and hasattr(source, "partitions"):  # a Dask DataFrame
+        for k in range(source.npartitions):
+            part = source.partitions[k].compute()
+            for start in range(0, len(part), chunksize):
+                yield part.iloc[start : start + chunksize]
+        return
     if isinstance(source, (str, os.PathLike)):
         if not os.path.exists(source):
             raise FileNotFoundError(f"The CSV source {os.fspath(source)!r} does not exist.")
@@ -52,16 +60,20 @@ def iter_chunks(
             yield from reader
         return
     if not isinstance(source, Iterable):
-        raise TypeError(
-            "source must be a DataFrame, an iterable of DataFrames or a CSV path; got "
-            f"{type(source).__name__}."
-        )
+        raise TypeError(f"{_SOURCES}; got {type(source).__name__}.")
     for k, chunk in enumerate(source):
         if not isinstance(chunk, pd.DataFrame):
             raise TypeError(
-                f"Chunk {k} of the source is a {type(chunk).__name__}, not a pandas DataFrame."
+                f"Chunk {k} of the source (a {type(source).__name__}) is a "
+                f"{type(chunk).__name__}, not a pandas DataFrame. {_SOURCES}."
             )
         yield chunk
+
+
+_SOURCES = (
+    "A stream's source must be a pandas DataFrame, a Dask DataFrame, an iterable of "
+    "DataFrames (e.g. sdr.read_csv_chunks(path) or a generator) or the path of a CSV file"
+)
 
 
 def _stream(
@@ -75,10 +87,16 @@ def _stream(
 ) -> OnlineSIR:
     """Feed the chunks of ``source`` to a new :class:`OnlineSIR` (the body of :func:`online_sir`)."""
     model = OnlineSIR(**options)
-    shown = {k: v for k, v in model.options.items() if repr(v) != repr(OnlineSIR.params[k])}
-    args = "".join(f", {k}={v!r}" for k, v in shown.items())
+    model.call = format_call(
+        "online_sir",
+        repr(formula),
+        "source",
+        f"chunksize={chunksize}",
+        options=model.options,
+        defaults=OnlineSIR.params,
+        subset=subset,
+    )
     if subset is not None:
-        args += f", subset={describe_subset(subset)}"
         if isinstance(source, pd.DataFrame):
             source = select_rows(source, subset)
         elif not isinstance(subset, str):
@@ -86,7 +104,6 @@ def _stream(
                 "online_sir's 'subset' must be a query string for a stream of chunks (a boolean "
                 "mask needs a DataFrame source); e.g. subset=\"sex == 'f'\"."
             )
-    model.call = f"online_sir({formula!r}, source, chunksize={chunksize}{args})"
     for chunk in iter_chunks(source, chunksize):
         if isinstance(subset, str) and not isinstance(source, pd.DataFrame):
             chunk = select_rows(chunk, subset, allow_empty=True)
@@ -131,7 +148,7 @@ def online_sir(
     Parameters
     ----------
     {formula}
-    source : DataFrame, iterable of DataFrames, or CSV path
+    source : DataFrame, Dask DataFrame, iterable of DataFrames, or CSV path
         See :func:`iter_chunks`. The formula is evaluated on the first chunk and applied with
         the same transforms and factor levels to every later chunk.
     {options}

@@ -96,7 +96,7 @@ def fit_chunked(
     Parameters
     ----------
     cls : type
-        A moment-method estimator class (``SIR``, ``SAVE``, ``DR``, ``PHD``, ``SPCA``...).
+        A moment-method estimator class (``SIR``, ``SAVE``, ``PHD``, ``SPCA``...).
     formula : str
         A patsy formula, fixed on the first chunk.
         Formula text is evaluated as Python (as in R and statsmodels): never pass one

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .chunks import ChunkPlan
+from ..design.plan import FormulaPlan
 
 INSTALL = 'pip install "sdrstats[dask]"  (or: pip install "dask[dataframe]" distributed)'
 
@@ -102,13 +102,13 @@ class DaskFrame:
         if dtypes:
             self.ddf = self.ddf.astype(dtypes)
 
-    def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+    def map_reduce(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, partition, where, *args)`` on every partition, merged pairwise.
 
         A result with ``lengths`` (the driver's tally) also records each partition's rows, so
         the partitions' row positions are known without a pass that only counts them."""
         delayed = self.dask.delayed
-        shared = [delayed(a, pure=True) if isinstance(a, ChunkPlan) else a for a in (plan, *args)]
+        shared = [delayed(a, pure=True) if isinstance(a, FormulaPlan) else a for a in (plan, *args)]
         tasks = [
             delayed(_guarded, pure=True)(
                 _measured, k, fn, shared[0], part, f"partition {k + 1}", *shared[1:]
@@ -122,7 +122,7 @@ class DaskFrame:
                 self._lengths = [lengths[k] for k in range(self.ddf.npartitions)]
         return total
 
-    def map_reduce_positioned(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+    def map_reduce_positioned(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, partition, where, offset, *args)`` on every partition, merged pairwise.
 
         ``offset`` is the position of the partition's first row in the partitions' order,
@@ -145,7 +145,7 @@ class DaskFrame:
 
     def _tree(self, parts: list[Any], fn: Any, *args: Any) -> Any:
         delayed = self.dask.delayed
-        shared = [delayed(a, pure=True) if isinstance(a, ChunkPlan) else a for a in args]
+        shared = [delayed(a, pure=True) if isinstance(a, FormulaPlan) else a for a in args]
         tasks = [
             delayed(_guarded, pure=True)(fn, shared[0], part, f"partition {k + 1}", *shared[1:])
             for k, part in enumerate(parts)
@@ -163,7 +163,7 @@ class DaskFrame:
             raise total.kind(total.message)
         return total
 
-    def response_passes(self, plan: ChunkPlan, column: str | None = None) -> Any:
+    def response_passes(self, plan: FormulaPlan, column: str | None = None) -> Any:
         """A ``run_pass`` for exact slicing over the response of the complete rows, computed
         once and kept on the workers (``persist``), so later passes read no partition again.
         With ``column``, each row's value of that column is kept with it (the template then
@@ -184,7 +184,9 @@ class DaskFrame:
 
         return run_pass
 
-    def sorted_scan(self, plan: ChunkPlan, total_fn: Any, piece_fn: Any, *args: Any) -> np.ndarray:
+    def sorted_scan(
+        self, plan: FormulaPlan, total_fn: Any, piece_fn: Any, *args: Any
+    ) -> np.ndarray:
         """Sum of ``piece_fn(part, offset, *args)`` over the design rows sorted by the response.
 
         The design rows (with a ``__w__`` column of their case weights when the plan has one)
@@ -229,7 +231,7 @@ def _numbers_from_text(first: pd.DataFrame) -> pd.DataFrame:
 
 
 def _partition_response(
-    plan: ChunkPlan, part: pd.DataFrame, where: str, column: str | None = None
+    plan: FormulaPlan, part: pd.DataFrame, where: str, column: str | None = None
 ) -> Any:
     if column is None:
         return plan.response(part, where)
@@ -242,7 +244,7 @@ def _update_with(template: Any, y: Any, where: str) -> Any:
     return template.empty().update(*(y if isinstance(y, tuple) else (y,)))
 
 
-def _design_frame(frame: pd.DataFrame, plan: ChunkPlan) -> pd.DataFrame:
+def _design_frame(frame: pd.DataFrame, plan: FormulaPlan) -> pd.DataFrame:
     if getattr(plan, "weights", None) is not None:
         X, y, w, _ = plan.weighted_arrays(frame, "a partition")
     else:

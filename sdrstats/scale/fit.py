@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.warnings import MissingValueWarning
+from ..base.warnings import MissingValueWarning
+from ..design.calls import format_call
 from ..design.formula import ModelSpec
+from ..design.plan import FormulaPlan
 from ..stats.exact_slicing import (
     GRID_CELLS,
     SAMPLE_SIZE,
@@ -33,7 +35,7 @@ from ..stats.exact_slicing import (
     exact_cut_points,
     walk_cuts,
 )
-from .chunks import ChunkPlan, ChunkSource
+from .chunks import ChunkSource
 from .levels import LevelSet, factor_columns, levels_part, recode
 
 
@@ -56,7 +58,7 @@ class Tally:
         return self
 
 
-def accumulate_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any) -> Tally:
+def accumulate_part(plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any) -> Tally:
     """``template``'s accumulator of one chunk's rows (the template itself is not changed).
 
     With a column of case weights the accumulator's ``update`` gets them too:
@@ -75,7 +77,7 @@ def accumulate_part(plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: 
 
 
 def accumulate_grouped_part(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any, column: str
 ) -> Tally:
     """As :func:`accumulate_part`, the accumulator also given each row's value of ``column``
     (``update_groups(X, y, values)``)."""
@@ -87,7 +89,7 @@ def accumulate_grouped_part(
 
 
 def accumulate_positioned(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, offset: int, template: Any
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, offset: int, template: Any
 ) -> Tally:
     """``template``'s accumulator of one chunk's rows, told their positions in the data.
 
@@ -133,7 +135,7 @@ class LocalChunks:
         """Read these columns as these categoricals from now on."""
         self.dtypes = dict(dtypes)
 
-    def map_reduce(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+    def map_reduce(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, *args)`` of every chunk, merged."""
         total = None
         for k, chunk in enumerate(self._chunks()):
@@ -141,7 +143,7 @@ class LocalChunks:
             total = part if total is None else total.merge(part)
         return total
 
-    def map_reduce_positioned(self, fn: Any, plan: ChunkPlan, *args: Any) -> Any:
+    def map_reduce_positioned(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, offset, *args)`` of every chunk, merged; ``offset`` is the
         position of the chunk's first row (the rows of the chunks before it)."""
         total, offset = None, 0
@@ -167,7 +169,7 @@ def dr_cut_points(y: np.ndarray, nslices: int) -> np.ndarray:
 
 
 def response_part(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
 ) -> Any:
     """``template``'s empty copy updated with the response of one chunk's complete rows (and,
     with ``column``, their values of that column: a :class:`ByLevel` template)."""
@@ -175,7 +177,7 @@ def response_part(
 
 
 def _response_args(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, column: str | None
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, column: str | None
 ) -> tuple[np.ndarray, ...]:
     if column is None:
         return (plan.response(chunk, where),)
@@ -233,7 +235,7 @@ class _Responses:
 
 
 def _response_with_values(
-    plan: ChunkPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
 ) -> _Responses:
     args = _response_args(plan, chunk, where, column)
     keep = [args] if args[0].size <= RESPONSE_CACHE else None
@@ -244,7 +246,7 @@ class _CachedResponse:
     """``run_pass`` over the chunks' response: the first pass reads the chunks and keeps the
     response values (up to :data:`RESPONSE_CACHE` of them), so later passes read no chunk."""
 
-    def __init__(self, backend: Any, plan: ChunkPlan, column: str | None = None) -> None:
+    def __init__(self, backend: Any, plan: FormulaPlan, column: str | None = None) -> None:
         self.backend, self.plan, self.column = backend, plan, column
         self.values: list[tuple[np.ndarray, ...]] | None = None
         self.first_pass = True
@@ -270,7 +272,7 @@ class ChunkedData:
     ----------
     backend : LocalChunks or DaskFrame
         Reads and reduces the chunks.
-    plan : ChunkPlan
+    plan : FormulaPlan
         The formula, fixed on the first chunk.
 
     Attributes
@@ -289,7 +291,7 @@ class ChunkedData:
         Whether :meth:`sorted_scan` is available (Dask: rows sorted across the cluster).
     """
 
-    def __init__(self, backend: Any, plan: ChunkPlan) -> None:
+    def __init__(self, backend: Any, plan: FormulaPlan) -> None:
         self.backend = backend
         self.plan = plan
         self.x_names = list(plan.x_names)
@@ -302,6 +304,7 @@ class ChunkedData:
         self.n_chunks: int | None = None
         self.n_dropped = 0
         self.slicing_passes = 0
+        self.response_summary: Any = None  # set by response_cuts
         self.row_passes = 0
         self._grouped_passes: dict[str, Any] = {}
 
@@ -345,6 +348,7 @@ class ChunkedData:
         distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
         found = exact_cut_points(self._response_pass(), nslices, function)
         self.slicing_passes = found.passes
+        self.response_summary = found  # rows and distinct values, for the in-memory checks
         return found.cuts
 
     def response_levels(self, column: str, template: Any) -> dict[Any, Any]:
@@ -415,7 +419,7 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
     if not estimator.capabilities.case_weights:
         raise TypeError(
             f"{estimator.method} does not take case weights; weights= is for the moment "
-            "methods (sir, save, phd, ire, dr, cume)."
+            "methods (sir, save, phd, ire, cume, directional_regression)."
         )
     if not isinstance(weights, str):
         raise ValueError(
@@ -456,7 +460,7 @@ def fit_chunked(
         # levels first seen in a later chunk must code as in memory: find them all first
         levels = backend.map_reduce(levels_part, None, LevelSet(factors))
         backend.set_dtypes(levels.dtypes())
-    plan = ChunkPlan(formula, backend.first(), missing, weights=weights)
+    plan = FormulaPlan(formula, backend.first(), missing, weights=weights)
     estimator._check_response(plan.spec)
     if not plan.categorical and len(plan.y_names) > 1:
         raise ValueError(
@@ -487,14 +491,14 @@ def fit_chunked(
         rhs=plan.rhs,
         source=plan.x_source,
     )
-    shown = ", ".join(
-        f"{k}={v!r}"
-        for k, v in options.items()
-        if not isinstance(v, np.ndarray) and v != cls.params.get(k)
+    call = format_call(
+        cls.method,
+        repr(formula),
+        backend.description,
+        options=options,
+        defaults=cls.params,
+        weights=weights,
     )
-    if weights is not None:
-        shown = ", ".join(filter(None, [shown, f"weights={weights}"]))
-    call = f"{cls.method}({formula!r}, {backend.description}{', ' + shown if shown else ''})"
     result = results_class(estimator, spec, output, call=call, **info)
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)

@@ -15,16 +15,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..design.plan import columns_read
+
 
 def factor_columns(first: pd.DataFrame, formula: str) -> list[str]:
     """The non-numeric columns of ``first`` that ``formula`` can use (``.`` uses all)."""
-    from ..design.formula import _mentioned_columns
-
     columns = [str(c) for c in first.columns]
-    lhs, _, rhs = formula.partition("~")
-    used = set(_mentioned_columns(formula, columns))
-    if "." in rhs.replace("...", ""):
-        used |= set(columns) - set(_mentioned_columns(lhs, columns))
+    used = set(columns_read(formula, columns))
     frame = first.set_axis(columns, axis=1)
     # booleans are left to the formula front (two levels known in advance); an object column
     # holding only numbers is numbers, as in memory (R's model.frame)

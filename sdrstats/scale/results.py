@@ -213,7 +213,7 @@ def ols_r2_from_moments(cov: np.ndarray, cov_xy: np.ndarray, basis: np.ndarray) 
     """R²(OLS|dr) from moments: squared correlation of the OLS fit with ``span(X B_k)``.
 
     ``R²_k = cᵀB_k (B_kᵀ Σ B_k)⁻¹ B_kᵀ c / (cᵀ Σ⁻¹ c)`` with ``Σ = cov(x)``, ``c = cov(x, y)``,
-    for ``k = 1..K`` (the same number :func:`sdrstats.core.results.ols_r2` computes from rows).
+    for ``k = 1..K`` (the same number :func:`sdrstats.results.fitted.ols_r2` computes from rows).
 
     Parameters
     ----------
@@ -234,12 +234,17 @@ def ols_r2_from_moments(cov: np.ndarray, cov_xy: np.ndarray, basis: np.ndarray) 
     >>> ols_r2_from_moments(np.eye(2), np.array([1.0, 0.0]), np.eye(2)).tolist()
     [1.0, 1.0]
     """
-    denom = float(cov_xy @ np.linalg.solve(cov, cov_xy))
-    out = np.empty(basis.shape[1])
+    # pseudo-inverses, as the rows' least-squares fit: a constant or collinear predictor
+    # (which a method without whitening, SPCA, accepts) leaves the fit and R² defined
+    denom = float(cov_xy @ np.linalg.pinv(cov, rcond=1e-12, hermitian=True) @ cov_xy)
+    out = np.full(basis.shape[1], np.nan)
+    if not denom > 0 or not np.isfinite(denom):
+        return out  # the response is uncorrelated with every predictor (or constant)
     for k in range(1, basis.shape[1] + 1):
         B = basis[:, :k]
         proj = B.T @ cov_xy
-        out[k - 1] = float(proj @ np.linalg.solve(B.T @ cov @ B, proj)) / denom
+        inner = np.linalg.pinv(B.T @ cov @ B, rcond=1e-12, hermitian=True)
+        out[k - 1] = float(proj @ inner @ proj) / denom
     return out
 
 

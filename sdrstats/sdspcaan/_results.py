@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..core.results import Results
-from ..core.summary import Block, dir_labels
+from ..base.tables import Block, dir_labels
+from ..results.fitted import Results
 
 
 class SDSPCAANResults(Results):

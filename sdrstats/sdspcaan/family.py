@@ -16,10 +16,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..core.budget import check_memory
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.validation import Interval, Options
+from ..base.budget import check_count, check_memory
+from ..base.validation import Interval, Options
 from ..design.formula import ModelSpec
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
@@ -182,7 +182,7 @@ class _Alternating(ProjectionFamily):
         self, spec: ModelSpec, *, weights: np.ndarray | None = None, random_state: Any = None
     ) -> EstimatorOutput:
         """The fit at ``d``; with ``d=None`` the candidates of ``d_rule`` (see
-        :meth:`~sdrstats.core.estimator.Estimator.fit_candidates`).
+        :meth:`~sdrstats.fitting.estimator.Estimator.fit_candidates`).
 
         Parameters
         ----------
@@ -229,6 +229,11 @@ class _Alternating(ProjectionFamily):
                 "fit on a random subsample of the rows (stratified by class), or use sdspca "
                 "(no graph: its cost grows with n * p)",
             )
+        # an iteration: a p x p eigenproblem, n x p products and, with a graph, n x n ones
+        p = X.shape[1]
+        work = p**3 + n * p * (config.k + 1) + (n * n if config.graph != "none" else 0)
+        check_count(self.method, "max_iter", config.max_iter, unit="iterations",
+                    seconds_each=1e-9 * work, at=f" at n = {n:,}")  # fmt: skip
         result = solve(X, Y, config)
         extras = {
             "similarity": result.similarity,

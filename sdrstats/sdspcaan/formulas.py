@@ -2,7 +2,7 @@
 
 Each takes its estimator class's options (checked against the class when the module is
 imported) and documents them with the class's text
-(:func:`sdrstats.core.formula_functions.formula_doc`): the options, their defaults and their
+(:func:`sdrstats.fitting.formula_functions.formula_doc`): the options, their defaults and their
 text live once, on the classes in :mod:`sdrstats.sdspcaan.family`.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.formula_functions import fit_formula, formula_doc
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ._results import SDSPCAANResults
 from .family import PCA, PCAN, SDSPCA, SDSPCAAN, SDSPCALPP, SPCAN, VPCA
 from .tuning import WEIGHT_GRID

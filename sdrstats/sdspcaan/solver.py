@@ -75,7 +75,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
-from ..core.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning
 from .graph import (
     EPS,
     Graph,

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.parallel import parallel_map
-from ..core.warnings import ConvergenceWarning
+from ..base.parallel import parallel_map
+from ..base.warnings import ConvergenceWarning
 
 #: The weights' grid of Shi et al. (2020), each value times the weight's trace scale.
 WEIGHT_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core.results import Results
-from ..core.summary import Block
+from ..base.tables import Block
+from ..results.fitted import Results
 
 
 class ProjectionResults(Results):

@@ -14,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.estimator import Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import parallel_map
-from ..core.summary import Block
-from ..core.validation import Interval, Options
+from ..base.parallel import parallel_map
+from ..base.tables import Block
+from ..base.validation import Interval, Options, TooFewRowsError
+from ..fitting.estimator import Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.linalg import canonical_basis
 from ._results import ProjectionResults, weighted_center
 from .kernels import response_factor
@@ -215,7 +215,7 @@ class BPCA(Estimator):
                 f"The 'd' option of bpca must be at most p = {X.shape[1]}; got {o['d']}."
             )
         if o["threshold"] is None and X.shape[0] < 2 * o["n_folds"]:
-            raise ValueError(
+            raise TooFewRowsError(
                 f"bpca needs at least 2 * n_folds = {2 * o['n_folds']} observations to choose "
                 f"the threshold by cross-validation; got {X.shape[0]}. Give threshold=..."
             )

@@ -20,13 +20,13 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..core.budget import check_memory, warn_if_slow
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.parallel import parallel_map, spawn_generators
-from ..core.summary import Block
-from ..core.validation import Interval, Options
-from ..core.warnings import ConvergenceWarning
+from ..base.budget import check_count, check_loops, check_memory, warn_if_slow
+from ..base.parallel import effective_n_jobs, parallel_map, spawn_generators
+from ..base.tables import Block
+from ..base.validation import Interval, Options, TooFewRowsError
+from ..base.warnings import ConvergenceWarning
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.grassmann import grassmann_minimize, random_orthonormal_rows
 from ..stats.linalg import canonical_basis, whiten
 from ._results import ProjectionResults
@@ -107,7 +107,9 @@ class KDR(Estimator):
     sigma_start : float, optional
         First width of the annealing; default ``5 * sigma``.
     n_anneal : int, default 5
-        Number of widths (geometric from ``sigma_start`` to ``sigma``).
+        Number of widths (geometric from ``sigma_start`` to ``sigma``). With ``max_iter``
+        and ``n_restarts`` bounded by the time limit (``sdr.set_config(max_time=...)``): a
+        fit predicted past it is refused before it starts.
     eps : float, default 1e-3
         Regularisation ``ε`` of ``(G̃_S + nεI)^{-1}``.
     gamma_y : float, optional
@@ -128,7 +130,8 @@ class KDR(Estimator):
         ``"auto"`` takes the Fourier route above 1000 rows.
     n_landmarks : int, default 300
         Number of random Fourier features (the low-rank size, named as in every kernel
-        method).
+        method). They hold about ``10 n m`` floats, refused past
+        ``sdr.set_config(max_memory=...)``.
     n_jobs : int, default 1
         Restarts run on this many workers (results do not depend on it).
     progress : bool, default True
@@ -201,10 +204,37 @@ class KDR(Estimator):
                 f"The 'd' option of kdr must be at most p = {X.shape[1]}; got {self.options['d']}."
             )
         if X.shape[0] <= X.shape[1]:
-            raise ValueError(
+            raise TooFewRowsError(
                 f"kdr whitens the predictors and needs n > p; got n = {X.shape[0]}, "
                 f"p = {X.shape[1]}. Reduce p first (e.g. with spca)."
             )
+        self._check_budget(*X.shape)
+
+    def _check_budget(self, n: int, p: int) -> None:
+        """Refuse counts and sizes past ``sdr.set_config``'s limits before the fit starts:
+        the Fourier features hold about ``10 n m`` floats (m = ``n_landmarks``; 4.5 GiB at
+        n = 200,000 with the defaults), and ``n_restarts × n_anneal × max_iter`` iterations
+        cost ``O(n m (m + p))`` each (``O(n³)`` exact)."""
+        o = self.options
+        fourier = o["approximation"] == "fourier" or (
+            o["approximation"] == "auto" and n > SINGLE_THREAD_ROWS
+        )
+        m = o["n_landmarks"]
+        if fourier:  # features, their projections and the Woodbury blocks (tracemalloc)
+            check_count("kdr", "n_landmarks", m, unit="Fourier features", seconds_each=None,
+                        bytes_each=10 * 8.0 * n + 8.0 * m, at=f" at n = {n:,}",
+                        remedy="lower n_landmarks (or fit on a random subsample of the rows)")  # fmt: skip
+        check_count("kdr", "n_anneal", o["n_anneal"], unit="annealing widths",
+                    seconds_each=None, bytes_each=64.0)  # fmt: skip
+        check_count("kdr", "n_restarts", o["n_restarts"], unit="restarts", seconds_each=None,
+                    bytes_each=2048.0 + 8.0 * p * (o["d"] or p))  # fmt: skip
+        # an iteration: 4.8 ms a row for the default 5 x 30 Fourier ones, 3.2e-5 s a row each
+        # at m = 300 (2-core machine); exact, the n x n Cholesky factor dominates
+        per_iteration = 3.2e-5 * n * m / 300 if fourier else 2e-9 * float(n) ** 3
+        workers = max(1, min(effective_n_jobs(o["n_jobs"]), o["n_restarts"]))
+        check_loops("kdr", {"n_restarts": o["n_restarts"], "n_anneal": o["n_anneal"],
+                            "max_iter": o["max_iter"]}, per_iteration / workers,
+                    unit="iterations", at=f" at n = {n:,}")  # fmt: skip
 
     def response_gram_factor(self, Y: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Factor of the response Gram matrix (delta for classes, Gaussian otherwise)."""
@@ -223,7 +253,7 @@ class KDR(Estimator):
         self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
     ) -> EstimatorOutput:
         """The fit at ``d``; with ``d=None`` the candidates of ``d_rule`` (see
-        :meth:`~sdrstats.core.estimator.Estimator.fit_candidates`).
+        :meth:`~sdrstats.fitting.estimator.Estimator.fit_candidates`).
 
         Parameters
         ----------

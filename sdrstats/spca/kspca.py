@@ -15,11 +15,11 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import threadpool_limits
 
-from ..core.budget import check_memory
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.summary import Block
-from ..core.validation import Interval, Options
+from ..base.budget import check_count, check_memory
+from ..base.tables import Block
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..inference.ladle import default_d_max
 from ._results import ProjectionResults
 from .kernels import (
@@ -122,7 +122,9 @@ class KSPCA(Estimator):
         does so above 2000 rows.
     n_landmarks : int, default 300
         Nyström rank: the number of landmark rows (every kernel method calls its low-rank
-        size ``n_landmarks``).
+        size ``n_landmarks``). The Nyström route holds about ``4 n m`` floats for
+        ``m = min(n_landmarks, n)`` and is refused past ``sdr.set_config(max_memory=...)``
+        before it starts (``n_landmarks = n`` at n = 200,000: about 1.2 TiB).
     random_state : int or Generator, optional
         Nyström landmarks and the rows of the median heuristic; the streams of the rules that
         resample and of ``bootstrap()`` derive from it. None draws one, which the summary
@@ -338,6 +340,10 @@ class KSPCA(Estimator):
 
         o = self.options
         m = min(o["n_landmarks"], len(Xs))
+        # the n x m kernel block, the features and their centred copy, plus m x m blocks
+        check_count(self.method, "n_landmarks", m, unit="Nystroem landmarks", seconds_each=None,
+                    bytes_each=4 * 8.0 * len(Xs) + 3 * 8.0 * m, at=f" at n = {len(Xs):,}",
+                    remedy="lower n_landmarks (or fit on a random subsample of the rows)")  # fmt: skip
         mapper = Nystroem(
             kernel=extras["kernel"],
             gamma=extras["gamma"],

@@ -35,12 +35,12 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import eigsh
 from scipy.spatial.distance import cdist
 
-from ..core.budget import check_memory
-from ..core.estimator import Capabilities, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.summary import Block
-from ..core.validation import Interval, Options
-from ..core.warnings import SDRWarning
+from ..base.budget import check_memory
+from ..base.tables import Block
+from ..base.validation import Interval, Options
+from ..base.warnings import SDRWarning
+from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.linalg import canonical_basis
 from .kdr import KDR, KDRResults, repeat_rows
 

@@ -14,9 +14,9 @@ from typing import Any, ClassVar
 import numpy as np
 import scipy.sparse
 
-from ..core.estimator import Capabilities, Estimator, EstimatorOutput
-from ..core.formula_functions import fit_formula, formula_doc
-from ..core.validation import Interval, Options
+from ..base.validation import Interval, Options
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..fitting.formula_functions import fit_formula, formula_doc
 from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
 from ._eigen import RANK_TOL, check_rank, top_eigen

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.estimator import EstimatorOutput
+from ..base.validation import constant_response_error, is_constant
+from ..fitting.estimator import EstimatorOutput
 from ..stats.grouped import SliceStats
 from ..stats.linalg import canonical_sign
 from ._eigen import check_rank, top_eigen
@@ -121,6 +122,10 @@ def fit_spca_statistics(estimator: Any, source: Any) -> tuple[EstimatorOutput, d
             "needs the rows in memory."
         )
     acc = source.reduce(estimator.statistics(source.p, classes=categorical))
+    if not categorical and acc.stats.n > 0:  # the in-memory fit's check and message
+        y_mean, y_var, _ = acc.stats.response_moments()
+        if is_constant(y_var, y_mean):
+            raise constant_response_error(estimator.method, list(source.y_names))
     output = acc.finish(source.level_order)
     output.extras["n_chunks"] = source.n_chunks
     stats = acc.stats.ordered(source.level_order)

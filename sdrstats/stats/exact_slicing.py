@@ -316,6 +316,13 @@ class ExactCuts:
     n: int
     passes: int
     distinct: bool  # True when the distinct values were few enough to count in one pass
+    #: How many distinct values the response has when they were counted (else more than
+    #: ``nslices``).
+    n_distinct: int | None = None
+
+    def more_values_than(self, h: int) -> bool:
+        """Whether the response has more than ``h`` distinct values."""
+        return self.n_distinct is None or self.n_distinct > h
 
 
 def _refined(edges: np.ndarray, crowded: list[int], rows: np.ndarray, high: float) -> np.ndarray:
@@ -378,7 +385,8 @@ def exact_cut_points(
         raise ValueError("The response has no rows to slice.")
     if summary.counts is not None:
         counts = SortedCounts.from_counts(*summary.counts)
-        return ExactCuts(walk_cuts(counts, nslices, function), summary.n, 1, True)
+        cuts = walk_cuts(counts, nslices, function)
+        return ExactCuts(cuts, summary.n, 1, True, int(summary.counts[0].size))
     if grid_cells is None:  # about 256 rows a cell, so few cells need splitting
         grid_cells = int(np.clip(summary.n // 256, GRID_CELLS, SAMPLE_SIZE))
     edges = summary.grid(grid_cells)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.persistence import Registered
+from ..base.persistence import Registered
 
 #: Default candidate bandwidths in standardised units: a tenth of an sd to nearly global.
 LL_BANDWIDTHS = np.logspace(-1.0, np.log10(5.0), 9)

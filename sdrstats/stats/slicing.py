@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.persistence import register
+from ..base.persistence import register
 from .exact_slicing import SortedCounts, walk_cuts
 
 

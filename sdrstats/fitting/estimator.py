@@ -16,7 +16,7 @@ Writing a new method: subclass :class:`Estimator`, declare ``method``, ``respons
 :class:`Capabilities`, write the options as a keyword-only ``__init__`` and their
 ``_parameter_constraints``, implement ``_fit`` and, if it needs data-dependent checks,
 ``_check_data``; make its formula function with
-:func:`sdrstats.core.formula_functions.formula_doc`.
+:func:`sdrstats.fitting.formula_functions.formula_doc`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
 family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
@@ -34,33 +34,25 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..design.formula import ModelSpec, describe_subset, from_arrays, parse, select_rows
-from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
-from .contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from .parallel import check_random_state, fit_seed
-from .persistence import Registered
-from .results import Results
-from .validation import (
+from ..base.contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
+from ..base.parallel import check_random_state, fit_seed
+from ..base.persistence import Registered
+from ..base.validation import (
+    TooFewRowsError,
     own_copy,
     refuse_constant_response,
     translate_options,
+    unknown_options_error,
     validate_parameters,
 )
+from ..design.calls import format_call
+from ..design.formula import ModelSpec, from_arrays, parse, select_rows
+from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
+from ..results.fitted import Results
+from ..scale import fit_chunked, is_chunked
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
-
-
-def same_value(value: Any, default: Any) -> bool:
-    """Whether an option still has its default (for the call shown in summaries)."""
-    if value is default:
-        return True
-    try:
-        return bool(
-            np.all(np.asarray(value, dtype=object) == np.asarray(default, dtype=object))
-        ) and (np.shape(value) == np.shape(default))
-    except (TypeError, ValueError):
-        return False
 
 
 def _options_of(cls: type, init: Any) -> dict[str, Any]:
@@ -131,12 +123,13 @@ class Estimator(FamilyHooks, Registered):
     order; ``inspect.Parameter.empty`` for a required one) is read from it once, when the
     class is made. The stored values are exactly the objects passed (``sklearn.base.clone``
     checks it), so nothing is normalised there. ``_parameter_constraints`` declares what each
-    option accepts (see :mod:`sdrstats.core.validation`); they are checked when the estimator
+    option accepts (see :mod:`sdrstats.base.validation`); they are checked when the estimator
     is made, by ``set_params`` and before every fit, with one wording. ``_check_options``
     adds checks that involve several options, ``_check_data`` those that need the data.
 
     ``_option_aliases`` (R's names, e.g. ``numdir`` for ``d_max``) are accepted as the
-    options they name. An unknown option raises ``TypeError``.
+    options they name. An unknown option raises ``TypeError`` naming the class and the
+    closest option (``SIR() got an unknown option 'nslice'; did you mean 'nslices'?``).
     """
 
     method: ClassVar[str] = ""
@@ -170,14 +163,14 @@ class Estimator(FamilyHooks, Registered):
         return {name: getattr(self, name) for name in type(self).params}
 
     @classmethod
-    def _translate(cls, options: dict[str, Any]) -> dict[str, Any]:
-        """``options`` with R's aliases under the options' names; unknown names raise."""
+    def _translate(cls, options: dict[str, Any], owner: str = "") -> dict[str, Any]:
+        """``options`` with R's aliases under the options' names; an unknown name raises a
+        ``TypeError`` naming ``owner`` (default ``Class()``) and the closest option."""
         options = translate_options(options, cls.__name__, aliases=cls._option_aliases)
         unknown = [name for name in options if name not in cls.params]
         if unknown:
-            raise TypeError(
-                f"{cls.__name__} got unknown option(s) {sorted(unknown)}; valid options are "
-                f"{list(cls.params)}."
+            raise unknown_options_error(
+                owner or f"{cls.__name__}()", unknown, list(cls.params), also=cls._option_aliases
             )
         return options
 
@@ -250,7 +243,7 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8).set_params(d=2)  # doctest: +ELLIPSIS
         SIR(nslices=8, slice_function='dr', d_max=4, d=2, d_rule='asymptotic', ...)
         """
-        options = self._translate(options)
+        options = self._translate(options, f"{type(self).__name__}.set_params()")
         before = self.options
         for name, value in options.items():
             setattr(self, name, value)
@@ -280,7 +273,7 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)  # doctest: +ELLIPSIS
         SIR(nslices=5, slice_function='dr', d_max=4, d=2, d_rule='asymptotic', ...)
         """
-        changes = self._translate(changes)
+        changes = self._translate(changes, f"{type(self).__name__}.clone()")
         options = {k: _own(v) for k, v in self.options.items()}
         return type(self)(**{**options, **changes})
 
@@ -407,13 +400,19 @@ class Estimator(FamilyHooks, Registered):
         """
         self._validate_options()  # an option may have been assigned directly since
         self._check_response(spec)
-        if spec.n < 2:
-            raise ValueError(
-                f"{self.method} needs at least 2 observations to estimate anything; got "
-                f"n = {spec.n}."
-            )
-        refuse_constant_response(spec, self.method)
-        self._check_data(spec.X, spec.Y, spec.categorical)
+        try:
+            if spec.n < 2:
+                raise TooFewRowsError(
+                    f"{self.method} needs at least 2 observations to estimate anything; got "
+                    f"n = {spec.n}."
+                )
+            refuse_constant_response(spec, self.method)
+            self._check_data(spec.X, spec.Y, spec.categorical)
+        except TooFewRowsError as exc:
+            dropped = getattr(spec, "dropped", None)
+            if dropped:  # name the columns or terms that took the rows
+                raise TooFewRowsError(f"{exc} ({dropped}.)") from None
+            raise
         # the seed the result records: the fit and everything done later with it derive
         # their random streams from it, so a run without one can be repeated
         seed = fit_seed(self.options.get("random_state"))
@@ -556,17 +555,15 @@ class Estimator(FamilyHooks, Registered):
         if sample_weight is not None:
             n_rows = len(X) if hasattr(X, "__len__") else spec.n
             spec = self._with_case_weights(spec, sample_weight, _row_index(X, n_rows))
-        args = ", ".join(
-            f"{k}={v!r}" for k, v in self.options.items() if not same_value(v, self.params[k])
-        )
-        tail = ", sample_weight=w" if sample_weight is not None else ""
-        return self.fit_spec(spec, call=f"{type(self).__name__}({args}).fit(X, y{tail})")
+        made = format_call(type(self).__name__, options=self.options, defaults=self.params)
+        tail = ["sample_weight=w"] if sample_weight is not None else []
+        return self.fit_spec(spec, call=f"{made}.{format_call('fit', 'X', 'y', extra=tail)}")
 
     @classmethod
     def _no_case_weights(cls) -> TypeError:
         return TypeError(
             f"{cls.method} does not take case weights; weights= is for the moment methods "
-            "(sir, save, phd, ire, dr, cume)."
+            "(sir, save, phd, ire, cume, directional_regression)."
         )
 
     @classmethod
@@ -641,10 +638,16 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR.from_formula("lbm ~ log(wt) + log(ht)", ais, nslices=8).call
         "sir('lbm ~ log(wt) + log(ht)', data, nslices=8)"
         """
-        from ..scale import fit_chunked, is_chunked  # chunk sources and Dask DataFrames
-
-        weights_arg = weights
-        options = cls._translate(options)
+        options = cls._translate(options, f"{cls.__name__}.from_formula()")
+        call = format_call(
+            cls.method,
+            repr(formula),
+            "data",
+            options=options,
+            defaults=cls.params,
+            subset=subset,
+            weights=weights,
+        )
 
         if is_chunked(data):
             if subset is not None:
@@ -667,17 +670,6 @@ class Estimator(FamilyHooks, Registered):
             elif subset is not None and len(weights) == len(data) != len(frame):
                 weights = np.asarray(weights)[data.index.get_indexer(frame.index)]
             spec = cls._with_case_weights(spec, weights, frame.index)
-        shown = ", ".join(
-            f"{k}={v!r}"
-            for k, v in options.items()
-            if not isinstance(v, np.ndarray) and not same_value(v, cls.params.get(k))
-        )
-        if subset is not None:
-            shown = ", ".join(filter(None, [shown, f"subset={describe_subset(subset)}"]))
-        if weights is not None:
-            label = weights_arg if isinstance(weights_arg, str) else "<array>"
-            shown = ", ".join(filter(None, [shown, f"weights={label}"]))
-        call = f"{cls.method}({formula!r}, data{', ' + shown if shown else ''})"
         return estimator.fit_spec(spec, call=call)
 
     def __repr__(self) -> str:

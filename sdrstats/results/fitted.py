@@ -17,22 +17,26 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..base.contract import EstimatorLike, EstimatorOutput
+from ..base.parallel import derived_stream, fit_seed
+from ..base.tables import dir_labels
+from ..base.validation import translate_options
+from ..base.warnings import SDRWarning
+from ..density import conditional_density_for
+from ..inference.bootstrap import bootstrap as bootstrap_subspace
+from ..inference.dimension import generic_rules
 from ..inference.dimension_test import (
     DimensionTest,
     choose_by_pvalues,
     dimension_line,
     hypothesis_labels,
 )
-from .parallel import derived_stream, fit_seed
-from .presentation import SummaryMixin, ols_r2
-from .results_io import ResultsSaveLoad
-from .summary import dir_labels
-from .validation import translate_options
-from .warnings import SDRWarning
+from ..plotting.results import plot_results
+from .io import ResultsSaveLoad
+from .summary import SummaryMixin, ols_r2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
-    from .estimator import Estimator, EstimatorOutput
 
 
 class Results(SummaryMixin, ResultsSaveLoad):
@@ -54,13 +58,14 @@ class Results(SummaryMixin, ResultsSaveLoad):
     printed by the summary) when none was. Everything done later with the result that draws
     random numbers (``test_dimension``, ``bootstrap``, ``conditional_density`` and its
     ``sample``, plots that resample) draws from a stream of its own derived from this seed
-    (:func:`sdrstats.core.parallel.derived_stream`), unless the call is given its own
+    (:func:`sdrstats.base.parallel.derived_stream`), unless the call is given its own
     ``random_state``: the same script prints the same numbers.
 
     Parameters
     ----------
     estimator : Estimator
-        The estimator that fitted; the result keeps a clone of it (its options).
+        The estimator that fitted (any :class:`~sdrstats.base.contract.EstimatorLike`); the
+        result keeps a clone of it (its options).
     spec : ModelSpec
         Data, names and formula information.
     output : EstimatorOutput
@@ -68,7 +73,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
     call : str, optional
         How the fit was requested, shown in the summary.
     random_state : int, list of int or SeedSequence, optional
-        The seed the fit used (:func:`sdrstats.core.parallel.fit_seed`); default the
+        The seed the fit used (:func:`sdrstats.base.parallel.fit_seed`); default the
         estimator's ``random_state`` option, or a seed drawn now when that is None.
 
     Examples
@@ -90,7 +95,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
 
     def __init__(
         self,
-        estimator: Estimator,
+        estimator: EstimatorLike,
         spec: ModelSpec,
         output: EstimatorOutput,
         call: str | None = None,
@@ -167,7 +172,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         Returns
         -------
         list of int or SeedSequence
-            See :func:`sdrstats.core.parallel.derived_stream`.
+            See :func:`sdrstats.base.parallel.derived_stream`.
 
         Examples
         --------
@@ -376,8 +381,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
-        from ..inference.dimension import generic_rules
-
         for name, fn in generic_rules(self).items():
             rules.setdefault(name, fn)
         return rules
@@ -488,9 +491,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> boot.d, boot.d_rule
         (2, "the fit's d (chosen by the asymptotic test at level 0.05)")
         """
-        from ..inference.bootstrap import bootstrap
-
-        return bootstrap(
+        return bootstrap_subspace(
             self,
             B=B,
             d=d,
@@ -530,8 +531,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> dens.mean(ais.head(2)).round(0).tolist()
         [61.0, 58.0]
         """
-        from ..density import conditional_density_for
-
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
@@ -557,8 +556,6 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> ax = fit.plot("scree")
         """
-        from ..plotting.results import plot_results
-
         return plot_results(self, kind=kind, **options)
 
 

@@ -5,18 +5,23 @@ are ordinary functions with explicit typed signatures (editors and type checkers
 whose body is :func:`fit_formula`. Their docstrings are written with them; the option text
 is the class's: :func:`formula_doc` substitutes ``{options}`` (and the entries every formula
 function shares, ``{formula}``, ``{weights}``...) and checks, at import, that the signature
-takes the class's options in its order with its defaults and annotations.
+takes the class's options in its order with its defaults and annotations. It also wraps the
+function in :func:`checks_option_names`, so a misspelt option names the function and the
+closest option instead of Python's bare "unexpected keyword argument".
 :func:`formula_parameters` and :func:`documented_parameters` let the tests check that every
 formula function agrees with its class.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import textwrap
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
+
+from ..base.validation import unknown_options_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -113,6 +118,41 @@ def _alias_entry(alias: str, name: str) -> str:
     )
 
 
+def shared_entries() -> dict[str, str]:
+    """The numpydoc entries every formula function shares: ``formula``, ``data``,
+    ``weights``, ``missing`` and ``subset``.
+
+    Examples
+    --------
+    >>> sorted(shared_entries())
+    ['data', 'formula', 'missing', 'subset', 'weights']
+    """
+    formula, data = FORMULA_DOC.split("\ndata :")
+    return {
+        "formula": formula,
+        "data": "data :" + data,
+        "weights": WEIGHTS_DOC,
+        "missing": MISSING_DOC,
+        "subset": SUBSET_DOC,
+    }
+
+
+def fill_entries(doc: str, entries: dict[str, str]) -> str:
+    """``doc`` with each line that is only ``{name}`` replaced by ``entries[name]``, indented
+    as the line (how :func:`formula_doc` fills a formula function's docstring).
+
+    Examples
+    --------
+    >>> doc = "Parameters\\n    {x}\\n"
+    >>> print(fill_entries(doc, {"x": "x : int\\n    A number."}))
+    Parameters
+        x : int
+            A number.
+    <BLANKLINE>
+    """
+    return _substitute(doc, entries)
+
+
 def common_entries(cls: type) -> dict[str, str]:
     """The numpydoc entries a formula function's docstring may name as ``{formula}``,
     ``{data}``, ``{options}`` (the class's options, in order, with the class's text),
@@ -122,15 +162,10 @@ def common_entries(cls: type) -> dict[str, str]:
     undocumented = [k for k in cls.params if k not in docs]
     if undocumented:
         raise TypeError(f"{cls.__name__} does not document its option(s) {undocumented}.")
-    formula, data = FORMULA_DOC.split("\ndata :")
     return {
-        "formula": formula,
-        "data": "data :" + data,
+        **shared_entries(),
         "options": "\n".join(_entry(name, *docs[name]) for name in cls.params),
         "aliases": "\n".join(_alias_entry(a, n) for a, n in cls._option_aliases.items()),
-        "weights": WEIGHTS_DOC,
-        "missing": MISSING_DOC,
-        "subset": SUBSET_DOC,
     }
 
 
@@ -178,6 +213,56 @@ def check_formula_signature(fn: Callable[..., Any], cls: type) -> None:
         )
 
 
+def checks_option_names(fn: F) -> F:
+    """``fn`` with a clearer error for a keyword it does not take; signature, type hints and
+    docstring kept.
+
+    Python's own error ("got an unexpected keyword argument 'nslice'") names neither the
+    function nor what was meant. The wrapper compares the keyword names with ``fn``'s
+    signature before calling it and raises :func:`~sdrstats.base.validation.unknown_options_error`
+    (``sir() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: ...``);
+    everything else, positional misuse included, is ``fn``'s own behaviour.
+    ``inspect.signature`` and ``typing.get_type_hints`` read ``fn`` through ``__wrapped__``,
+    and a type checker sees the decorated function's signature unchanged.
+
+    Parameters
+    ----------
+    fn : callable
+        A function with named parameters (one taking ``**kwargs`` is returned as it is).
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> @checks_option_names
+    ... def fit(formula: str, *, nslices: int = 8, d: int | None = None) -> int:
+    ...     return nslices
+    >>> fit("y ~ x", nslice=4)
+    Traceback (most recent call last):
+    ...
+    TypeError: fit() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: nslices, d.
+    >>> list(inspect.signature(fit).parameters)
+    ['formula', 'nslices', 'd']
+    """  # noqa: E501
+    parameters = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return fn
+    names = frozenset(p.name for p in parameters if p.kind is not p.POSITIONAL_ONLY)
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    others = sorted(names - set(options))
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if not names.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in names]
+            raise unknown_options_error(f"{fn.__name__}()", unknown, options, also=others)
+        return fn(*args, **kwargs)
+
+    return cast(F, checked)
+
+
 def formula_doc(cls: type) -> Callable[[F], F]:
     """Decorate a formula function of ``cls``: check its signature, fill its docstring.
 
@@ -195,7 +280,7 @@ def formula_doc(cls: type) -> Callable[[F], F]:
     Returns
     -------
     callable
-        The decorator; it returns the function itself.
+        The decorator; it returns the function wrapped by :func:`checks_option_names`.
 
     Examples
     --------
@@ -218,7 +303,7 @@ def formula_doc(cls: type) -> Callable[[F], F]:
     def decorate(fn: F) -> F:
         check_formula_signature(fn, cls)
         fn.__doc__ = _substitute(fn.__doc__ or "", common_entries(cls))
-        return fn
+        return checks_option_names(fn)
 
     return decorate
 
@@ -307,9 +392,12 @@ def fit_formula(cls: type, arguments: dict[str, Any], owner: str) -> Any:
 
 __all__ = [
     "check_formula_signature",
+    "checks_option_names",
     "common_entries",
+    "fill_entries",
     "fit_formula",
     "formula_doc",
+    "shared_entries",
     "formula_options",
     "takes_case_weights",
     "class_parameters",

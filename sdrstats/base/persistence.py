@@ -41,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import zipfile
 from collections.abc import Callable
@@ -606,6 +607,38 @@ def write(path: Any, obj: Any, *, kind: str, cls: type | None = None) -> Path:
     return target
 
 
+def saved_path(path: Any) -> Any:
+    """The file :func:`write` made for ``path``: ``path`` itself when it is a file, else
+    ``path`` with ``.npz`` added (as :func:`write` adds it), so ``save("state")`` and
+    ``load("state")`` meet whatever name the user gives; an open file object is kept.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming both names tried.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> target = write(os.path.join(tempfile.mkdtemp(), "state.v2"), [1], kind="example")
+    >>> saved_path(str(target)[: -len(".npz")]) == target
+    True
+    """
+    if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+        return path  # a file object: np.load reads it as given
+    given = Path(os.fsdecode(path))
+    if given.is_file():
+        return given
+    with_suffix = given.with_name(given.name + ".npz") if given.suffix != ".npz" else None
+    if with_suffix is not None and with_suffix.is_file():
+        return with_suffix
+    tried = f"{str(given)!r}" + (f" or {str(with_suffix)!r}" if with_suffix is not None else "")
+    raise FileNotFoundError(
+        f"No saved sdrstats file at {tried}; give the path that save() returned (it adds "
+        "'.npz' to a name without it)."
+    )
+
+
 def _open(path: Any) -> Any:
     try:
         return np.load(path, allow_pickle=False)
@@ -704,7 +737,8 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
     Parameters
     ----------
     path : str or os.PathLike
-        The ``.npz`` file.
+        The file, or the name given to ``save`` (``.npz`` is added when that name is not
+        a file).
     kind : str, optional
         The kind the caller expects; another raises ``ValueError``.
 
@@ -727,6 +761,7 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
     >>> read(target)[0]["schema_version"]
     1
     """
+    path = saved_path(path)
     with _open(path) as archive:
         if not hasattr(archive, "files"):
             raise StateError(f"{path} is a single array, not an sdrstats file (no header).")
@@ -790,4 +825,13 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
     return info, obj
 
 
-__all__ = ["SCHEMA_VERSION", "StateError", "Registered", "register", "registry", "write", "read"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "StateError",
+    "Registered",
+    "register",
+    "registry",
+    "saved_path",
+    "write",
+    "read",
+]

@@ -1,6 +1,6 @@
 """``save(path)`` and ``load(path)`` of fitted results, and :func:`load` for any saved file.
 
-The file format is :mod:`sdrstats.core.persistence`'s (arrays in an ``.npz`` and a JSON header
+The file format is :mod:`sdrstats.base.persistence`'s (arrays in an ``.npz`` and a JSON header
 with checksums; nothing is unpickled). Loading checks what the results contract needs before
 handing the object back: the estimator's options (re-validated), the model spec's arrays and
 names (shapes agree), the output's basis and centre, and the stored formula against the
@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base.contract import EstimatorOutput
+from ..base.persistence import Registered, StateError, read, registry, write
 from ..design.safe_formula import check_formula
 from ..design.spec import ModelSpec
-from .contract import EstimatorOutput
-from .persistence import Registered, StateError, read, registry, write
 
 _KIND = "results"
 _PREFIX = "state is incomplete or corrupt: "
@@ -254,7 +254,8 @@ class SaveLoadMixin(Registered):
         Parameters
         ----------
         path : str or os.PathLike
-            The ``.npz`` file.
+            The file, or the name given to :meth:`save` (``.npz`` is added when that name
+            is not a file).
 
         Returns
         -------
@@ -311,7 +312,8 @@ def load(path: Any) -> Any:
     Parameters
     ----------
     path : str or os.PathLike
-        A file written by ``Results.save`` or ``OnlineSIR.save``.
+        A file written by ``Results.save`` or ``OnlineSIR.save``, or the name given to it
+        (``.npz`` is added when that name is not a file).
 
     Returns
     -------

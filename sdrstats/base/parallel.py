@@ -43,6 +43,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .budget import check_time
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -408,8 +410,13 @@ def parallel_map(
     desc: str | None = None,
     total: int | None = None,
     blas_threads: int | None = 1,
+    count_option: tuple[str, int] | None = None,
 ) -> list[R]:
     """``[fn(item) for item in items]``, over ``n_jobs`` joblib workers, in item order.
+
+    The first item runs here and is timed: a loop predicted from it to run past the time
+    limit (``sdr.set_config(max_time=...)``) is refused before the rest, naming
+    ``count_option``.
 
     Parameters
     ----------
@@ -433,6 +440,9 @@ def parallel_map(
         BLAS threads while ``fn`` runs in this process (``n_jobs=1``); ``None`` leaves the
         BLAS setting alone (use it when each item is one large matrix computation). joblib
         workers get their own limit from joblib.
+    count_option : (str, int), optional
+        The option that sets the number of items and its value (``("B", 200)``), named when
+        the loop is refused.
 
     Returns
     -------
@@ -453,15 +463,24 @@ def parallel_map(
     try:
         out: list[R] = []
         serial = workers == 1 or len(items) <= 1
-        if not serial and _default_backend():
-            # time one item here: a short loop is faster without starting workers
+        if len(items) > 1 and (serial or _default_backend()):
+            # time one item here: a loop past the time limit is refused, and a short loop is
+            # faster without starting workers
             start = time.perf_counter()
             with limit_blas_threads(blas_threads):
                 out.append(fn(items[0]))
-            predicted = (time.perf_counter() - start) * len(items)
+            elapsed = time.perf_counter() - start
+            predicted = elapsed * len(items)
             if bar is not None:
                 bar.update(1)
-            if predicted < SERIAL_SECONDS:
+            tasks = f"{len(items):,} tasks of about {elapsed:.2g} s each, the first timed"
+            check_time(
+                desc or "this loop",
+                elapsed * (len(items) - 1) / (1 if serial else workers),
+                f"{count_option[0]} = {count_option[1]:,} ({tasks})" if count_option else tasks,
+                f"lower {count_option[0]}" if count_option else "use fewer replicates",
+            )
+            if not serial and predicted < SERIAL_SECONDS:
                 serial = True
                 LOGGER.info(
                     "%s: %d items predicted to take %.2f s in one process; ran them serially "

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .summary import Block, Summary, dir_labels
+from ..base.tables import Block, Summary, dir_labels
 
 
 def ols_r2(

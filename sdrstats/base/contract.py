@@ -4,14 +4,16 @@
 :class:`EstimatorOutput` (what ``_fit`` returns) and :class:`FamilyHooks`, the methods through
 which a generic layer (scale, inference) uses a family's special skill without importing it:
 ``fit_statistics`` (chunked and Dask data through the family's accumulator) and
-``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats.core.estimator.Estimator` inherits
-the hooks; a family overrides the ones its ``capabilities`` declare.
+``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats.fitting.estimator.Estimator` inherits
+the hooks; a family overrides the ones its ``capabilities`` declare. :class:`EstimatorLike` is
+what a fitted result, and the layers that work through it, may ask of the estimator that made
+it: they sit below the estimator class and never import it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -117,6 +119,35 @@ class EstimatorOutput:
         return self.basis[:, :k]
 
 
+class EstimatorLike(Protocol):
+    """The estimator as a result sees it: its options, what it can do, and its fit.
+
+    :class:`sdrstats.fitting.estimator.Estimator` is one; the results, inference, density and
+    scale layers type an estimator with this, so that they need not import the class that
+    makes results (it sits above them).
+    """
+
+    method: str
+    capabilities: Capabilities
+    params: dict[str, Any]
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def options(self) -> dict[str, Any]: ...
+
+    def clone(self, **changes: Any) -> EstimatorLike: ...
+
+    def fit_output(
+        self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput: ...
+
+    def transform_arrays(self, output: EstimatorOutput, X: np.ndarray, d: int) -> np.ndarray: ...
+
+    def replicate_kernel(self, results: Any) -> Any: ...
+
+
 class FamilyHooks:
     """Default answers of the generic layers' questions: no accumulator, no weighted kernel."""
 
@@ -207,4 +238,10 @@ def from_statistics_methods() -> list[str]:
     return sorted(found)
 
 
-__all__ = ["Capabilities", "EstimatorOutput", "FamilyHooks", "from_statistics_methods"]
+__all__ = [
+    "Capabilities",
+    "EstimatorLike",
+    "EstimatorOutput",
+    "FamilyHooks",
+    "from_statistics_methods",
+]

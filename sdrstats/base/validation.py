@@ -23,6 +23,7 @@ and the method), what was given, and what to do.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -184,7 +185,7 @@ class _NoneConstraint(Constraint):
 
 
 class _RandomState(Constraint):
-    """What :func:`sdrstats.core.parallel.as_seed_sequence` accepts (so what ``bootstrap``'s
+    """What :func:`sdrstats.base.parallel.as_seed_sequence` accepts (so what ``bootstrap``'s
     ``random_state`` accepts): the same values are refused when an estimator is made."""
 
     def is_satisfied_by(self, value: Any) -> bool:
@@ -351,7 +352,7 @@ def validate_parameters(
     >>> validate_parameters({"d": [Interval(int, 1, None)]}, {"d": 0}, "SIR")
     Traceback (most recent call last):
     ...
-    sdrstats.core.validation.InvalidParameterError: The 'd' parameter of SIR must be an int >= 1. Got 0 instead.
+    sdrstats.base.validation.InvalidParameterError: The 'd' parameter of SIR must be an int >= 1. Got 0 instead.
     """
     for name, value in values.items():
         allowed = constraints.get(name)
@@ -407,6 +408,77 @@ def translate_options(
             )
         out[name] = out.pop(other)
     return out
+
+
+def closest_option(name: str, valid: Iterable[str]) -> str | None:
+    """The valid option ``name`` is most likely a misspelling of, or None.
+
+    Case and R's dots (``slice.function``) are ignored; the match is :mod:`difflib`'s
+    (similarity at least 0.6) or else the one option that begins with ``name``.
+
+    Examples
+    --------
+    >>> closest_option("nslice", ["nslices", "d_max", "d"])
+    'nslices'
+    >>> closest_option("slice.function", ["nslices", "slice_function"])
+    'slice_function'
+    >>> closest_option("eps", ["eps_grid", "bandwidth_grid"])
+    'eps_grid'
+    >>> closest_option("colour", ["nslices", "d"]) is None
+    True
+    """
+    plain = {str(v).lower().replace(".", "_"): str(v) for v in valid}
+    key = name.lower().replace(".", "_")
+    found = difflib.get_close_matches(key, list(plain), n=1)
+    if not found and len(key) >= 2:
+        found = [v for v in plain if v.startswith(key)]
+    return plain[found[0]] if len(found) == 1 else None
+
+
+def unknown_options_error(
+    owner: str, unknown: Iterable[str], valid: Sequence[str], *, also: Iterable[str] = ()
+) -> TypeError:
+    """The ``TypeError`` for keyword arguments ``owner`` does not take.
+
+    It names the function or class, each unknown name with the closest option
+    (:func:`closest_option`), and every option, so a misspelt option is one glance away
+    from its fix.
+
+    Parameters
+    ----------
+    owner : str
+        What was called, as the user wrote it: ``"sir()"``, ``"SIR()"``,
+        ``"SIR.set_params()"``.
+    unknown : iterable of str
+        The names it does not take, in the order given.
+    valid : sequence of str
+        Its options, in its signature's order (listed in the message).
+    also : iterable of str, optional
+        Other names it takes (R's aliases, ``formula``...): suggested but not listed.
+
+    Returns
+    -------
+    TypeError
+
+    Examples
+    --------
+    >>> print(unknown_options_error("sir()", ["nslice"], ["nslices", "d_max", "d"]))
+    sir() got an unknown option 'nslice'; did you mean 'nslices'? Its options are: nslices, d_max, d.
+    >>> print(unknown_options_error("SIR()", ["colour", "dmax"], ["nslices", "d_max"]))
+    SIR() got unknown options 'colour', 'dmax'; did you mean 'd_max' (for 'dmax')? Its options are: nslices, d_max.
+    """  # noqa: E501
+    unknown = list(unknown)
+    candidates = [*valid, *also]
+    matches = {name: closest_option(name, candidates) for name in unknown}
+    if len(unknown) == 1:
+        head = f"{owner} got an unknown option {unknown[0]!r}"
+        match = matches[unknown[0]]
+        hint = f"; did you mean {match!r}?" if match else "."
+    else:
+        head = f"{owner} got unknown options {', '.join(map(repr, unknown))}"
+        found = [f"{m!r} (for {name!r})" for name, m in matches.items() if m]
+        hint = f"; did you mean {', '.join(found)}?" if found else "."
+    return TypeError(f"{head}{hint} Its options are: {', '.join(valid)}.")
 
 
 def check_int(
@@ -523,6 +595,45 @@ def accepts_aliases(aliases: Mapping[str, str]) -> Callable[[F], F]:
     return decorate
 
 
+def constant_response_error(method: str, names: list[str]) -> ValueError:
+    """The error of a constant numeric response, the same for rows in memory, chunks, Dask
+    partitions and streams.
+
+    Examples
+    --------
+    >>> print(constant_response_error("sir", ["y"]))
+    The response is constant; sir needs a response that varies (['y'] has a single value, zero variance). Remove constant responses from the formula.
+    """
+    return ValueError(
+        f"The response is constant; {method} needs a response that varies ({names} has a "
+        "single value, zero variance). Remove constant responses from the formula."
+    )
+
+
+class TooFewRowsError(ValueError):
+    """A fit refused for too few rows; the formula functions add why rows were dropped."""
+
+
+def too_few_rows_error(method: str, n: float, p: int) -> TooFewRowsError:
+    """The error of a moment fit with no more rows than predictors (in memory or not).
+
+    Examples
+    --------
+    >>> print(too_few_rows_error("sir", 4, 4))
+    sir needs more observations than predictors; got n = 4 and p = 4. Remove predictors, or use a method for p >= n (lasso_sir, spca).
+    """
+    return TooFewRowsError(
+        f"{method} needs more observations than predictors; got n = {int(n)} and p = {p}. "
+        "Remove predictors, or use a method for p >= n (lasso_sir, spca)."
+    )
+
+
+def is_constant(variance: float, mean: float) -> bool:
+    """Whether accumulated moments describe a constant column: zero variance, or a spread
+    within rounding of the mean (standard deviation below ``1e-12 |mean|``)."""
+    return not variance > (1e-12 * abs(mean)) ** 2
+
+
 def refuse_constant_response(spec: Any, method: str) -> None:
     """Every in-memory fit passes here: a numeric response without variation has no
     directions to find (pHd and MAVE would otherwise return arbitrary ones)."""
@@ -531,10 +642,7 @@ def refuse_constant_response(spec: Any, method: str) -> None:
     Y = spec.Y.reshape(spec.Y.shape[0], -1)
     constant = [name for name, col in zip(spec.y_names, Y.T) if np.ptp(col) == 0]
     if constant:
-        raise ValueError(
-            f"The response is constant; {method} needs a response that varies ({constant} "
-            "has a single value, zero variance). Remove constant responses from the formula."
-        )
+        raise constant_response_error(method, constant)
 
 
 def own_copy(spec: Any, X: Any, y: Any) -> Any:
@@ -560,13 +668,20 @@ __all__ = [
     "Interval",
     "InvalidParameterError",
     "Options",
+    "TooFewRowsError",
     "check_bool",
     "check_choice",
     "check_float",
     "check_int",
     "check_positive_grid",
+    "closest_option",
+    "constant_response_error",
     "describe_constraints",
+    "is_constant",
     "make_constraint",
+    "refuse_constant_response",
+    "too_few_rows_error",
     "translate_options",
+    "unknown_options_error",
     "validate_parameters",
 ]

@@ -25,8 +25,10 @@ from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import (
+    CORRECTIONS,
     Discrepancy,
     chi2_upper,
+    corrected_upper,
     gamma_factor,
     helmert_basis,
     importance_order,
@@ -36,6 +38,42 @@ from ._ire_als import (
 from .chunked_weights import using_weights
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
+
+#: The line under the test table naming a small-sample version of the statistic.
+CORRECTION_NOTES = {
+    "F": "p-values: Yuan & Bentler's (1999) F version, T (n - df) / ((n - 1) df) ~ F(df, n - df).",
+    "yuan_bentler": "p-values: Yuan & Bentler's (1997) T / (1 + T/n) ~ chi2(df).",
+}
+
+
+#: Rows per slice-mean moment below which the summary says the χ² test runs large.
+SMALL_SAMPLE_ROWS = 20
+
+
+def small_sample_note(n: int, extras: dict[str, Any]) -> str | None:
+    """The summary's line when ``n`` is small for the number of slice-mean moments.
+
+    IRE's tests weigh the ``m = p(h − 1)`` moments of ``vec(ζ)`` (summed over the groups of
+    partial IRE) by the inverse of their covariance estimated from the same ``n`` rows. With
+    fewer than :data:`SMALL_SAMPLE_ROWS` rows a moment the χ² reference rejects a true
+    dimension well above its level (``benchmarks/bench_ire_size.md``).
+
+    Examples
+    --------
+    >>> print(small_sample_note(500, {"dfs": {0: 48}}))
+    n = 500 is small for the 48 slice-mean moments the tests weigh (p(h - 1); fewer than 20 rows a moment): the chi2 tests reject a true dimension more often than their level. test_dimension(correction="F") is a small-sample version; fewer slices also help.
+    >>> small_sample_note(2000, {"dfs": {0: 48}}) is None
+    True
+    """
+    moments = extras.get("dfs", {}).get(0)
+    if not moments or n >= SMALL_SAMPLE_ROWS * moments:
+        return None
+    return (
+        f"n = {n} is small for the {moments} slice-mean moments the tests weigh (p(h - 1); "
+        f"fewer than {SMALL_SAMPLE_ROWS} rows a moment): the chi2 tests reject a true "
+        'dimension more often than their level. test_dimension(correction="F") is a '
+        "small-sample version; fewer slices also help."
+    )
 
 
 class IREResults(MomentResults):
@@ -57,6 +95,13 @@ class IREResults(MomentResults):
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
+        note = small_sample_note(self.n, self.output.extras)
+        if note:
+            at = next(
+                (i + 1 for i, b in enumerate(blocks) if b.title.startswith("Large-sample")),
+                len(blocks),
+            )
+            blocks.insert(at, Block("Small sample", text=note))
         blocks.append(Block("Solutions for various dimensions", text=""))
         for k, basis in sorted(self.output.extras["solutions"].items()):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
@@ -454,9 +499,39 @@ class IRE(MomentEstimator):
 
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
-        self, results: Results, d_max: int | None = None, level: float = 0.05
+        self,
+        results: Results,
+        d_max: int | None = None,
+        level: float = 0.05,
+        correction: str | None = None,
     ) -> DimensionTest:
-        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table)."""
+        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table).
+
+        Parameters
+        ----------
+        results : Results
+            The IRE fit.
+        d_max : int, optional
+            Largest hypothesis tested; default the fit's ``d_max``.
+        level : float, default 0.05
+            Level at which the smallest non-rejected ``d`` is chosen.
+        correction : {None, "F", "yuan_bentler"}, default None
+            None is R ``dr``'s χ² reference. The statistic weighs the ``p(h − 1)`` slice-mean
+            moments by the inverse of their covariance estimated from the same rows, and the
+            χ² reference rejects a true dimension too often unless ``n`` is large against
+            that number: ``"F"`` (Yuan & Bentler 1999) and ``"yuan_bentler"`` (Yuan &
+            Bentler 1997) are small-sample versions (see
+            :func:`sdrstats.moment._ire_als.corrected_upper`; their size by simulation is in
+            ``benchmarks/bench_ire_size.md``).
+
+        Returns
+        -------
+        DimensionTest
+        """
+        if correction not in CORRECTIONS:
+            raise ValueError(
+                f"IRE's test: correction must be one of {list(CORRECTIONS)}; got {correction!r}."
+            )
         ex = results.output.extras
         top = (
             ex["numdir"]
@@ -470,7 +545,8 @@ class IRE(MomentEstimator):
         rows = range(top + 1)
         stat = np.array([ex["criteria"][k] for k in rows])
         df = np.array([ex["dfs"][k] for k in rows])
-        pv = np.array([chi2_upper(s, k) for s, k in zip(stat, df)])
+        n = results.n
+        pv = np.array([corrected_upper(s, k, n, correction) for s, k in zip(stat, df)])
         table = pd.DataFrame(
             {
                 "stat": stat,
@@ -488,6 +564,7 @@ class IRE(MomentEstimator):
             level=level,
             title="Large-sample Marginal Dimension Tests",
             display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
+            note=CORRECTION_NOTES.get(correction),
         )
 
     def coordinate_test_basis(

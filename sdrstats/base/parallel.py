@@ -56,6 +56,8 @@ PROGRESS_MIN_ELAPSED = 1.0
 PROGRESS_INTERVAL = 2.0
 #: A loop predicted to finish within this many seconds in one process is not sent to workers.
 SERIAL_SECONDS = 1.0
+#: A loop predicted to take longer (a dimension rule, a bootstrap) says so before it goes on.
+ANNOUNCE_SECONDS = 20.0
 
 LOGGER = logging.getLogger("sdrstats")
 
@@ -401,6 +403,22 @@ def limit_blas_threads(threads: int | None = 1) -> Iterator[None]:
         yield
 
 
+def announce(what: str, seconds: float, detail: str) -> None:
+    """Print on stderr, before a long loop goes on, how long it is predicted to take.
+
+    Examples
+    --------
+    >>> import contextlib, io, sys
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     announce("permutation test mave", 150.0, "398 tasks of about 0.38 s each")
+    >>> print(err.getvalue(), end="")
+    permutation test mave: about 2.5 min predicted (398 tasks of about 0.38 s each); progress follows.
+    """
+    shown = f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    sys.stderr.write(f"{what}: about {shown} predicted ({detail}); progress follows.\n")
+    sys.stderr.flush()
+
+
 def parallel_map(
     fn: Callable[[T], R],
     items: Iterable[T],
@@ -457,7 +475,8 @@ def parallel_map(
     workers = effective_n_jobs(n_jobs)
     items = list(items)
     total = len(items) if total is None else total
-    show = progress and not _IN_LOOP.get() and _bar_allowed()
+    outermost = progress and not _IN_LOOP.get()
+    show = outermost and _bar_allowed()
     bar = _LazyBar(total, desc) if show else None
     token = _IN_LOOP.set(True)
     try:
@@ -474,6 +493,9 @@ def parallel_map(
             if bar is not None:
                 bar.update(1)
             tasks = f"{len(items):,} tasks of about {elapsed:.2g} s each, the first timed"
+            remaining = elapsed * (len(items) - 1) / (1 if serial else workers)
+            if outermost and remaining > ANNOUNCE_SECONDS:  # a log file gets it too
+                announce(desc or "this loop", elapsed + remaining, tasks)
             check_time(
                 desc or "this loop",
                 elapsed * (len(items) - 1) / (1 if serial else workers),

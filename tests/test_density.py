@@ -180,8 +180,8 @@ def test_predict_is_tidy_and_plot_draws_curves(lsce_density, data):
     np.testing.assert_allclose(
         tidy.density.to_numpy().reshape(2, 5), lsce_density.pdf(grid, data.iloc[:2])
     )
-    ax = lsce_density.plot(data.iloc[:3])
-    assert len(ax.lines) == 3
+    fig = lsce_density.plot(data.iloc[:3])
+    assert len(fig.axes[0].lines) == 3
 
 
 def test_squared_loss_matches_its_definition(lsce_density, data):

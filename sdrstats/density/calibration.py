@@ -127,14 +127,14 @@ class Calibration(Registered):
     log_score : float
         Mean log predictive density (larger is better).
 
+    See Also
+    --------
+    ConditionalDensity.calibration : The call that returns it.
+    sdrstats.plotting.plot_calibration : Its plot.
+
     References
     ----------
-    Gneiting, T. and Raftery, A. E. Strictly proper scoring rules, prediction, and
-    estimation. Journal of the American Statistical Association 102(477), 2007.
-
-    Grimit, E. P., Gneiting, T., Berrocal, V. J. and Johnson, N. A. The continuous ranked
-    probability score for circular variables and its application to mesoscale forecast
-    ensemble verification. Quarterly Journal of the Royal Meteorological Society 132, 2006.
+    :cite:t:`gneiting2007calibration`; :cite:t:`gneiting2007`.
 
     Examples
     --------
@@ -265,15 +265,17 @@ class Calibration(Registered):
             ]
         )
 
-    def plot(self, bins: int = 10, fig: Any = None) -> Any:
+    def plot(self, bins: int = 10, *, axes: Any = None, figsize: Any = None) -> Any:
         """PIT histogram and observed against nominal coverage (overall and by third).
 
         Parameters
         ----------
         bins : int, default 10
             Bins of the PIT histogram.
-        fig : matplotlib Figure, optional
-            Where to draw (two axes are added); default a new figure.
+        axes : sequence of two matplotlib Axes, optional
+            Where to draw the histogram and the coverage curves; default a new figure.
+        figsize : tuple of float, optional
+            Size of a new figure in inches; default a page width (7 x 2.8).
 
         Returns
         -------
@@ -281,8 +283,6 @@ class Calibration(Registered):
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ ht + wt + rcc + wcc", ais.iloc[::2], nslices=6, d=1)
@@ -292,7 +292,7 @@ class Calibration(Registered):
         """
         from ..plotting.density import plot_calibration
 
-        return plot_calibration(self, bins=bins, fig=fig)
+        return plot_calibration(self, bins=bins, axes=axes, figsize=figsize)
 
     def __str__(self) -> str:
         return str(self.summary())

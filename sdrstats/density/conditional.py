@@ -92,6 +92,7 @@ class ConditionalDensity(DensityQueries):
         The components' standard deviations ``s`` (same scale as ``means``): common to
         all, or one row per component.
     y_names : list of str
+        Names of the response columns.
     method : str
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
     tuning : dict
@@ -109,6 +110,15 @@ class ConditionalDensity(DensityQueries):
         Held-out mean log density of every candidate model, when the model was chosen.
     heldout_log_score : float or None
         The held-out (cross-validated) mean log density of this model.
+
+    See Also
+    --------
+    Results.conditional_density : The call that returns it.
+    lscde : The density fitted on given predictors.
+
+    References
+    ----------
+    :cite:t:`sugiyama2010`; :cite:t:`tangkaratt2015`.
 
     Examples
     --------

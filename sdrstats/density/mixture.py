@@ -279,7 +279,7 @@ def _reject_unknown(options: dict[str, Any], allowed: set[str], name: str) -> No
 
 
 class MixtureWeightsLSCDE(ConditionalDensity):
-    """LSCDE / LSCE weights ``w_k(z) ∝ α̃_k exp(-||z - u_k||²/2σ²)`` (seed eq. 10)."""
+    """LSCDE / LSCE weights ``w_k(z) ∝ α̃_k exp(-||z - u_k||²/2σ²)`` (Tangkaratt et al. 2015, eq. 10)."""
 
     def __init__(
         self, features: Features, centres_z: np.ndarray, alpha: np.ndarray, sigma: float, **kw: Any

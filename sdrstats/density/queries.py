@@ -160,7 +160,7 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         return values if parts.scale is None else values / np.prod(parts.scale, axis=1)
 
     def squared_loss(self, newdata: Any, y: Any = None) -> float:
-        """The seed's Error_CDE: ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
+        """The squared-loss error Error_CDE of Tangkaratt, Xie & Sugiyama (2015): ``(1/2n') Σ ∫ p̂(y|x̃_i)² dy - (1/n') Σ p̂(ỹ_i|x̃_i)``.
 
         ``y`` defaults to the response column(s) of ``newdata``.
 
@@ -343,7 +343,9 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
 
         return calibrate(self, newdata, response)
 
-    def plot(self, newdata: Any = None, y_grid: Any = None, ax: Any = None) -> Any:
+    def plot(
+        self, newdata: Any = None, y_grid: Any = None, *, ax: Any = None, figsize: Any = None
+    ) -> Any:
         """Density curves of the rows of ``newdata`` (first response's marginal).
 
         Parameters
@@ -354,24 +356,24 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
             Response values; default 200 points covering every component.
         ax : matplotlib Axes, optional
             Where to draw; default a new figure.
+        figsize : tuple of float, optional
+            Size of a new figure in inches; default one column (3.4 x 2.8).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
-        >>> ax = dens.plot(ais.head(3))
+        >>> fig = dens.plot(ais.head(3))
         """
         from ..plotting.density import plot_conditional_density
 
-        return plot_conditional_density(self, newdata, y_grid=y_grid, ax=ax)
+        return plot_conditional_density(self, newdata, y_grid=y_grid, ax=ax, figsize=figsize)
 
 
 __all__ = ["DensityQueries"]

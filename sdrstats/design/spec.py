@@ -54,7 +54,7 @@ class ModelSpec:
     dropped : str or None
         Why they were dropped, for messages ("9 of 12 rows were dropped for undefined values
         (NaN) of ['log(x1)']"); None when no row was.
-    formula, design_info, design_columns, x_columns, rhs, source
+    formula, design_info, design_columns, x_columns, rhs, source : optional
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
     notes : tuple of str

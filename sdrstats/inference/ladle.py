@@ -82,7 +82,7 @@ def ladle(
         when it was given, else ``p - 2`` if ``p <= 10`` and ``floor(p / log p)``
         beyond (capped at ``p - 1`` and at the directions the fit has; a kernel of rank
         ``r`` has ``r``, and the eigenvalue after the last is 0).
-    random_state, n_jobs, progress
+    random_state, n_jobs, progress : optional
         As :func:`sdrstats.inference.bootstrap.bootstrap`; by default the fit's
         ``"test_dimension/ladle"`` stream.
 
@@ -92,6 +92,11 @@ def ladle(
         ``table`` indexed by ``k = 0..d_max`` with columns ``f`` (scaled bootstrap
         eigenvector variability), ``phi`` (scaled eigenvalue) and ``g = f + phi``; ``d`` is
         the minimiser of ``g``.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    permutation_test, bootstrap_dimension : The other resampling rules.
 
     Notes
     -----
@@ -106,6 +111,10 @@ def ladle(
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR,
     B = 100, 1000 replications): d = 1 was chosen in 99.8% of the runs of a single-index
     model, and d = 2 in 63% of the runs of Li's (1991) two-index model (d = 1 in 35%).
+
+    References
+    ----------
+    :cite:t:`luo2016`.
 
     Examples
     --------
@@ -236,7 +245,7 @@ def bootstrap_dimension(
         Distance of a replicate's ``k``-dimensional subspace to the full-sample one.
         ``1 - r`` (trace correlation) is on the same 0..1 scale for every ``k``, which the
         comparison across ``k`` needs; ``projection`` grows with ``k``.
-    random_state, n_jobs, progress
+    random_state, n_jobs, progress : optional
         As :func:`sdrstats.inference.bootstrap.bootstrap`.
 
     Returns
@@ -244,6 +253,11 @@ def bootstrap_dimension(
     DimensionTest
         ``table`` indexed by ``k = 1..d_max`` with the mean, sd and median distance; ``d``
         minimises the mean distance.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    ladle : The rule that adds the eigenvalues to this variability.
 
     Notes
     -----
@@ -254,6 +268,10 @@ def bootstrap_dimension(
     B = 100, 1000 replications): d = 1 was chosen in 100% of the runs of a single-index
     model, but d = 2 in only 26% of the runs of Li's (1991) two-index model; prefer
     :func:`ladle` or a test when d >= 2 is plausible.
+
+    References
+    ----------
+    :cite:t:`ye2003`.
 
     Examples
     --------

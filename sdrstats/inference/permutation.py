@@ -195,7 +195,7 @@ def permutation_test(
         Seed of the permutations (hypothesis ``m`` uses child ``m``); default the fit's
         ``"test_dimension/permutation"`` stream (:meth:`sdrstats.Results.stream`).
     n_jobs : int, default 1
-        joblib workers; results do not depend on it.
+        Workers (joblib); results do not depend on it.
     progress : bool, default True
         Progress bar when the loop runs over about 2 s.
 
@@ -203,6 +203,11 @@ def permutation_test(
     -------
     DimensionTest
         ``table`` columns ``stat`` (sum of the remaining ``|eigenvalues|``) and ``p_value``.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    ladle, bootstrap_dimension : The other resampling rules.
 
     Notes
     -----
@@ -221,6 +226,10 @@ def permutation_test(
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR, 99
     permutations, 1000 replications): under a single-index model "1D vs >= 2D" was rejected
     at level 0.05 in 4.3% ± 0.6% of the runs, and in 82.5% under Li's (1991) two-index model.
+
+    References
+    ----------
+    :cite:t:`cook2001`.
 
     Examples
     --------

@@ -130,6 +130,7 @@ def lscde(
     n_basis : int, default 100
         Number of Gaussian centres (random rows).
     n_folds : int, default 5
+        Folds of the cross-validation that chooses the widths and the ridge.
     model : {"auto", "location_scale", "separate", "single"}, default "auto"
         ``"single"``: LSCDE as published, one width σ for the window in the predictors and
         the components in ``y``, (σ, λ) over the 9 x 9 grid. ``"separate"``: widths σ_z and
@@ -140,6 +141,7 @@ def lscde(
         ``"auto"`` fits the last two and keeps the one with the larger held-out (K-fold)
         mean log density; the summary says which, with its score.
     random_state : int, SeedSequence or Generator, optional
+        Seed of the basis centres and the folds.
     missing : {"drop", "raise"}, default "drop"
     subset : str or array-like of bool, optional
         Rows to use with a formula, selected before anything else as R's ``subset``: a pandas
@@ -153,6 +155,11 @@ def lscde(
         :class:`~sdrstats.ConditionalDensity`. The density's own attributes (``pdf``,
         ``mean``, ``quantile``, ``tuning``...) also work on the result itself, as when this
         function returned the density.
+
+    See Also
+    --------
+    ConditionalDensity : The density every fit's ``conditional_density()`` gives.
+    eps_kde : The kernel density baseline.
 
     Notes
     -----
@@ -171,13 +178,7 @@ def lscde(
 
     References
     ----------
-    Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
-    Least-squares conditional density estimation. IEICE Transactions on Information and
-    Systems E93-D(3), 2010.
-
-    Tangkaratt, V., Xie, N. and Sugiyama, M. Conditional density estimation with
-    dimensionality reduction via squared-loss conditional entropy minimization. Neural
-    Computation 27(1), 2015.
+    :cite:t:`sugiyama2010`.
 
     Examples
     --------
@@ -218,7 +219,7 @@ def eps_kde(
     missing: str = "drop",
     subset: Any = None,
 ) -> DensityFit:
-    """ε-neighbour kernel conditional density estimation, ε and bandwidth by LS-CV.
+    """The ε-neighbour kernel conditional density estimate, ε and bandwidth by LS-CV.
 
     ``p̂(y|x)`` is the Gaussian KDE of the responses of the training rows whose standardised
     (reduced) predictors lie within ε of ``x``'s; with none, the marginal KDE.
@@ -230,6 +231,7 @@ def eps_kde(
         predictors are used. Formula text is evaluated as Python (as in R and statsmodels):
         never pass one from an untrusted source. Column names are looked up as names, never run.
     data : DataFrame, optional
+        The rows, with a formula.
     eps_grid : array-like, optional
         Candidate radii (standardised units); default: quantiles of the pairwise distances.
     bandwidth_grid : array-like, optional
@@ -246,6 +248,15 @@ def eps_kde(
         ``summary()`` (chosen ε and bandwidth, the leave-one-out CV table, n, the
         predictors), ``cv_table`` and ``conditional_density()``; the density's attributes also
         work on the result itself.
+
+    See Also
+    --------
+    lscde : The least-squares conditional density.
+    lsce : Dimension reduction with its own density.
+
+    References
+    ----------
+    :cite:t:`tangkaratt2015`.
 
     Examples
     --------

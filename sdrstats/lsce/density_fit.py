@@ -41,6 +41,15 @@ class DensityFit(SaveLoadMixin):
     options : dict
         The estimator's options.
 
+    See Also
+    --------
+    lscde : The formula function that returns it.
+    ConditionalDensity : The density it holds.
+
+    References
+    ----------
+    :cite:t:`sugiyama2010`.
+
     Examples
     --------
     >>> import sdrstats as sdr

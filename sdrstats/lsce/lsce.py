@@ -27,6 +27,12 @@ class LSCE(CriterionEstimator):
         logarithmic step on that side (up to 3 points); a σ still at an end, or at an end of
         a grid given here, raises a :class:`~sdrstats.TuningWarning`.
     {shared}
+    See Also
+    --------
+    lsce : The formula function (``sdr.lsce(formula, data)``).
+    sdrstats.lsce.results.DensityReductionResults : What ``fit`` returns.
+    lsmi, lscde : The mutual-information method and the density it fits.
+
     Notes
     -----
     Predictors are whitened and each response standardised; ``z = W x̃`` then has unit
@@ -47,9 +53,7 @@ class LSCE(CriterionEstimator):
 
     References
     ----------
-    Tangkaratt, V., Xie, N. and Sugiyama, M. Conditional density estimation with
-    dimensionality reduction via squared-loss conditional entropy minimization. Neural
-    Computation 27(1), 2015.
+    :cite:t:`tangkaratt2015`.
 
     Examples
     --------
@@ -117,6 +121,16 @@ def lsce(
         With ``directions``, ``criterion`` (SCE^), ``sigma``, ``lambda_``, ``cv_table``,
         ``conditional_density()`` (the density layer's default model on the reduced
         predictors; ``conditional_density("lsce")`` is LSCE's own, eq. 10).
+
+    See Also
+    --------
+    LSCE : The estimator, for arrays (``LSCE(...).fit(X, y)``).
+    sdrstats.lsce.results.DensityReductionResults : What it returns.
+    lsmi, lscde : The mutual-information method and the density it fits.
+
+    References
+    ----------
+    :cite:t:`tangkaratt2015`.
 
     Examples
     --------

@@ -74,8 +74,8 @@ class MAVE(Estimator):
         by ``d_rule``. With ``d`` given the CV table is computed only when asked for.
     d_max : int, default 10
         Solutions are kept for every dimension ``1..d_max`` (capped at the number of
-        predictors kept by screening), available through ``directions_for(k)``. (R's
-        ``MAVE`` calls it ``max.dim``.)
+        predictors kept by screening), available through ``directions_for(k)``; R's
+        ``MAVE`` calls it ``max.dim``.
     screen : int, optional
         When there are more predictors than ``screen`` (default ``⌈n / log n⌉`` as in R), only
         the ``screen`` predictors with the largest distance correlation with the response
@@ -119,6 +119,12 @@ class MAVE(Estimator):
         and ``conditional_density()`` draw from streams derived from it. None draws one,
         which the summary prints.
 
+    See Also
+    --------
+    mave : The formula function (``sdr.mave(formula, data)``).
+    sdrstats.mave.results.MaveResults : What ``fit`` returns.
+    sir, lsce : Methods that need no local smoothing, or model the whole density.
+
     Notes
     -----
     The predictors are standardised and whitened. OPG estimates the subspace from the outer
@@ -150,12 +156,7 @@ class MAVE(Estimator):
 
     References
     ----------
-    Xia, Y., Tong, H., Li, W. K. & Zhu, L.-X. (2002). An adaptive estimation of dimension
-    reduction space. JRSS B 64, 363–410. Xia, Y. (2007). A constructive approach to the
-    estimation of dimension reduction directions. Ann. Statist. 35, 2654–2690. Li, R.,
-    Zhong, W. & Zhu, L. (2012). Feature screening via distance correlation learning. JASA 107,
-    1129–1139. Hang, W. & Xia, Y. (2021). MAVE: methods for dimension reduction. R package
-    version 1.3.11.
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------
@@ -479,6 +480,16 @@ def mave(
     Returns
     -------
     MaveResults
+
+    See Also
+    --------
+    MAVE : The estimator, for arrays (``MAVE(...).fit(X, y)``).
+    sdrstats.mave.results.MaveResults : What it returns.
+    sir, lsce : Methods that need no local smoothing, or model the whole density.
+
+    References
+    ----------
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------

@@ -281,12 +281,21 @@ class ChunkedResults(ChunkedMixin, MomentResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; a formula function given chunked data builds it.
     n_rows : int
         Rows used.
-    prepared, r2_moments
+    prepared, r2_moments : optional
         Accumulated statistics the predictor tests and the summary's R² need.
+
+    See Also
+    --------
+    sdrstats.read_csv_chunks, sdrstats.chunks_from : Chunked sources.
+    sdrstats.moment.results.MomentResults : The same fit in memory.
+
+    References
+    ----------
+    :cite:t:`weisberg2002`.
 
     Examples
     --------

@@ -340,14 +340,23 @@ class WeightedChunkedResults(ChunkedResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; a formula function given chunked data and ``weights=``
         builds it.
     n_rows : int
         Rows used (weight above ``1e-30``).
-    prepared, r2_moments
+    prepared, r2_moments : optional
         Accumulated statistics (``r2_moments`` is None: the weighted R² comes from the
         output's extras).
+
+    See Also
+    --------
+    sdrstats.moment.chunked.ChunkedResults : Chunked fits without weights.
+    sdrstats.moment.results.MomentResults : The same fit in memory.
+
+    References
+    ----------
+    :cite:t:`weisberg2002`.
 
     Examples
     --------

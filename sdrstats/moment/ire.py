@@ -82,8 +82,17 @@ class IREResults(MomentResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    ire : The method that returns it.
+    sdrstats.moment.results.MomentResults : The moment methods' results.
+
+    References
+    ----------
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
 
     Examples
     --------
@@ -121,10 +130,19 @@ class ChunkedIREResults(ChunkedMixin, IREResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; :func:`ire` given chunked data builds it.
-    n_rows, prepared, r2_moments
+    n_rows, prepared, r2_moments : optional
         As :class:`sdrstats.moment.chunked.ChunkedResults`.
+
+    See Also
+    --------
+    ire : The method that returns it.
+    sdrstats.moment.chunked.ChunkedResults : Chunked fits of the other moment methods.
+
+    References
+    ----------
+    :cite:t:`cook2005`.
 
     Examples
     --------
@@ -189,6 +207,12 @@ class IRE(MomentEstimator):
         model spec carries the rows' levels, see :mod:`.pire`); refits on resampled rows
         (the bootstrap) keep each row's level; case weights are not available with it.
 
+    See Also
+    --------
+    ire : The formula function (``sdr.ire(formula, data)``).
+    sdrstats.moment.ire.IREResults : What ``fit`` returns.
+    sir : The method whose slice means IRE refits optimally.
+
     Notes
     -----
     With ``ξ`` the p × h slice means of ``z``, ``f`` the slice fractions and ``A`` an
@@ -221,8 +245,7 @@ class IRE(MomentEstimator):
 
     References
     ----------
-    Cook, R. D. and Ni, L. (2005). Sufficient dimension reduction via inverse regression: a
-    minimum discrepancy approach. JASA 100, 410–428.
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
 
     Examples
     --------
@@ -647,6 +670,16 @@ def ire(
     -------
     MomentResults
         With R ``dr``'s IRE summary (the solution of every dimension).
+
+    See Also
+    --------
+    IRE : The estimator, for arrays (``IRE(...).fit(X, y)``).
+    sdrstats.moment.ire.IREResults : What it returns.
+    sir : The method whose slice means IRE refits optimally.
+
+    References
+    ----------
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
 
     Examples
     --------

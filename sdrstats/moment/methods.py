@@ -66,13 +66,15 @@ class SIR(PartialSlicing, MomentEstimator):
         With ``group=``: whiten every level by the pooled within-level covariance instead
         of its own (R's ``pool = TRUE``).
 
+    See Also
+    --------
+    sir : The formula function (``sdr.sir(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    save, directional_regression : See directions in which the response is symmetric.
+
     References
     ----------
-    Li, K.-C. (1991). Sliced inverse regression for dimension reduction. Journal of the
-    American Statistical Association 86, 316–327.
-
-    Chiaromonte, F., Cook, R. D. and Li, B. (2002). Sufficient dimension reduction in
-    regressions with categorical predictors. Annals of Statistics 30, 475–497.
+    :cite:t:`li1991`; :cite:t:`weisberg2002`; :cite:t:`cook2004`.
 
     Examples
     --------
@@ -174,13 +176,15 @@ class SAVE(PartialSlicing, MomentEstimator):
         With ``group=``: whiten every level by the pooled within-level covariance instead
         of its own (R's ``pool = TRUE``).
 
+    See Also
+    --------
+    save : The formula function (``sdr.save(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir, directional_regression : The other slicing methods.
+
     References
     ----------
-    Cook, R. D. and Weisberg, S. (1991). Discussion of "Sliced inverse regression for
-    dimension reduction". Journal of the American Statistical Association 86, 328–332.
-
-    Shao, Y., Cook, R. D. and Weisberg, S. (2007). Marginal tests with sliced average variance
-    estimation. Biometrika 94, 285–296.
+    :cite:t:`cook1991`; :cite:t:`shao2007`.
 
     Examples
     --------
@@ -311,14 +315,14 @@ class DirectionalRegression(MomentEstimator):
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
-    References
-    ----------
-    Li, B. and Wang, S. (2007). On directional regression for dimension reduction. Journal
-    of the American Statistical Association 102, 997–1008.
-
     See Also
     --------
-    SIR, SAVE : the slice moments it combines.
+    SIR, SAVE : The slice moments it combines.
+    directional_regression : The formula function.
+
+    References
+    ----------
+    :cite:t:`li2007`.
 
     Examples
     --------
@@ -379,6 +383,16 @@ class CUME(MomentEstimator):
         The fit's seed (the fit itself draws nothing): the rules that resample,
         ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
         draws one, which the summary prints.
+
+    See Also
+    --------
+    cume : The formula function (``sdr.cume(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir : Slicing into a fixed number of slices instead of every cut point.
+
+    References
+    ----------
+    :cite:t:`zhu2010`.
 
     Examples
     --------

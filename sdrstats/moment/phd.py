@@ -42,6 +42,16 @@ class PHD(MomentEstimator):
         ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
         draws one, which the summary prints.
 
+    See Also
+    --------
+    phd : The formula function (``sdr.phd(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir, save : Slicing methods; pHd sees only curvature in the mean.
+
+    References
+    ----------
+    :cite:t:`li1992`; :cite:t:`cook1998`.
+
     Examples
     --------
     >>> import sdrstats as sdr

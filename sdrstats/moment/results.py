@@ -18,8 +18,17 @@ class MomentResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`.
+
+    See Also
+    --------
+    sir, save, phd, directional_regression, cume : The methods that return it.
+    sdrstats.moment.predictor_tests.CoordinateTest : What ``coordinate_test`` returns.
+
+    References
+    ----------
+    :cite:t:`weisberg2002`; :cite:t:`li1991`; :cite:t:`cook2004`.
 
     Examples
     --------
@@ -122,7 +131,7 @@ class MomentResults(Results):
             names); default none.
         d : int, optional
             Conditional test of that dimension; default the marginal test.
-        weights, chi2approx
+        weights, chi2approx : optional
             As :meth:`coordinate_test`; for SIR, ``weights="restricted"`` reproduces R's
             ``drop1.dr`` table and ranking.
 
@@ -171,7 +180,7 @@ class MomentResults(Results):
             Stop when this many predictors remain (as R).
         stop : float, default 0.0
             Stop when every candidate's p-value is below ``stop`` (0: never, as R).
-        weights, chi2approx
+        weights, chi2approx : optional
             As :meth:`coordinate_test`.
 
         Returns

@@ -151,8 +151,16 @@ class LassoSIRResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    lasso_sir : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`lin2019`.
 
     Examples
     --------
@@ -287,6 +295,12 @@ class LassoSIR(Estimator):
     progress : bool, default True
         A progress bar over the directions (shown for long fits only).
 
+    See Also
+    --------
+    lasso_sir : The formula function (``sdr.lasso_sir(formula, data)``).
+    sdrstats.online.LassoSIRResults : What ``fit`` returns.
+    online_sir : The same method over a stream of rows.
+
     Notes
     -----
     The predictors are first centred and scaled to unit variance, ``z = (x - x̄) / s``
@@ -316,8 +330,7 @@ class LassoSIR(Estimator):
 
     References
     ----------
-    Lin, Q., Zhao, Z. and Liu, J. S. (2019). Sparse sliced inverse regression via Lasso.
-    Journal of the American Statistical Association 114, 1726-1739.
+    :cite:t:`lin2019`.
 
     Examples
     --------
@@ -591,6 +604,16 @@ def lasso_sir(
     Returns
     -------
     LassoSIRResults
+
+    See Also
+    --------
+    LassoSIR : The estimator, for arrays (``LassoSIR(...).fit(X, y)``).
+    sdrstats.online.LassoSIRResults : What it returns.
+    online_sir : The same method over a stream of rows.
+
+    References
+    ----------
+    :cite:t:`lin2019`.
 
     Examples
     --------

@@ -76,6 +76,16 @@ class Results(SummaryMixin, ResultsSaveLoad):
         The seed the fit used (:func:`sdrstats.base.parallel.fit_seed`); default the
         estimator's ``random_state`` option, or a seed drawn now when that is None.
 
+    See Also
+    --------
+    sir, mave, lsce, spca : Formula functions that return one.
+    DimensionTest : What ``test_dimension`` returns.
+    BootstrapResult : What ``bootstrap`` returns.
+
+    References
+    ----------
+    :cite:t:`cook1998`; :cite:t:`weisberg2002`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -534,27 +544,34 @@ class Results(SummaryMixin, ResultsSaveLoad):
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
-        """Plots: ``"summary"`` (sufficient summary plot), ``"scree"``, ``"bootstrap"``.
+        """Plot the fit; by default R's ``plot.dr``, the response and the directions.
 
         Parameters
         ----------
-        kind : str, default "summary"
-            Which plot; see :func:`sdrstats.plotting.results.plot_results` for every kind.
+        kind : {"summary", "pairs", "3d", "scree", "dimension", "bootstrap"}, default "summary"
+            ``"summary"``: with two or more directions a scatterplot matrix of the directions
+            and the response, with one a scatter with a lowess curve (a class response: a
+            density and a strip per class); ``"3d"``: the response over two directions;
+            ``"scree"``: the eigenvalues; ``"dimension"`` and ``"bootstrap"``: the plots of
+            ``test_dimension`` and ``bootstrap``. See
+            :func:`sdrstats.plotting.plot_results`.
         **options
-            Passed to the plot (``ax``, ``d``, bootstrap options...).
+            Passed to the plot: ``ax=`` (or ``axes=`` for a grid), ``figsize=``, ``which=``,
+            ``mark_by_y=``..., and the options of ``test_dimension`` or ``bootstrap``
+            (``random_state=`` among them) for those kinds.
 
         Returns
         -------
-        matplotlib Axes or array of Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-        >>> ax = fit.plot("scree")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> fig = fit.plot()
+        >>> fig.axes[0].get_ylabel()
+        'Dir1'
         """
         return plot_results(self, kind=kind, **options)
 

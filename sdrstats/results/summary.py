@@ -104,6 +104,11 @@ class SummaryMixin:
     def summary(self) -> Summary:
         """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX).
 
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
+
         Examples
         --------
         >>> import sdrstats as sdr

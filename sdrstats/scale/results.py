@@ -107,7 +107,7 @@ class ChunkedMixin:
 
         Parameters
         ----------
-        B, d, distance, random_state, n_jobs, progress
+        B, d, distance, random_state, n_jobs, progress : optional
             As :meth:`sdrstats.Results.bootstrap`; ``n_jobs`` spreads the ``B`` finishing
             eigen-problems (a Dask pass runs where the partitions live).
         scheme : {"poisson"}, default "poisson"

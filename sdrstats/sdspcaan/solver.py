@@ -5,7 +5,7 @@ with some terms switched off; :mod:`sdrstats.sdspcaan.family` only chooses the s
 
 Notation: ``X`` (n x p) is z-scored, ``Y`` (n x c) one-hot, ``Q`` (n x k) has orthonormal
 columns and the projection is ``W = X^T Q`` so that the projected rows are ``P = X W = K Q``
-with ``K = X X^T``. The objective (seed eq. 24) is
+with ``K = X X^T``. The objective (eq. 24 of Shi et al. 2020) is
 
 .. math::
 
@@ -19,7 +19,7 @@ unsupervised PCAN, the ``c`` smallest eigenvectors of ``L_S``).
 
 * Q-step: ``Q`` = the ``k`` eigenvectors with the smallest eigenvalues of
   ``Z = -K - α'YY^T + β'D + δ' K L_S K`` with ``D_ii = 1 / (2 sqrt(||q_i||² + ε))`` (the
-  reweighting that majorises the l2,1 norm, seed eq. 9). ``Z`` is never formed for large n:
+  reweighting that majorises the l2,1 norm, their eq. 9). ``Z`` is never formed for large n:
   it is a diagonal plus ``G C G^T`` with ``G = [X, Y]`` (:class:`QStepMatrix`); a new Q
   changes the diagonal, a new graph only the p x p block ``X^T L_S X`` of ``C``. The
   eigenvectors come from a partial solver: dense ``scipy.linalg.eigh(subset_by_index=...)``
@@ -371,7 +371,7 @@ class _Problem:
             self.Z.C = self.scales["delta"] * self.middle
 
     def objective(self, V: np.ndarray) -> float:
-        """The seed's objective (24) at ``Q`` given by ``V`` and the current graph."""
+        """The objective (24) of Shi et al. (2020) at ``Q`` given by ``V`` and the current graph."""
         value = 0.0
         X, Y, scales = self.X, self.Y, self.scales
         if self.config.global_terms:

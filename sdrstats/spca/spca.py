@@ -63,8 +63,16 @@ class SPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    spca : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -88,10 +96,19 @@ class ChunkedSPCAResults(ChunkedMixin, SPCAResults):
 
     Parameters
     ----------
-    estimator, spec, output, call
+    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
         As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
-    n_rows, prepared, r2_moments
+    n_rows, prepared, r2_moments : optional
         As :class:`sdrstats.moment.chunked.ChunkedResults`.
+
+    See Also
+    --------
+    spca : The method that returns it.
+    sdrstats.spca.spca.SPCAResults : The same fit in memory.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -137,6 +154,12 @@ class SPCA(Estimator):
     random_state : int or Generator, optional
         Only used to subsample rows for the median-heuristic width (n > 1000).
 
+    See Also
+    --------
+    spca : The formula function (``sdr.spca(formula, data)``).
+    sdrstats.spca.spca.SPCAResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     With ``H = I − 11ᵀ/n`` and ``L = ΔΔᵀ``, ``U`` holds the top eigenvectors of
@@ -144,6 +167,10 @@ class SPCA(Estimator):
     ``λ_j`` is the empirical HSIC of ``u_jᵀ x`` and ``y``. Cost: ``O(n p r)`` to form ``Ψ``
     plus ``O(min(p, r)³)``; the n×n ``L`` is never formed (the rbf kernel is factored by
     pivoted incomplete Cholesky, rank ``r`` set by a 1e-9 tolerance).
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
 
     Examples
     --------
@@ -315,6 +342,16 @@ def spca(
     Returns
     -------
     SPCAResults
+
+    See Also
+    --------
+    SPCA : The estimator, for arrays (``SPCA(...).fit(X, y)``).
+    sdrstats.spca.spca.SPCAResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
 
     Examples
     --------

@@ -22,7 +22,7 @@ Both criteria are quadratic programmes in the basis weights ``alpha``:
   ``-SMI^ = -(½ ĥᵀα - ½)``.
 
 In both, the derivative is ``dJ = αᵀ dĜ a + dĥᵀ c`` with ``(a, c) = (3/2 α - β, β - 2α)``,
-``β = (Ĝ + λI)^{-1}Ĝα`` for SCE (the seed's formula) and ``(a, c) = (α/2, -α)`` for SMI, and
+``β = (Ĝ + λI)^{-1}Ĝα`` for SCE (Tangkaratt et al.'s 2015 formula) and ``(a, c) = (α/2, -α)`` for SMI, and
 ``dK_z[i, k]/dW = -K_z[i, k] (z_i - u_k)(x_i - x_{c_k})ᵀ / σ²`` carries it to ``W``.
 
 (σ, λ) are chosen by K-fold cross-validation (:func:`choose_tuning`). A σ chosen at an end of
@@ -511,7 +511,7 @@ def heldout_log_density(
     folds: np.ndarray,
     values: np.ndarray | list[np.ndarray] | None = None,
 ) -> np.ndarray | list[np.ndarray]:
-    """Log of each row's LSCDE density (seed eq. 10) from the fit without its fold.
+    """Log of each row's LSCDE density (Tangkaratt et al. 2015, eq. 10) from the fit without its fold.
 
     For fold ``f`` the model is refitted at the given ``(σ, λ)`` on the other folds, using
     only the centres that are not rows of ``f`` (a centre at a held-out row would put a

@@ -190,11 +190,16 @@ def _embedding_ladle(
     training rows: ``Ê_k`` spans the first ``k`` coordinates of the full fit's embedding
     (centred, orthonormalised), ``Ê*_{k,b}`` those of replicate ``b``, refitted on resampled
     rows and embedding the same rows, and ``f0(k) = mean_b (1 - |det(Ê_kᵀ Ê*_{k,b})|)``.
-    The eigenvalues are the method's own (of its kernel eigenproblem).
+    The eigenvalues are the method's own (of its kernel eigenproblem), divided by the
+    largest: Luo & Li's ``phi`` is not scale-free, and a kernel eigenproblem's eigenvalues
+    have no natural scale (kernel SPCA's shrink as ``1/n²``), so unscaled they were so small
+    beside ``f`` that the ladle chose ``d = 0`` on every model with more than one direction.
     """
     name = results.method
     B = check_int(B, "B", "the ladle rule", low=2)
     eig = np.sort(np.abs(np.asarray(results.output.eigenvalues, dtype=float)))[::-1]
+    if eig.size and eig[0] > 0:
+        eig = eig / eig[0]
     coef = results.output.extras.get("coef")
     width = np.asarray(coef).shape[1] if coef is not None else len(eig)
     d_max = _d_max(results, d_max, min(len(eig), width), "ladle")
@@ -211,7 +216,7 @@ def _embedding_ladle(
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
     failed = B - len(good)
     note = "d minimises g = f (variability of the embedding of the training rows) + phi "
-    note += "(eigenvalue); replicates refit resampled rows" + (
+    note += "(eigenvalue / the largest); replicates refit resampled rows" + (
         f", {failed} failed." if failed else "."
     )
     return _ladle_result(f0, eig, name, B, random_state, note)

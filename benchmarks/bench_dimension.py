@@ -28,7 +28,8 @@ model (``BLIND`` below): pHd's ``E[(y − Ey) z zᵀ]`` is zero along a linear t
 the inverse-mean methods (SIR, IRE, CUME, Lasso-SIR, online SIR) and the mean-subspace fits
 (SPCA and kernel SPCA with their default linear response kernel, whose target matrix has rank
 one, so they see one direction at most) cannot see the symmetric spread direction; PCA and
-vPCA ignore the response, and with ``x ~ N(0, I)`` their eigenvalue ratios carry nothing.
+vPCA ignore the response, and with ``x ~ N(0, I)`` their eigenvalue ratios carry nothing;
+PCAN is unsupervised (the response only sets its number of clusters).
 
 Each data set's result is appended to ``benchmarks/bench_dimension_runs.csv`` as soon as it is
 computed, so a long run can be stopped and resumed (rows already there are skipped), and a
@@ -73,7 +74,7 @@ BLIND = {
     ("phd", "spread"): "pHd: mean-subspace method; the trend is linear, the spread symmetric",
     ("phd", "three"): "pHd sees 2 of 3: no curvature along the cubic's x3 (Stein's lemma)",
     **{
-        (m, "spread"): "inverse means: E(x | y) lies in span(x1), the spread is symmetric"
+        (m, "spread"): "inverse means: E(x given y) lies in span(x1); the spread is symmetric"
         for m in ("sir", "ire", "cume", "lasso_sir", "online_sir")
     },
     **{
@@ -82,6 +83,7 @@ BLIND = {
         for model in ("spread", "three")
     },
     **{(m, model): "ignores the response" for m in ("pca", "vpca") for model in MODELS},
+    **{("pcan", model): "unsupervised: y only sets the number of clusters" for model in MODELS},
 }
 
 
@@ -220,7 +222,8 @@ def report() -> None:
         print()
     if not RUNS.exists():
         return
-    runs = pd.read_csv(RUNS)
+    # two runs started side by side may both have computed a data set: count it once
+    runs = pd.read_csv(RUNS).drop_duplicates(["method", "model", "seed"])
     print("## Rate of choosing the true d, n = 400, p = 6 (goal: 60% where a method can see)\n")
     rows = []
     runs["order"] = runs["method"].map({m: i for i, m in enumerate(METHODS)})

@@ -207,7 +207,7 @@ CASES = [
         lambda: sdr.lsce("y ~ x1 + x2 + x3", FRAME, d=1, foo=1),
         TypeError,
         r"lsce\(\) got an unknown option 'foo'\.",
-        "Its options are: d, d_max, ",
+        "Its options are: d, d_rule, d_max, ",
     ),
     (
         "misspelt-option-function",
@@ -762,12 +762,14 @@ def test_ire_with_half_as_many_slices_as_rows_names_nslices():
         sdr.ire("y ~ x1 + x2 + x3", FRAME, nslices=N // 2)
 
 
-@pytest.mark.parametrize("value", [1.5, -1, "abc"])
-def test_ire_odd_random_state_is_a_named_error(value):
-    # ire is deterministic: it has no random_state, and says so by name
-    with pytest.raises(TypeError, match="random_state"):
+@pytest.mark.parametrize(
+    ("value", "error"), [(1.5, TypeError), (-1, ValueError), ("abc", TypeError)]
+)
+def test_ire_odd_random_state_is_a_named_error(value, error):
+    # ire draws nothing itself, but its random_state seeds the resampling done with the fit
+    with pytest.raises(error, match="random_state"):
         sdr.ire("y ~ x1 + x2 + x3", FRAME, random_state=value)
-    with pytest.raises(TypeError, match=r"IRE\(\) got an unknown option 'random_state'"):
+    with pytest.raises(error, match="random_state"):
         sdr.IRE(random_state=value)
 
 

@@ -131,8 +131,7 @@ def test_generated_function_binds_like_its_signature():
     assert fit.d == 2 and fit.options["max_iter"] == 5
     with pytest.raises(TypeError, match=r"sir\(\) got an unknown option 'nslice'; did you mean"):
         sdr.sir("lbm ~ ht + wt", ais, nslice=4)
-    with pytest.raises(TypeError, match="missing 1 required keyword-only argument: 'd'"):
-        sdr.pca("sex ~ ht + wt", ais)
+    assert sdr.pca("sex ~ ht + wt", ais).d_rule == "ratio"  # d=None: chosen by the rule
     with pytest.raises(TypeError, match="positional"):
         sdr.sir("lbm ~ ht + wt", ais, 4)  # options after data are keyword-only
 

@@ -220,10 +220,13 @@ def test_random_state_forms_and_larger_d_without_refit():
 def test_random_state_none_is_recorded_and_repeatable():
     X, y, _ = single_index(seed=11)
     fit = sdr.SIR(d=1).fit(X, y)
+    assert isinstance(fit.random_state, int)  # drawn by the fit, printed by its summary
     first = fit.bootstrap(B=10, progress=False)
-    assert isinstance(first.random_state, int)
+    assert first.random_state == fit.stream("bootstrap")  # the fit's bootstrap stream
     again = fit.bootstrap(B=10, random_state=first.random_state, progress=False)
     np.testing.assert_array_equal(first.distances, again.distances)
+    repeated = sdr.SIR(d=1, random_state=fit.random_state).fit(X, y).bootstrap(B=10, progress=False)
+    np.testing.assert_array_equal(first.distances, repeated.distances)
 
 
 AIS_EIGHT = (
@@ -231,17 +234,17 @@ AIS_EIGHT = (
 )
 
 
-def test_default_d_is_the_asymptotic_test_choice_and_is_printed():
-    # Issue 22: without d, the bootstrap used to compare the 4 directions SIR keeps (numdir)
-    # although the dimension test chooses 2 on these data (p-values 4e-4 and 0.25).
+def test_default_d_is_the_fit_s_d_chosen_by_its_test_and_is_printed():
+    # Without d, SIR's d is the one its dimension test chooses at level 0.05 (p-values 4e-4
+    # and 0.25 here), not the 4 directions it keeps (numdir); the bootstrap compares it.
     ais = sdr.datasets.load("ais")
     fit = sdr.sir(AIS_EIGHT, ais, nslices=8)
-    assert fit.d == 4 and fit.test_dimension().d == 2
+    assert fit.d == 2 == fit.test_dimension().d and fit.all_directions.shape[1] == 8
     boot = fit.bootstrap(B=20, random_state=0, progress=False)
     assert boot.d == 2 and boot.cosines.shape == (20, 2)
-    assert boot.d_rule.startswith("chosen by the large-sample dimension test at level 0.05")
+    assert boot.d_rule == "the fit's d (chosen by the asymptotic test at level 0.05)"
     text = str(boot)
-    assert text.lstrip().startswith("Dimension compared:\nd = 2, chosen by the large-sample")
+    assert text.lstrip().startswith("Dimension compared:\nd = 2, the fit's d (chosen by the")
     # the same replicates as asking for d = 2 explicitly; only the printed rule differs
     given = fit.bootstrap(B=20, d=2, random_state=0, progress=False)
     np.testing.assert_array_equal(boot.distances, given.distances)
@@ -251,27 +254,28 @@ def test_default_d_is_the_asymptotic_test_choice_and_is_printed():
 def test_default_d_keeps_a_d_given_or_chosen_when_fitting():
     ais = sdr.datasets.load("ais")
     fixed = sdr.sir(AIS_EIGHT, ais, nslices=8, d=3).bootstrap(B=10, random_state=0, progress=False)
-    assert fixed.d == 3 and fixed.d_rule == "the fit's d (given when fitting)"
+    assert fixed.d == 3 and fixed.d_rule == "the fit's d (given)"
     X, y, _ = single_index(n=150, p=3, seed=12)
     mave = sdr.MAVE(variant="meanopg", d_max=2).fit(X, y)
     boot = mave.bootstrap(B=4, random_state=0, progress=False)
     assert boot.d == mave.d
-    assert boot.d_rule == "the fit's d (chosen by cross-validation when fitting)"
+    assert boot.d_rule == "the fit's d (chosen by cross-validation)"
 
 
-def test_default_d_without_an_asymptotic_test_says_it_was_not_chosen():
+def test_default_d_without_an_asymptotic_test_is_its_permutation_test_s_choice():
     X, y, _ = single_index(n=200, p=4, seed=13)
-    fit = sdr.DirectionalRegression().fit(X, y)  # directional regression: no large-sample test
+    fit = sdr.DirectionalRegression(random_state=0).fit(X, y)  # no large-sample test
     boot = fit.bootstrap(B=10, random_state=0, progress=False)
-    assert boot.d == fit.d == 4
-    assert "not a chosen dimension" in boot.d_rule and "fit.test_dimension()" in boot.d_rule
-    assert "whole predictor space, so every distance is 0" in str(boot)
+    assert boot.d == fit.d == fit.d_choice.d == 1
+    assert boot.d_rule.startswith("the fit's d (chosen by the permutation test at level 0.05")
+    whole = sdr.DirectionalRegression(d=4).fit(X, y).bootstrap(B=10, random_state=0, progress=False)
+    assert "whole predictor space, so every distance is 0" in str(whole)
 
 
 def test_default_d_when_the_test_keeps_no_dependence():
     rng = np.random.default_rng(14)
     X = rng.normal(size=(200, 3))
     fit = sdr.SIR(nslices=5).fit(X, rng.normal(size=200))  # y independent of X
-    assert fit.test_dimension().d == 0
+    assert fit.test_dimension().d == 0 == fit.d_choice.d and fit.d == 1
     boot = fit.bootstrap(B=10, random_state=0, progress=False)
-    assert boot.d == 1 and "keeps d = 0 (no dependence)" in boot.d_rule
+    assert boot.d == 1 and "chose d = 0: no evidence" in boot.d_rule

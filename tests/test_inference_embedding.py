@@ -65,10 +65,13 @@ def test_embedding_bootstrap_separates_signal_from_noise():
     assert stab[1] < stab[0] - 0.2
 
 
-def test_embedding_bootstrap_rejects_d_beyond_the_fit(ais):
-    fit = sdr.kspca("lbm ~ ht + wt + ssf + bmi", ais, d=1)
-    with pytest.raises(ValueError, match="refit with d = 3"):
-        fit.bootstrap(B=5, d=3, progress=False)
+def test_embedding_bootstrap_beyond_the_fit_refits_or_names_the_rank(ais):
+    fit = sdr.kspca("lbm ~ ht + wt + ssf + bmi", ais, d=1, kernel_y="rbf", random_state=0)
+    boot = fit.bootstrap(B=5, d=3, progress=False)  # more components: the reference is refitted
+    assert boot.d == 3 and boot.reference.shape == (202, 3)
+    linear = sdr.kspca("lbm ~ ht + wt + ssf + bmi", ais, d=1)  # rank 1: one component exists
+    with pytest.raises(ValueError, match="must be at most the rank of the HSIC matrix, 1 here"):
+        linear.bootstrap(B=5, d=3, progress=False)
 
 
 def test_unavailable_rules_say_what_is_available(ais):
@@ -80,6 +83,7 @@ def test_unavailable_rules_say_what_is_available(ais):
             r"test_dimension\('ladle'\) .* and bootstrap\(\)",
         ):
             fit.test_dimension(rule)
-    # the ladle compares k with k + 1 components: a one-component fit has too few
-    with pytest.raises(ValueError, match=r"'ladle' dimension test .* Refit with a larger d"):
-        fit.test_dimension("ladle")
+    # a kernel of rank 1 has one component: the ladle compares d = 0 with d = 1, whatever d
+    # the fit was given (the eigenvalue after the last is 0)
+    ladle = fit.test_dimension("ladle", B=10, progress=False)
+    assert ladle.table.index.tolist() == [0, 1] and ladle.table["phi"].iloc[1] == 0

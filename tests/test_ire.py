@@ -25,6 +25,8 @@ import pytest
 import scipy.linalg
 from ire_reference import gamma_factor
 
+import scipy.stats
+
 import sdrstats as sdr
 from sdrstats.moment._ire_als import Discrepancy, helmert_basis
 from sdrstats.moment.ire import IRE, IREResults
@@ -341,12 +343,16 @@ def test_bases_match_r_up_to_sign(case, d):
     np.testing.assert_allclose(ours * signs, ref, atol=1e-6)
 
 
-def test_reported_directions_are_the_numdir_solution_by_default(fits):
+def test_reported_directions_are_the_tested_dimension_s_solution_by_default(fits):
+    # d = None: the chi-square tests at level 0.05 choose d (R's table rejects 0D, 1D and 2D
+    # here and keeps 3D), and the fit reports that dimension's own solution
     fit = fits["ire8"]
-    assert fit.d == 4
-    np.testing.assert_array_equal(fit.directions.to_numpy(), fit.extras["solutions"][4])
-    assert fit.directions.columns.tolist() == ["Dir1", "Dir2", "Dir3", "Dir4"]
-    assert fit.criterion == pytest.approx(IRE_R["ire8.test4"][0], rel=RTOL)
+    assert fit.d == fit.test_dimension().d == 3 and fit.d_rule == "asymptotic"
+    np.testing.assert_array_equal(fit.directions.to_numpy(), fit.extras["solutions"][3])
+    assert fit.directions.columns.tolist() == ["Dir1", "Dir2", "Dir3"]
+    assert fit.criterion == pytest.approx(IRE_R["ire8.test3"][0], rel=RTOL)
+    given = sdr.ire(FORMULA, sdr.datasets.load("ais"), nslices=8, d=4)  # R's numdir solution
+    assert given.criterion == pytest.approx(IRE_R["ire8.test4"][0], rel=RTOL)
 
 
 def test_d_option_reports_that_dimension(fits, ais):
@@ -525,7 +531,7 @@ def test_numdir_is_capped_at_p_minus_one():
     y = X[:, 0] + 0.1 * rng.standard_normal(80)
     fit = IRE(numdir=6).fit(X, y)
     assert fit.extras["numdir"] == 2
-    assert fit.d == 2
+    assert sorted(fit.extras["solutions"]) == [1, 2] and fit.d == 1  # a single index
 
 
 def test_non_convergence_warns():
@@ -569,13 +575,13 @@ def test_ire_has_no_eigenvalues_but_a_criterion(fits):
     assert np.isfinite(fit.criterion)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert fit.transform().shape == (202, 4)
+        assert fit.transform().shape == (202, 3)
 
 
 def test_directions_have_unit_columns(fits):
     B = fits["ire8"].directions.to_numpy()
     np.testing.assert_allclose(np.linalg.norm(B, axis=0), 1.0, atol=1e-12)
-    assert scipy.linalg.subspace_angles(B, fits["ire8"].extras["solutions"][4]).max() < 1e-10
+    assert scipy.linalg.subspace_angles(B, fits["ire8"].extras["solutions"][3]).max() < 1e-10
 
 
 def test_drop1_and_step_match_r(fits):
@@ -624,3 +630,33 @@ def test_coordinate_tests_ignore_predictor_scales(ais):
         a = fit.coordinate_test(["log(hg)"], d=d)
         b = scaled.coordinate_test(["x3"], d=d)
         assert b.statistic == pytest.approx(a.statistic, rel=1e-9)
+
+
+# -- small-sample versions of the test (Yuan & Bentler 1997, 1999) ---------------------------
+def test_the_default_test_is_r_s_and_the_corrections_are_scalings_of_it(fits):
+    fit = fits["ire8"]
+    r_test = fit.test_dimension()
+    pd.testing.assert_frame_equal(r_test.table, fit.test_dimension(correction=None).table)
+    stat, df, n = r_test.table["stat"], r_test.table["df"], fit.n
+    f_test = fit.test_dimension(correction="F")
+    expected = scipy.stats.f.sf(stat * (n - df) / ((n - 1) * df), df, n - df)
+    np.testing.assert_allclose(f_test.table["p_value"], expected, rtol=1e-12)
+    yb = fit.test_dimension(correction="yuan_bentler")
+    np.testing.assert_allclose(
+        yb.table["p_value"], scipy.stats.chi2.sf(stat / (1 + stat / n), df), rtol=1e-12
+    )
+    # both shrink the statistic: p-values never below R's, so the chosen d is never larger
+    assert (f_test.table["p_value"] >= r_test.table["p_value"]).all()
+    assert f_test.d <= r_test.d and yb.d <= r_test.d
+    assert "Yuan & Bentler's (1999) F version" in str(f_test)
+    with pytest.raises(ValueError, match="correction must be one of"):
+        fit.test_dimension(correction="bartlett")
+
+
+def test_the_summary_says_when_n_is_small_for_the_slices(ais):
+    small = str(sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg)", ais, nslices=8).summary())
+    assert "Small sample:\nn = 202 is small for the 21 slice-mean moments" in small
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((1000, 3))
+    big = sdr.IRE(nslices=4).fit(X, X[:, 0] + rng.standard_normal(1000))
+    assert "Small sample" not in str(big.summary())  # 1000 rows for 9 moments

@@ -6,9 +6,9 @@ import pytest
 from sklearn.linear_model import Lasso
 
 import sdrstats as sdr
+from sdrstats.inference.ratio import ratio_choice
 from sdrstats.online.lasso_sir import (
     kmeans_dimension,
-    ratio_dimension,
     slice_mean_eigen,
     two_means_smaller_group,
 )
@@ -93,15 +93,15 @@ def test_formula_and_arrays_give_identical_numbers():
 def test_summary_states_the_d_rule_and_lists_selected_predictors():
     df, _ = sparse_single_index(200, 60, random_state=6)
     text = str(sdr.lasso_sir("y ~ .", df, random_state=0).summary())
-    assert "k-means rule on lambda_j*|beta_j|" in text
+    assert "d = 1 (chosen by R LassoSIR's k-means rule)" in text
     assert "Selected predictors" in text and "Dir1 (" in text
     assert "10-fold CV" in text
     assert "selected predictors; the other" in text  # zero rows are not printed
 
 
 def test_ratio_rule_on_known_spectra():
-    assert ratio_dimension(np.array([5.0, 0.1, 0.09, 0.08, 0.07]), 3) == 1
-    assert ratio_dimension(np.array([5.0, 3.0, 0.1, 0.09, 0.08]), 3) == 2
+    assert ratio_choice(np.array([5.0, 0.1, 0.09, 0.08, 0.07]), 3) == 1
+    assert ratio_choice(np.array([5.0, 3.0, 0.1, 0.09, 0.08]), 3) == 2
 
 
 def test_categorical_response_slices_by_level():
@@ -145,9 +145,9 @@ def test_ratio_rule_ignores_the_null_eigenvalues():
     # rank 3 of 9 slots (p = 3 < H - 1): the zeros past the rank never enter a ratio, so the
     # answer is at most rank - 1 = 2
     values = np.array([5.0, 0.1, 0.09, 0, 0, 0, 0, 0, 0])
-    assert ratio_dimension(values, 10) == 1
-    assert ratio_dimension(np.array([5.0, 3.0, 0.1, 0, 0]), 10) == 2
-    assert ratio_dimension(np.array([5.0, 0, 0]), 10) == 1  # one positive eigenvalue
+    assert ratio_choice(values, 10) == 1
+    assert ratio_choice(np.array([5.0, 3.0, 0.1, 0, 0]), 10) == 2
+    assert ratio_choice(np.array([5.0, 0, 0]), 10) == 1  # one positive eigenvalue
 
 
 def test_kernel_null_eigenvalues_are_exact_zeros():

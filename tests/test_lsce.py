@@ -148,7 +148,8 @@ def test_summary_lists_tuning_restarts_and_directions():
     fit = sdr.lsce("y ~ .", data, d=1, **FAST)
     text = str(fit.summary())
     for piece in (
-        "lsce, n = 80, d = 1 (given)",
+        "lsce, n = 80, p = 5.",
+        "Dimension:\nd = 1 (given)",
         "sigma =",
         "lambda =",
         "SCE^ =",

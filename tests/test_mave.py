@@ -190,9 +190,10 @@ def test_cv_preferring_no_dependence_warns_and_keeps_d_one():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((150, 3))
     y = rng.standard_normal(150)
-    with pytest.warns(sdr.SDRWarning, match="prefers d = 0"):
+    with pytest.warns(sdr.SDRWarning, match="cross-validation chose d = 0"):
         fit = sdr.MAVE(variant="meanopg", d_max=2).fit(X, y)
-    assert fit.d == 1 and fit.test_dimension("cv").d == 0
+    assert fit.d == 1 and fit.test_dimension("cv").d == 0 == fit.d_choice.d
+    assert "cross-validation chose d = 0: no evidence" in fit.dimension_line
 
 
 def test_convergence_warning_when_the_reported_dimension_stalls(single_index):
@@ -225,7 +226,7 @@ def test_r_runs_a_fixed_number_of_iterations_without_tol(single_index):
         ({"bandwidth": -1.0}, ValueError, "'bandwidth' parameter of MAVE must be a float > 0"),
         ({"y_points": 1}, ValueError, "'y_points' parameter of MAVE must be an int >= 2"),
         ({"tol": 0.0}, ValueError, "'tol' parameter of MAVE must be a float > 0"),
-        ({"cv_rule": "1se"}, ValueError, "'cv_rule' parameter of MAVE must be one of 'min'"),
+        ({"d_rule": "1se"}, ValueError, "'d_rule' parameter of MAVE must be one of 'cv'"),
         ({"y_transform": "cdf"}, ValueError, "'y_transform' parameter of MAVE must be one of"),
         ({"nslices": 5}, TypeError, "unknown option"),
     ],
@@ -263,15 +264,22 @@ def test_multivariate_response_for_mean_methods(single_index):
     assert recovered < 0.4  # seeded: about 0.15 here
 
 
-def test_cv_rule_min_is_the_minimiser_of_the_table(classic):
+def test_cv_rule_is_the_minimiser_of_the_table(classic):
     df, _ = classic
-    fit = sdr.mave("y ~ .", df, variant="meanopg", d_max=3, cv_rule="min")
+    fit = sdr.mave("y ~ .", df, variant="meanopg", d_max=3)
     table = fit.cv_table
-    assert fit.test_dimension("cv").d == table["cv"].idxmin()
-    assert fit.test_dimension().rule == "cv"  # the default rule of a MAVE fit
-    assert fit.test_dimension("cv", cv_rule="min").extras["cv_rule"] == "min"
-    with pytest.raises(ValueError, match="'cv_rule' option of the cv dimension test"):
-        fit.test_dimension("cv", cv_rule="aic")
+    assert fit.test_dimension("cv").d == table["cv"].idxmin() == fit.d
+    assert fit.test_dimension().rule == "cv" == fit.d_rule  # the default rule of a MAVE fit
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cv_rule'"):
+        fit.test_dimension("cv", cv_rule="min")
+
+
+def test_another_rule_chooses_among_the_bases_of_the_path(classic):
+    df, _ = classic
+    fit = sdr.mave("y ~ .", df, variant="meanopg", d_max=3, d_rule="bootstrap", random_state=0)
+    assert fit.d_rule == "bootstrap" and fit.d == fit.d_choice.d
+    # the reported solution is the path's own d-dimensional one, not a refit
+    np.testing.assert_array_equal(fit.directions.to_numpy(), fit.extras["bases"][fit.d])
 
 
 def test_cv_table_with_d_given_is_computed_when_asked_for(classic):

@@ -185,13 +185,13 @@ def test_pca_members_match_svd_and_sklearn():
     fit = sdr.PCA(d=3).fit(X, y.astype(str))
     components = SkPCA(n_components=3).fit(Xs).components_.T
     # same unit vectors up to sign; back in the z-scored scale (directions are unscaled)
-    z_dirs = fit.extras["projection"]
+    z_dirs = fit.extras["projection"][:, :3]  # every component is computed; d = 3 reported
     np.testing.assert_allclose(np.abs(np.sum(z_dirs * components, axis=0)), 1.0, atol=1e-10)
     vfit = sdr.VPCA(d=3).fit(X, y.astype(str))
     U, sv, _ = np.linalg.svd(Xs, full_matrices=False)
     # vPCA: W = X^T Q with Q the top-k left singular vectors, = R Σ
     W = Xs.T @ U[:, :3]
-    np.testing.assert_allclose(np.abs(vfit.extras["projection"]), np.abs(W), atol=1e-8)
+    np.testing.assert_allclose(np.abs(vfit.extras["projection"][:, :3]), np.abs(W), atol=1e-8)
     np.testing.assert_allclose(vfit.directions.to_numpy(), fit.directions.to_numpy(), atol=1e-10)
 
 
@@ -292,10 +292,7 @@ def test_d_larger_than_n_or_p_is_refused():
     frame, _, _ = simulate(seed=16)
     with pytest.raises(ValueError, match=r"'d' option of sdspcaan must be at most min\(n, p\) = 3"):
         sdr.sdspcaan("label ~ x1 + x2 + x3", frame, d=4)
-    with pytest.raises(
-        TypeError, match=r"SDSPCAAN needs the option\(s\) \['d'\], which have no default"
-    ):
-        sdr.SDSPCAAN()
+    assert sdr.SDSPCAAN().d is None  # d=None: chosen by d_rule, as in every method
     with pytest.raises(ValueError, match="'alpha' parameter of SDSPCAAN must be a float >= 0"):
         sdr.SDSPCAAN(d=2, alpha=-1)
     with pytest.raises(TypeError, match="unknown option"):

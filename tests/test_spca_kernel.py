@@ -40,7 +40,8 @@ def test_low_rank_route_and_generalised_eigh_route_agree():
     # while changing the problem by 1e-12 relative, far below the 1e-6 tolerance used.
     full = sdr.KSPCA(d=1, add_identity=1e-12).fit(X, y)
     assert "Cholesky" in lowrank.extras["route"] and "eigh" in full.extras["route"]
-    np.testing.assert_allclose(lowrank.eigenvalues, full.eigenvalues, rtol=1e-6)
+    # the general route also computes the components the ladle compares (the second is ~0)
+    np.testing.assert_allclose(lowrank.eigenvalues, full.eigenvalues[:1], rtol=1e-6)
     np.testing.assert_allclose(lowrank.transform(), full.transform(), atol=1e-6)
 
 

@@ -74,17 +74,16 @@ def test_numdir_is_r_s_alias_of_d_max(ais):
     assert len(perm.table) == 2
 
 
-def test_mave_takes_d_max_and_cv_rule(ais):
+def test_mave_takes_d_max_and_d_rule(ais):
     with pytest.raises(TypeError, match=unknown("mave", "max_dim")):
         sdr.mave(FORMULA, ais, variant="meanopg", max_dim=2)
     with pytest.raises(TypeError, match=unknown("MAVE", "max_dim")):
         sdr.MAVE(max_dim=3)
+    with pytest.raises(TypeError, match=unknown("MAVE", "cv_rule")):
+        sdr.MAVE(cv_rule="min")  # the rule that chooses d is d_rule, in every method
     fit = sdr.mave(FORMULA, ais, variant="meanopg", d_max=2)
-    assert fit.d_max == 2
-    # MAVE's own CV choice rule is cv_rule (rule names the dimension rule)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'rule'"):
-        fit.estimator.cv_test(fit, rule="min")
-    assert fit.estimator.cv_test(fit, cv_rule="min").d == fit.test_dimension("cv", cv_rule="min").d
+    assert fit.d_max == 2 and fit.d_rule == "cv"
+    assert fit.estimator.cv_test(fit).d == fit.test_dimension("cv").d == fit.d_choice.d
 
 
 def test_sdspcaan_family_takes_d_the_papers_k(ais):
@@ -95,8 +94,6 @@ def test_sdspcaan_family_takes_d_the_papers_k(ais):
         sdr.sdspca(formula, ais, 2)
     with pytest.raises(TypeError, match=unknown("PCA", "k")):
         sdr.PCA(k=2)
-    with pytest.raises(TypeError, match=r"PCA needs the option\(s\) \['d'\]"):
-        sdr.PCA()
     fit = sdr.sdspca(formula, ais, d=2)
     assert fit.k == fit.d == 2  # the results keep the paper's name as a property
 

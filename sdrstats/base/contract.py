@@ -48,6 +48,10 @@ class Capabilities:
     case_weights : bool
         The fit applies R ``dr``'s case weights (``weights=`` of the formula function,
         ``sample_weight=`` of ``fit``), which the model spec carries.
+    nested_directions : bool
+        The ``k``-dimensional answer is the first ``k`` directions of one fit (eigen
+        methods), so a fit computed once serves every ``d``; methods that fit each dimension
+        separately (IRE, MAVE, LSCE, KDR...) set it False.
 
     Examples
     --------
@@ -63,6 +67,7 @@ class Capabilities:
     cv_test: bool = False
     weighted_replicates: bool = False
     case_weights: bool = False
+    nested_directions: bool = True
 
 
 @register
@@ -86,7 +91,9 @@ class EstimatorOutput:
     extras : dict
         Method-specific results (slice sizes, traces, tuning parameters...). A method that
         fits each dimension separately (IRE) keeps its ``k``-dimensional bases under
-        ``"solutions"`` (``k -> p × k``), and :meth:`basis_for` returns them.
+        ``"solutions"`` (``k -> p × k``), and :meth:`basis_for` returns them; one asked for
+        ``d=None`` may keep its whole fit at every candidate ``k`` under ``"by_dimension"``
+        (``k -> EstimatorOutput``) for its dimension rule.
     """
 
     basis: np.ndarray | None
@@ -104,6 +111,9 @@ class EstimatorOutput:
         """
         if self.basis is None:
             raise ValueError("this fit has no linear directions.")
+        by_dimension = self.extras.get("by_dimension")
+        if isinstance(by_dimension, dict) and k in by_dimension and k != self.d:
+            return by_dimension[k].basis_for(k)
         solutions = self.extras.get("solutions")
         if isinstance(solutions, dict) and k in solutions:
             return np.asarray(solutions[k])

@@ -37,6 +37,7 @@ import logging
 import os
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -57,6 +58,8 @@ PROGRESS_MIN_ELAPSED = 1.0
 PROGRESS_INTERVAL = 2.0
 #: A loop predicted to finish within this many seconds in one process is not sent to workers.
 SERIAL_SECONDS = 1.0
+#: A loop predicted to take longer (a dimension rule, a bootstrap) says so before it goes on.
+ANNOUNCE_SECONDS = 20.0
 
 LOGGER = logging.getLogger("sdrstats")
 
@@ -193,6 +196,137 @@ def resolve_random_state(random_state: Any) -> Any:
     return random_state
 
 
+#: Largest seed a fit draws for itself (``fit_seed(None)``): short enough to print and retype.
+DRAWN_SEED_LIMIT = 2**32
+
+
+def fit_seed(random_state: Any) -> Any:
+    """The seed a fit records: what it was given, or one drawn when none was.
+
+    A fit's ``random_state`` seeds the fit itself (randomised methods) and every stream
+    derived from it later (:func:`derived_stream`). Recording it as a value makes the run
+    repeatable: passing the recorded seed back gives the same numbers.
+
+    Parameters
+    ----------
+    random_state : None, int, sequence of int, SeedSequence, Generator or RandomState
+        ``None`` draws a seed below ``DRAWN_SEED_LIMIT`` from OS entropy. A
+        ``Generator``/``RandomState`` is consumed once: an int seed is drawn from it. An int,
+        a sequence of ints or a ``SeedSequence`` is kept as it is.
+
+    Returns
+    -------
+    int, list of int or SeedSequence
+
+    Examples
+    --------
+    >>> fit_seed(7)
+    7
+    >>> fit_seed(np.random.default_rng(0)) == fit_seed(np.random.default_rng(0))
+    True
+    >>> 0 <= fit_seed(None) < DRAWN_SEED_LIMIT
+    True
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, DRAWN_SEED_LIMIT))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, DRAWN_SEED_LIMIT, dtype=np.int64))
+    as_seed_sequence(random_state)  # refuses what no stream can come from, with its wording
+    if isinstance(random_state, (int, np.integer)):
+        return int(random_state)
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    return [int(v) for v in random_state]
+
+
+def stream_key(kind: str) -> int:
+    """The 32-bit number of a call kind (CRC-32 of its name: the same in every run).
+
+    Examples
+    --------
+    >>> stream_key("bootstrap") == stream_key("bootstrap") != stream_key("sample")
+    True
+    """
+    return zlib.crc32(kind.encode("utf-8"))
+
+
+def derived_stream(seed: Any, kind: str) -> Any:
+    """The seed of the random stream a fit's call of kind ``kind`` draws from.
+
+    Every call kind (``"bootstrap"``, ``"test_dimension/permutation"``, ``"sample"``...)
+    draws from its own stream, a function of the fit's seed and the kind only, so a script
+    run twice prints the same numbers, a call repeated gives the same answer, and two kinds
+    never share draws. For an int (or ints) seed ``s`` the stream is the seed
+    ``[*s, stream_key(kind)]``, a list of ints that can be printed and passed back as
+    ``random_state``; a ``SeedSequence`` seed gives its child with that spawn key.
+
+    Parameters
+    ----------
+    seed : int, list of int or SeedSequence
+        A fit's recorded seed (:func:`fit_seed`).
+    kind : str
+        The call kind.
+
+    Returns
+    -------
+    list of int or SeedSequence
+
+    Examples
+    --------
+    >>> derived_stream(12345, "bootstrap") == [12345, stream_key("bootstrap")]
+    True
+    >>> derived_stream(12345, "bootstrap") != derived_stream(12345, "sample")
+    True
+    """
+    key = stream_key(kind)
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.SeedSequence(
+            seed.entropy, spawn_key=(*seed.spawn_key, key), pool_size=seed.pool_size
+        )
+    if isinstance(seed, (int, np.integer)):
+        return [int(seed), key]
+    return [*(int(v) for v in seed), key]
+
+
+def call_seed(owner: Any, random_state: Any, kind: str) -> Any:
+    """The seed one call draws from: its own ``random_state``, else its owner's stream.
+
+    Parameters
+    ----------
+    owner : object
+        What the call is made on (a fitted result, a density); its ``random_state``
+        attribute is its seed.
+    random_state : optional
+        The call's own seed, which wins when given.
+    kind : str
+        The call kind (:func:`derived_stream`).
+
+    Returns
+    -------
+    object
+        ``random_state`` if it is not None; else ``derived_stream(owner.random_state,
+        kind)``; else (an owner without a seed) a fresh seed from OS entropy, recorded by the
+        caller so the run can be repeated.
+
+    Examples
+    --------
+    >>> class Fit:
+    ...     random_state = 5
+    >>> call_seed(Fit(), None, "bootstrap") == [5, stream_key("bootstrap")]
+    True
+    >>> call_seed(Fit(), 0, "bootstrap")
+    0
+    """
+    if random_state is not None:
+        return random_state
+    seed = getattr(owner, "random_state", None)
+    if seed is not None:
+        return derived_stream(seed, kind)
+    return resolve_random_state(None)
+
+
 def spawn_seeds(random_state: Any, k: int) -> list[np.random.SeedSequence]:
     """``k`` independent child seed sequences of ``random_state``.
 
@@ -324,6 +458,21 @@ def blas_threads_of(order: int, small: int = SMALL_ORDER) -> int | None:
     """
     return 1 if order <= small else None
 
+def announce(what: str, seconds: float, detail: str) -> None:
+    """Print on stderr, before a long loop goes on, how long it is predicted to take.
+
+    Examples
+    --------
+    >>> import contextlib, io, sys
+    >>> with contextlib.redirect_stderr(io.StringIO()) as err:
+    ...     announce("permutation test mave", 150.0, "398 tasks of about 0.38 s each")
+    >>> print(err.getvalue(), end="")
+    permutation test mave: about 2.5 min predicted (398 tasks of about 0.38 s each); progress follows.
+    """
+    shown = f"{seconds / 60:.1f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    sys.stderr.write(f"{what}: about {shown} predicted ({detail}); progress follows.\n")
+    sys.stderr.flush()
+
 
 def parallel_map(
     fn: Callable[[T], R],
@@ -381,7 +530,8 @@ def parallel_map(
     workers = effective_n_jobs(n_jobs)
     items = list(items)
     total = len(items) if total is None else total
-    show = progress and not _IN_LOOP.get() and _bar_allowed()
+    outermost = progress and not _IN_LOOP.get()
+    show = outermost and _bar_allowed()
     bar = _LazyBar(total, desc) if show else None
     token = _IN_LOOP.set(True)
     try:
@@ -398,6 +548,9 @@ def parallel_map(
             if bar is not None:
                 bar.update(1)
             tasks = f"{len(items):,} tasks of about {elapsed:.2g} s each, the first timed"
+            remaining = elapsed * (len(items) - 1) / (1 if serial else workers)
+            if outermost and remaining > ANNOUNCE_SECONDS:  # a log file gets it too
+                announce(desc or "this loop", elapsed + remaining, tasks)
             check_time(
                 desc or "this loop",
                 elapsed * (len(items) - 1) / (1 if serial else workers),
@@ -459,14 +612,19 @@ __all__ = [
     "PROGRESS_INTERVAL",
     "SERIAL_SECONDS",
     "as_seed_sequence",
+    "call_seed",
     "check_random_state",
+    "derived_stream",
     "effective_n_jobs",
     "SMALL_ORDER",
     "blas_threads_for",
     "blas_threads_of",
+
+    "fit_seed",
     "limit_blas_threads",
     "parallel_map",
     "resolve_random_state",
     "spawn_generators",
     "spawn_seeds",
+    "stream_key",
 ]

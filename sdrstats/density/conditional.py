@@ -167,6 +167,9 @@ class ConditionalDensity(DensityQueries):
         self.heldout_log_score: float | None = None
         #: Folds of the cross-validation that tuned the model (None: not cross-validated).
         self.n_folds: int | None = None
+        #: The density's seed: ``sample`` draws from a stream derived from it.
+        self.random_state: Any = None
+        self._sample_rng: np.random.Generator | None = None
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Files written before the component sd was renamed hold it as "sd".
@@ -177,6 +180,8 @@ class ConditionalDensity(DensityQueries):
         state.setdefault("heldout_log_score", None)
         state.setdefault("n_folds", None)
         state.setdefault("n_tail", 0)
+        state.setdefault("random_state", None)
+        state.setdefault("_sample_rng", None)
         self.__dict__.update(state)
 
     @property

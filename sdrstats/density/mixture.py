@@ -19,7 +19,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..base.budget import check_memory
-from ..base.parallel import as_seed_sequence
+from ..base.parallel import as_seed_sequence, call_seed
 from ..base.validation import check_int, check_positive_grid
 from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
@@ -180,7 +180,7 @@ def fit_eps_kde(
     }
 
 
-def fit_density(
+def _fit_density(
     estimator: str,
     features: Features,
     Y: np.ndarray,
@@ -447,7 +447,8 @@ def conditional_density_for(
         Any SDR fit with a continuous response.
     estimator : {"lscde", "eps_kde"}
     **options
-        ``d`` (default the fit's), ``random_state`` (default the fit's) and the
+        ``d`` (default the fit's), ``random_state`` (default the fit's
+        ``"conditional_density"`` stream, :meth:`sdrstats.Results.stream`) and the
         estimator's options: for LSCDE ``model`` (``"auto"``, the default, chooses between
         ``"location_scale"`` and ``"separate"`` by held-out log-likelihood; ``"single"`` is
         LSCDE with one width as published), ``sigma_grid``, ``lambda_grid``, ``n_basis``,
@@ -478,9 +479,9 @@ def conditional_density_for(
             "categorical (class probabilities are not densities)."
         )
     d = int(options.pop("d", results.d))
-    # Unseeded, the density draws its centres and folds from the fit's own seed, so a
-    # seeded fit gives the same density every time it is asked.
-    options.setdefault("random_state", getattr(results, "random_state", None))
+    # Unseeded, the density draws its centres and folds from the fit's stream of this call
+    # kind, so a seeded fit gives the same density every time it is asked.
+    options["random_state"] = call_seed(results, options.get("random_state"), "conditional_density")
     reduced = results.transform(d=d).to_numpy()
     shift, scale = reduced.mean(axis=0), reduced.std(axis=0, ddof=1)
     if np.any(scale <= 0):
@@ -494,6 +495,25 @@ def conditional_density_for(
         label=f"{results.method}/{estimator}",
         **options,
     )
+
+
+def fit_density(
+    estimator: str,
+    features: Features,
+    Y: np.ndarray,
+    y_names: list[str],
+    *,
+    label: str,
+    random_state: Any = None,
+    **options: Any,
+):
+    """Fit ``estimator`` ("lscde" or "eps_kde") on ``features()`` and wrap the density; the
+    density records ``random_state`` as its seed (the stream of its ``sample``)."""
+    density = _fit_density(
+        estimator, features, Y, y_names, label=label, random_state=random_state, **options
+    )
+    density.random_state = random_state
+    return density
 
 
 __all__ = [

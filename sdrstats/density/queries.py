@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr
 
+from ..base.parallel import as_seed_sequence, call_seed
 from ..base.persistence import Registered
 
 
@@ -193,7 +194,9 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         size : int, default 1
             Draws per row.
         random_state : int, Generator or None, default None
-            Seed of the draws.
+            Seed of these draws. By default they are the next numbers of the density's own
+            ``"sample"`` stream, derived from its seed (itself derived from the fit's): a
+            script run twice prints the same draws, and repeated calls give new ones.
 
         Examples
         --------
@@ -204,7 +207,11 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         >>> dens.sample(ais.head(2), size=3, random_state=0).shape
         (2, 3)
         """
-        rng = np.random.default_rng(random_state)
+        rng = (
+            self._sample_generator()
+            if random_state is None
+            else (np.random.default_rng(random_state))
+        )
         parts = self._parts(newdata)
         w = parts.w
         cum = np.cumsum(w, axis=1)
@@ -214,6 +221,14 @@ class DensityQueries(Registered):  # fitted densities can be saved as data
         if parts.loc is not None:
             draws = parts.loc[:, None, :] + parts.scale[:, None, :] * draws
         return draws[..., 0] if self.q == 1 else draws
+
+    def _sample_generator(self) -> np.random.Generator:
+        """The generator of the density's ``"sample"`` stream, made at the first draw."""
+        rng = getattr(self, "_sample_rng", None)
+        if rng is None:
+            seed = call_seed(self, None, "sample")
+            rng = self._sample_rng = np.random.default_rng(as_seed_sequence(seed))
+        return rng
 
     def integral_of_square(self, newdata: Any = None) -> np.ndarray:
         """``∫ p(y | x)² dy`` of each row (exact for the mixture).

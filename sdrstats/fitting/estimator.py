@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..base.contract import Capabilities, EstimatorOutput, FamilyHooks, from_statistics_methods
-from ..base.parallel import check_random_state
+from ..base.parallel import check_random_state, fit_seed
 from ..base.persistence import Registered
 from ..base.validation import (
     TooFewRowsError,
@@ -240,8 +240,8 @@ class Estimator(FamilyHooks, Registered):
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> sdr.SIR(nslices=8).set_params(d=2)
-        SIR(nslices=8, slice_function='dr', d_max=4, d=2, cut_points=None, group=None, pool=False)
+        >>> sdr.SIR(nslices=8).set_params(d=2)  # doctest: +ELLIPSIS
+        SIR(nslices=8, slice_function='dr', d_max=4, d=2, d_rule='asymptotic', ...)
         """
         options = self._translate(options, f"{type(self).__name__}.set_params()")
         before = self.options
@@ -270,9 +270,8 @@ class Estimator(FamilyHooks, Registered):
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)
-        SIR(nslices=5, slice_function='dr', d_max=4, d=2, cut_points=None, group=None,
-        pool=False)
+        >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)  # doctest: +ELLIPSIS
+        SIR(nslices=5, slice_function='dr', d_max=4, d=2, d_rule='asymptotic', ...)
         """
         changes = self._translate(changes, f"{type(self).__name__}.clone()")
         options = {k: _own(v) for k, v in self.options.items()}
@@ -399,7 +398,7 @@ class Estimator(FamilyHooks, Registered):
         >>> from sdrstats.design.formula import parse
         >>> ais = sdr.datasets.load("ais")
         >>> sdr.SIR(nslices=8).fit_spec(parse("lbm ~ log(wt) + log(ht)", ais))
-        <MomentResults: sir, n = 202, p = 2, d = 2>
+        <MomentResults: sir, n = 202, p = 2, d = 1>
         """
         self._validate_options()  # an option may have been assigned directly since
         self._check_response(spec)
@@ -418,8 +417,116 @@ class Estimator(FamilyHooks, Registered):
             if dropped:  # name the columns or terms that took the rows
                 raise TooFewRowsError(f"{exc} ({dropped}.)") from None
             raise
-        output = self.fit_output(spec, random_state=self.options.get("random_state"))
-        return self.results_class(self, spec, output, call=call)
+        # the seed the result records: the fit and everything done later with it derive
+        # their random streams from it, so a run without one can be repeated
+        seed = fit_seed(self.options.get("random_state"))
+        output = self.fit_output(spec, random_state=seed)
+        results = self.results_class(self, spec, output, call=call, random_state=seed)
+        results._settle_dimension()
+        return results
+
+    def fit_candidates(
+        self,
+        spec: ModelSpec,
+        *,
+        weights: np.ndarray | None = None,
+        random_state: Any = None,
+    ) -> EstimatorOutput:
+        """The fit asked for ``d=None`` of a method that fits one dimension at a time.
+
+        With the ``"cv"`` rule every candidate ``d = 1..d_max`` (default 4, below ``p``) is
+        fitted and kept under ``extras["by_dimension"]`` (the rule compares them, and the
+        chosen one becomes the fit's output without another fit); candidates stop at the
+        first ``d`` the method cannot fit. Another rule gets the fit at ``d = 1`` and refits
+        what it needs.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The rows.
+        weights : ndarray of shape (n,), optional
+            Frequency weights.
+        random_state : optional
+            The fit's seed (the same for every candidate).
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ ht + wt + rcc", sdr.datasets.load("ais"))
+        >>> out = sdr.KDR(max_iter=3, n_anneal=1).fit_candidates(spec, random_state=0)
+        >>> sorted(out.extras["by_dimension"])
+        [1, 2]
+        """
+        from ..inference.cv import cv_d_max
+
+        def at(k: int) -> EstimatorOutput:
+            return self.clone(d=k).fit_output(spec, weights=weights, random_state=random_state)
+
+        if self.options.get("d_rule") != "cv":
+            return at(1)
+        outputs: dict[int, EstimatorOutput] = {}
+        for k in range(1, cv_d_max(self.options.get("d_max"), spec.p) + 1):
+            try:
+                outputs[k] = at(k)
+            except ValueError:
+                if k == 1:
+                    raise
+                break
+        first = outputs[1]
+        return dataclasses.replace(first, extras={**first.extras, "by_dimension": outputs})
+
+    def output_for_dimension(
+        self, output: EstimatorOutput, d: int, spec: ModelSpec, *, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit's output reporting ``d`` directions (the choice of ``d_rule``).
+
+        A fit asked for ``d=None`` computes what its rule needs; once the rule has chosen
+        ``d`` this gives the output of the fit at that ``d``: the same output with ``d`` set
+        for methods whose ``k``-dimensional answer is its first ``k`` directions
+        (``capabilities.nested_directions``), the ``d``-dimensional fit kept under
+        ``extras["by_dimension"]`` by methods that fit each candidate, else a fit at ``d``.
+
+        Parameters
+        ----------
+        output : EstimatorOutput
+            What :meth:`fit_output` returned with ``d=None``.
+        d : int
+            The chosen dimension.
+        spec : ModelSpec
+            The fit's data (for a refit at ``d``).
+        random_state : optional
+            The fit's seed.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ log(wt) + log(ht) + log(hg)", sdr.datasets.load("ais"))
+        >>> sir = sdr.SIR(nslices=8)
+        >>> sir.output_for_dimension(sir.fit_output(spec), 1, spec).d
+        1
+        """
+        if output.d == d:
+            return output
+        by_dimension = output.extras.get("by_dimension")
+        if isinstance(by_dimension, dict) and d in by_dimension:
+            chosen = by_dimension[d]
+            return dataclasses.replace(
+                chosen, extras={**chosen.extras, "by_dimension": by_dimension}
+            )
+        width = None if output.basis is None else output.basis.shape[1]
+        if self.capabilities.nested_directions and (width is None or width >= d):
+            return dataclasses.replace(output, d=d)
+        return self.clone(d=d).fit_output(spec, random_state=random_state)
 
     def _fit_without_rows(self, spec: ModelSpec, call: str | None) -> Results:
         """The fit of a spec holding chunks instead of rows: the family's passes over them

@@ -287,6 +287,7 @@ def formula_doc(cls: type) -> Callable[[F], F]:
     >>> import sdrstats as sdr
     >>> @formula_doc(sdr.CUME)
     ... def cume(formula: str, data: Any, *, d_max: int = 4, d: int | None = None,
+    ...          d_rule: str = "permutation", random_state: Any = None,
     ...          numdir: int | None = None, weights: Any = None, missing: str = "drop",
     ...          subset: Any = None) -> Any:
     ...     \"\"\"CUME.
@@ -332,8 +333,9 @@ def formula_options(cls: type, arguments: dict[str, Any], owner: str) -> dict[st
     Examples
     --------
     >>> import sdrstats as sdr
-    >>> formula_options(sdr.CUME, {"d_max": 4, "d": None, "numdir": 2}, "cume")
-    {'d_max': 2, 'd': None}
+    >>> arguments = {"d_max": 4, "d": None, "d_rule": "permutation", "random_state": None}
+    >>> formula_options(sdr.CUME, {**arguments, "numdir": 2}, "cume")
+    {'d_max': 2, 'd': None, 'd_rule': 'permutation', 'random_state': None}
     """
     options = {name: arguments[name] for name in cls.params}
     for alias, name in cls._option_aliases.items():
@@ -372,7 +374,8 @@ def fit_formula(cls: type, arguments: dict[str, Any], owner: str) -> Any:
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> arguments = {"formula": "lbm ~ ht + wt", "data": ais, "d_max": 4, "d": 1,
-    ...              "missing": "drop", "subset": None, "weights": None}
+    ...              "d_rule": "permutation", "random_state": None, "missing": "drop",
+    ...              "subset": None, "weights": None}
     >>> fit_formula(sdr.CUME, arguments, "cume").d
     1
     """

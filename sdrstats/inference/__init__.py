@@ -9,12 +9,14 @@ from .bootstrap import BootstrapResult, bootstrap
 from .dimension import generic_rules
 from .ladle import bootstrap_dimension, default_d_max, ladle
 from .permutation import permutation_test
+from .ratio import eigenvalue_ratio
 
 __all__ = [
     "BootstrapResult",
     "bootstrap",
     "bootstrap_dimension",
     "default_d_max",
+    "eigenvalue_ratio",
     "generic_rules",
     "ladle",
     "permutation_test",

@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base.parallel import resolve_random_state
+from ..base.parallel import call_seed
 from ..base.tables import dir_labels
 from ..base.validation import check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis
 from ._replicates import SCHEMES, bootstrap_replicates
 from .bootstrap_result import QUANTILES, BootstrapResult
+from .dimension_test import dimension_how
 from .embedding import embedding_bootstrap
 
 
@@ -42,39 +43,13 @@ def reference_basis(results: Any, d: int) -> tuple[np.ndarray, dict[str, Any]]:
     return np.asarray(out.basis[:, :d], dtype=float), changes
 
 
-#: Level of the large-sample dimension test that chooses a bootstrap's default ``d``.
-DEFAULT_LEVEL = 0.05
-
-
 def default_dimension(results: Any) -> tuple[int, str]:
-    """The dimension a bootstrap compares when none is given, and the rule that chose it.
+    """The dimension a bootstrap compares when none is given, and how it was set.
 
-    The fit's ``d`` when it was given when fitting or chosen by the method itself (by
-    cross-validation, say); otherwise, where the method has a large-sample dimension test
-    (SIR, SAVE, pHd, IRE), the ``d`` that test chooses at level 0.05, as
-    ``fit.test_dimension()`` prints it (at least 1); otherwise the fit's default ``d``,
-    which the summary then says was not chosen. Resampling rules (permutation, ladle) are
-    never run implicitly: they would multiply the cost and draw from another random stream.
+    The fit's ``d``: the one given when fitting, or the one its dimension rule (``d_rule``)
+    chose, as the fit's summary says. Resampling rules are never run again here.
     """
-    extras = results.output.extras
-    if results.options.get("d") is not None:
-        return results.d, "the fit's d (given when fitting)"
-    if "d_rule" in extras:
-        return results.d, f"the fit's d ({extras['d_rule']})"
-    if extras.get("d_chosen_by") == "cv" or "cv_d" in extras:
-        return results.d, "the fit's d (chosen by cross-validation when fitting)"
-    if results.estimator.capabilities.asymptotic_test and (
-        "asymptotic" in results._dimension_rules()  # a chunked fit may lack the statistics
-    ):
-        test = results.test_dimension("asymptotic", level=DEFAULT_LEVEL)
-        rule = f"chosen by the large-sample dimension test at level {DEFAULT_LEVEL:g}"
-        if test.d == 0:
-            return 1, f"{rule}, which keeps d = 0 (no dependence); the smallest subspace, d = 1"
-        return test.d, f"{rule} (fit.test_dimension())"
-    return results.d, (
-        f"the fit's default d, not a chosen dimension ({results.method} has no large-sample "
-        "dimension test): choose one with fit.test_dimension() and pass it as d"
-    )
+    return results.d, f"the fit's d ({dimension_how(results.d_choice)})"
 
 
 def batched_measures(
@@ -123,16 +98,14 @@ def bootstrap(
     B : int, default 200
         Number of bootstrap replicates.
     d : int, optional
-        Dimension of the subspace compared. Default: the fit's ``d`` when it was given when
-        fitting or chosen by the method (cross-validation); else, for a method with a
-        large-sample dimension test (SIR, SAVE, pHd, IRE), the ``d`` that test chooses at
-        level 0.05; else the fit's default ``d``. The summary prints which rule chose it
-        (``BootstrapResult.d_rule``); see :func:`default_dimension`.
+        Dimension of the subspace compared. Default the fit's ``d`` (given when fitting, or
+        chosen by its ``d_rule``); the summary says which (``BootstrapResult.d_rule``).
     distance : {"projection", "det", "trace_correlation"}
         Distance of each replicate subspace to the full-sample one (see
         :mod:`sdrstats.stats.distances`; ``trace_correlation`` enters as ``1 - r``).
     random_state : int, SeedSequence, Generator or None
-        Seed of the resampling; replicate ``b`` uses child ``b``.
+        Seed of the resampling; replicate ``b`` uses child ``b``. Default the fit's
+        ``"bootstrap"`` stream (:meth:`sdrstats.Results.stream`): the same every time.
     n_jobs : int, default 1
         joblib workers; results are identical for any ``n_jobs``.
     progress : bool, default True
@@ -190,7 +163,7 @@ def bootstrap(
     True
     """
     name = results.method
-    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    random_state = call_seed(results, random_state, "bootstrap")  # recorded
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
     check_choice(scheme, "scheme", "bootstrap", list(SCHEMES))
@@ -201,7 +174,7 @@ def bootstrap(
                 "compares embeddings of the resampled rows; use scheme='multinomial'."
             )
         d, d_rule = (
-            (results.d, "the fit's d")
+            default_dimension(results)
             if d is None
             else (check_int(d, "d", "bootstrap", low=1), "given")
         )

@@ -169,7 +169,7 @@ class BootstrapResult:
         >>> boot = fit.bootstrap(B=20, random_state=0, progress=False)
         >>> print(boot.summary())  # doctest: +ELLIPSIS
         Dimension compared:
-        d = 2, the fit's d (given when fitting).
+        d = 2, the fit's d (given).
         <BLANKLINE>
         Bootstrap of the 2D sir subspace: distance to the full-sample estimate:
         ...

@@ -1,7 +1,7 @@
 """Generic dimension rules every fit gets: the hook ``Results.test_dimension`` calls.
 
-``asymptotic`` (where a method has one) and ``cv`` (density methods) come from the estimator;
-this module adds, for every method:
+``asymptotic`` (where a method has one) and the own ``cv`` of MAVE, LSCE and LSMI come from the
+estimator; this module adds, for every method:
 
 ========================  ==============================================================
 ``"permutation"``          Cook & Yin (2001); methods with eigenvalues
@@ -10,6 +10,11 @@ this module adds, for every method:
                            (:func:`~sdrstats.inference.ladle.ladle`)
 ``"bootstrap"``            Ye & Weiss (2003); any method with linear directions
                            (:func:`~sdrstats.inference.ladle.bootstrap_dimension`)
+``"ratio"``                Lam & Yao (2012), Ahn & Horenstein (2013); methods with
+                           eigenvalues (:func:`~sdrstats.inference.ratio.eigenvalue_ratio`)
+``"cv"``                   R ``mave.dim``'s leave-one-out criterion; any fit with its rows
+                           (:func:`~sdrstats.inference.cv.cv_dimension`); MAVE, LSCE and
+                           LSMI have their own
 ========================  ==============================================================
 
 Methods without eigenvalues (LSCE, MAVE, online SIR...) optimise a criterion at a fixed
@@ -23,14 +28,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .cv import cv_dimension
 from .dimension_test import DimensionTest
 from .ladle import bootstrap_dimension, ladle
 from .permutation import permutation_test
+from .ratio import eigenvalue_ratio
 
 RULES: dict[str, Callable[..., DimensionTest]] = {
     "permutation": permutation_test,
     "ladle": ladle,
     "bootstrap": bootstrap_dimension,
+    "ratio": eigenvalue_ratio,
+    "cv": cv_dimension,
 }
 """Generic rules by name; each is called as ``rule(results, **options)``."""
 
@@ -44,7 +53,7 @@ def generic_rules(results: Any) -> dict[str, Callable[..., DimensionTest]]:
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg)", ais)
     >>> sorted(generic_rules(fit))
-    ['bootstrap', 'ladle', 'permutation']
+    ['bootstrap', 'cv', 'ladle', 'permutation', 'ratio']
     """
 
     def bind(rule: Callable[..., DimensionTest]) -> Callable[..., DimensionTest]:

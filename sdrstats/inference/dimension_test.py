@@ -1,4 +1,5 @@
-"""The one result type of every rule for choosing the dimension."""
+"""The one result type of every rule for choosing the dimension, and the one wording of a
+fit's dimension line ("d = 2 (chosen by the asymptotic test at level 0.05)")."""
 
 from __future__ import annotations
 
@@ -7,9 +8,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..base.persistence import register
 from ..base.tables import Block, Summary, render_text_table
 
+#: How a summary names each rule for choosing the dimension (the values of ``d_rule``).
+RULE_NAMES = {
+    "asymptotic": "the asymptotic test",
+    "permutation": "the permutation test",
+    "ladle": "the ladle",
+    "bootstrap": "the bootstrap rule of Ye & Weiss",
+    "cv": "cross-validation",
+    "ratio": "the eigenvalue-ratio rule",
+    "kmeans": "R LassoSIR's k-means rule",
+}
 
+
+@register  # a fit keeps the test that chose its d: saved with it
 class DimensionTest:
     """Result of a rule for choosing the dimension.
 
@@ -42,6 +56,9 @@ class DimensionTest:
         A line printed under the table.
     extras : dict, optional
         Rule-specific details (curves, replicate values) for plots.
+    decided_by : str, optional
+        Which p-values chose ``d`` when the table has several columns of them (SAVE's and
+        pHd's normal-theory ones), as the fit's dimension line names them.
 
     See Also
     --------
@@ -78,6 +95,7 @@ class DimensionTest:
         display_names: dict[str, str] | None = None,
         note: str | None = None,
         extras: dict[str, Any] | None = None,
+        decided_by: str | None = None,
     ) -> None:
         self.table = table
         self.d = int(d)
@@ -90,6 +108,29 @@ class DimensionTest:
         self.display_names = display_names or {}
         self.note = note
         self.extras = extras or {}
+        self.decided_by = decided_by
+
+    def describe(self) -> str:
+        """The rule as a fit's dimension line names it, with its level and resampling size.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+        >>> fit.test_dimension().describe()
+        'the asymptotic test at level 0.05 on its normal-theory p-values'
+        """
+        text = RULE_NAMES.get(self.rule, f"the {self.rule} rule")
+        if self.level is not None and "p_value" in self.table.columns:
+            text += f" at level {self.level:g}"
+        if self.decided_by:
+            text += f" on its {self.decided_by}"
+        if self.n_replicates and self.rule == "permutation":
+            text += f" with {self.n_replicates} permutations"
+        elif self.n_replicates:
+            text += f" with {self.n_replicates} bootstrap replicates"
+        return text
 
     def display_table(self) -> pd.DataFrame:
         """The table with R-style column names, as printed.
@@ -206,6 +247,51 @@ class DimensionTest:
         return plot_dimension_test(self, ax=ax, figsize=figsize)
 
 
+def dimension_how(test: DimensionTest | None) -> str:
+    """How a fit's ``d`` was set, as :func:`dimension_line` words it ("given", "chosen by ...").
+
+    Examples
+    --------
+    >>> dimension_how(None)
+    'given'
+    """
+    if test is None:
+        return "given"
+    if test.d < 1:
+        return (
+            f"{test.describe()} chose d = 0: no evidence that the response depends on the "
+            "predictors; the fit keeps one direction"
+        )
+    return f"chosen by {test.describe()}"
+
+
+def dimension_line(d: int, test: DimensionTest | None) -> str:
+    """How every summary states a fit's ``d``: given, or chosen by which rule.
+
+    Parameters
+    ----------
+    d : int
+        The fit's dimension.
+    test : DimensionTest or None
+        The rule's result that chose it; None when ``d`` was given.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> dimension_line(2, None)
+    'd = 2 (given)'
+    >>> import sdrstats as sdr
+    >>> ais = sdr.datasets.load("ais")
+    >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
+    >>> dimension_line(fit.d, fit.d_choice)
+    'd = 2 (chosen by the asymptotic test at level 0.05)'
+    """
+    return f"d = {d} ({dimension_how(test)})"
+
+
 def choose_by_pvalues(p_values: np.ndarray, level: float) -> int:
     """Smallest m whose p-value is at least ``level``; the number of tests if all reject."""
     not_rejected = np.flatnonzero(np.asarray(p_values) >= level)
@@ -217,4 +303,11 @@ def hypothesis_labels(k: int) -> list[str]:
     return [f"{m}D vs >= {m + 1}D" for m in range(k)]
 
 
-__all__ = ["DimensionTest", "choose_by_pvalues", "hypothesis_labels"]
+__all__ = [
+    "RULE_NAMES",
+    "DimensionTest",
+    "choose_by_pvalues",
+    "dimension_how",
+    "dimension_line",
+    "hypothesis_labels",
+]

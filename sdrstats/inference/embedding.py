@@ -28,8 +28,9 @@ def _embed_one(seed: Any, results: Any, d: int) -> np.ndarray | str:
     rng = np.random.default_rng(seed)
     X, Y = results.spec.X, results.spec.Y
     rows = rng.integers(0, X.shape[0], size=X.shape[0])
+    changes = {"d": d} if d > results.d else {}  # enough components for d
     try:
-        out = results.refit(X[rows], Y[rows], random_state=int(rng.integers(2**31 - 1)))
+        out = results.refit(X[rows], Y[rows], random_state=int(rng.integers(2**31 - 1)), **changes)
         emb = results.estimator.transform_arrays(out, X, d)
     except (ValueError, np.linalg.LinAlgError) as err:
         return str(err)
@@ -80,18 +81,16 @@ def embedding_bootstrap(
     """Bootstrap by embeddings of the training rows (called by :func:`bootstrap`)."""
     name = results.method
     X = results.spec.X
-    if results.output.extras.get("coef") is not None:
-        width = np.asarray(results.output.extras["coef"]).shape[1]
-        if d > width:
-            raise ValueError(
-                f"d = {d} is not available for the {name} bootstrap: the fit computed "
-                f"{width} components; refit with d = {d}."
-            )
+    output = results.output
+    coef = output.extras.get("coef")
     # a replicate keeps an embedding of every training row: n x d floats
     check_count(f"bootstrap {name}", "B", B, unit="replicates", seconds_each=STEP_SECONDS,
                 bytes_each=SEED_BYTES + 8.0 * (len(X) + 2) * d + 64.0,
                 at=f" at n = {len(X):,}")  # fmt: skip
-    reference = np.asarray(results.estimator.transform_arrays(results.output, X, d), float)
+    if coef is not None and d > np.asarray(coef).shape[1]:
+        # more components than the fit computed: the full sample's fit at d is the reference
+        output = results.refit(X, results.spec.Y, random_state=results.random_state, d=d)
+    reference = np.asarray(results.estimator.transform_arrays(output, X, d), float)
     seeds = spawn_seeds(random_state, B)
     size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
     chunks = [seeds[i : i + size] for i in range(0, B, size)]

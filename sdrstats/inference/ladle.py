@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..base.parallel import resolve_random_state
+from ..base.parallel import call_seed
 from ..base.validation import accepts_aliases, check_choice, check_int
 from ..stats.distances import DISTANCES, orthonormal_basis, subspace_distance
 from ._replicates import bootstrap_replicates
@@ -28,17 +28,31 @@ def default_d_max(p: int) -> int:
     return p - 2 if p <= 10 else int(math.floor(p / math.log(p)))
 
 
+def given_d_max(results: Any) -> int | None:
+    """The fit's ``d_max`` when the user set it (not its class default), else None.
+
+    The moment methods' default ``d_max = 4`` is R ``dr``'s ``numdir`` (directions shown and
+    tested); a rule with a recommended range of its own (the ladle's) keeps that range
+    unless the user chose another.
+    """
+    own = results.options.get("d_max")
+    default = results.estimator.params.get("d_max")
+    return int(own) if own is not None and own != default else None
+
+
 def _d_max(results: Any, d_max: int | None, columns: int, rule: str) -> int:
+    """The largest candidate: the call's, else the fit's ``d_max`` option, else Luo & Li's;
+    at most ``p - 1`` and the ``columns`` (directions or components) the fit has."""
     limit = min(results.p - 1, columns)
     if limit < 1:
         raise ValueError(
             f"The {rule!r} dimension test is not available for {results.method}: it compares "
-            "candidate dimensions k >= 1 with the next eigenvalue or direction, and this fit "
-            f"has only {columns + 1} of them (p = {results.p}). Refit with a larger d "
-            "(or d_max)."
+            f"candidate dimensions k >= 1, and this fit has {columns} direction(s) for "
+            f"p = {results.p} predictor(s)."
         )
     if d_max is None:
-        d_max = min(default_d_max(results.p), limit)
+        own = given_d_max(results)
+        d_max = min(own if own is not None else max(1, default_d_max(results.p)), limit)
     d_max = check_int(d_max, "d_max", f"the {rule} rule", low=1, high=max(1, limit))
     if d_max < 1:
         raise ValueError(f"The {rule} rule needs at least 3 predictors; got p = {results.p}.")
@@ -64,11 +78,13 @@ def ladle(
     B : int, default 200
         Bootstrap replicates.
     d_max : int, optional
-        Largest candidate dimension (R's ``numdir`` is an alias); default ``p - 2`` if
-        ``p <= 10`` else ``floor(p / log p)`` (capped at ``p - 1`` and at the directions
-        available).
+        Largest candidate dimension (R's ``numdir`` is an alias); default the fit's ``d_max``
+        when it was given, else ``p - 2`` if ``p <= 10`` and ``floor(p / log p)``
+        beyond (capped at ``p - 1`` and at the directions the fit has; a kernel of rank
+        ``r`` has ``r``, and the eigenvalue after the last is 0).
     random_state, n_jobs, progress : optional
-        As :func:`sdrstats.inference.bootstrap.bootstrap`.
+        As :func:`sdrstats.inference.bootstrap.bootstrap`; by default the fit's
+        ``"test_dimension/ladle"`` stream.
 
     Returns
     -------
@@ -109,7 +125,7 @@ def ladle(
     1
     """
     name = results.method
-    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    random_state = call_seed(results, random_state, "test_dimension/ladle")  # recorded
     if results.output.basis is None and results.output.eigenvalues is not None:
         return _embedding_ladle(results, B, d_max, random_state, n_jobs, progress)
     eig = np.sort(
@@ -118,7 +134,9 @@ def ladle(
         )
     )[::-1]
     B = check_int(B, "B", "the ladle rule", low=2)
-    d_max = _d_max(results, d_max, min(len(eig) - 1, results.output.basis.shape[1]), "ladle")
+    # a kernel of rank r (SPCA with one response) has r eigenvalues and directions: the
+    # candidates stop at r, and the eigenvalue after the last is zero
+    d_max = _d_max(results, d_max, min(len(eig), results.output.basis.shape[1]), "ladle")
     reps = bootstrap_replicates(
         results,
         B,
@@ -146,7 +164,7 @@ def _ladle_result(
     """Luo & Li's ``g = f + phi`` from the raw variability ``f0(k)`` and the eigenvalues."""
     d_max = len(f0) - 1
     f = f0 / (1 + f0.sum())
-    lam = eig[: d_max + 1]
+    lam = np.r_[eig, np.zeros(max(0, d_max + 1 - len(eig)))][: d_max + 1]
     phi = lam / (1 + lam.sum())
     g = f + phi
     table = pd.DataFrame({"f": f, "phi": phi, "g": g}, index=pd.Index(range(d_max + 1), name="k"))
@@ -172,16 +190,21 @@ def _embedding_ladle(
     training rows: ``Ê_k`` spans the first ``k`` coordinates of the full fit's embedding
     (centred, orthonormalised), ``Ê*_{k,b}`` those of replicate ``b``, refitted on resampled
     rows and embedding the same rows, and ``f0(k) = mean_b (1 - |det(Ê_kᵀ Ê*_{k,b})|)``.
-    The eigenvalues are the method's own (of its kernel eigenproblem).
+    The eigenvalues are the method's own (of its kernel eigenproblem), divided by the
+    largest: Luo & Li's ``phi`` is not scale-free, and a kernel eigenproblem's eigenvalues
+    have no natural scale (kernel SPCA's shrink as ``1/n²``), so unscaled they were so small
+    beside ``f`` that the ladle chose ``d = 0`` on every model with more than one direction.
     """
     name = results.method
     B = check_int(B, "B", "the ladle rule", low=2)
     eig = np.sort(np.abs(np.asarray(results.output.eigenvalues, dtype=float)))[::-1]
+    if eig.size and eig[0] > 0:
+        eig = eig / eig[0]
     coef = results.output.extras.get("coef")
     width = np.asarray(coef).shape[1] if coef is not None else len(eig)
-    d_max = _d_max(results, d_max, min(len(eig) - 1, width - 1), "ladle")
+    d_max = _d_max(results, d_max, min(len(eig), width), "ladle")
     boot = embedding_bootstrap(
-        results, B, d_max + 1, "det", random_state, n_jobs, progress, d_rule="the ladle's"
+        results, B, d_max, "det", random_state, n_jobs, progress, d_rule="the ladle's"
     )
     reference = boot.reference.to_numpy()
     good = [e for e in boot.directions if np.isfinite(e).all()]
@@ -193,7 +216,7 @@ def _embedding_ladle(
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
     failed = B - len(good)
     note = "d minimises g = f (variability of the embedding of the training rows) + phi "
-    note += "(eigenvalue); replicates refit resampled rows" + (
+    note += "(eigenvalue / the largest); replicates refit resampled rows" + (
         f", {failed} failed." if failed else "."
     )
     return _ladle_result(f0, eig, name, B, random_state, note)
@@ -264,7 +287,7 @@ def bootstrap_dimension(
     1
     """
     name = results.method
-    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    random_state = call_seed(results, random_state, "test_dimension/bootstrap")  # recorded
     B = check_int(B, "B", "the bootstrap rule", low=2)
     check_choice(distance, "distance", "the bootstrap rule", sorted(DISTANCES))
     basis = results.output.basis
@@ -371,4 +394,4 @@ def _distance_table(per_k: list[tuple[np.ndarray, Any]], distance: str, name: st
     return pd.DataFrame(rows, index=pd.Index(range(1, len(rows) + 1), name="k"))
 
 
-__all__ = ["ladle", "bootstrap_dimension", "default_d_max"]
+__all__ = ["ladle", "bootstrap_dimension", "default_d_max", "given_d_max"]

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..base.parallel import effective_n_jobs, parallel_map, resolve_random_state, spawn_seeds
+from ..base.parallel import call_seed, effective_n_jobs, parallel_map, spawn_seeds
 from ..base.validation import accepts_aliases, check_float, check_int
 from .dimension_test import DimensionTest, hypothesis_labels
 
@@ -42,17 +42,29 @@ def require_eigenvalues(results: Any, rule: str, why: str) -> np.ndarray:
 
 
 class _Whitening:
-    """``z = (x - x̄) L^{-T}`` with ``L Lᵀ = Σ̂`` (divisor n), and its inverse."""
+    """``z = L⁺(x - x̄)`` with ``L Lᵀ = Σ̂`` (divisor n), and its inverse.
+
+    ``L`` is the Cholesky factor; when ``Σ̂`` is singular (a constant or repeated predictor,
+    which supervised PCA accepts, or ``p >= n``) it is ``V_r Λ_r^{1/2}`` from the ``r``
+    positive eigenvalues, and ``z`` has ``r`` coordinates: every row's part in the null space
+    is the mean's, so ``to_x`` still gives the rows back.
+    """
 
     def __init__(self, X: np.ndarray) -> None:
         self.mean = X.mean(axis=0)
         cov = np.cov(X, rowvar=False, bias=True).reshape(X.shape[1], X.shape[1])
-        self.chol = np.linalg.cholesky(cov)
-        self.Z = np.linalg.solve(self.chol, (X - self.mean).T).T
+        try:
+            self.chol = np.linalg.cholesky(cov)
+            self.Z = np.linalg.solve(self.chol, (X - self.mean).T).T
+        except np.linalg.LinAlgError:
+            values, vectors = np.linalg.eigh(cov)
+            keep = values > max(values.max(), 0.0) * 1e-10
+            self.chol = vectors[:, keep] * np.sqrt(values[keep])  # p × r, chol cholᵀ = Σ̂
+            self.Z = (X - self.mean) @ (vectors[:, keep] / np.sqrt(values[keep]))
 
     def split(self, basis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Orthonormal z-scale bases of span(Lᵀ basis) and of its orthogonal complement."""
-        p, m = self.chol.shape[0], basis.shape[1]
+        p, m = self.chol.shape[1], basis.shape[1]
         if m == 0:
             return np.zeros((p, 0)), np.eye(p)
         q, _ = np.linalg.qr(self.chol.T @ basis, mode="complete")
@@ -103,13 +115,17 @@ def _permuted_statistic(
     results: Any,
     whitening: _Whitening | _GroupWhitening,
     splits: list[Any],
+    refit_d: int | None = None,
 ) -> float:
     m, seed = task
     rng = np.random.default_rng(seed)
     # Keep (y, first m reduced predictors); permute the rows of the orthogonal part.
     Xp = whitening.permuted(splits[m], rng)
+    changes = {} if refit_d is None else {"d": refit_d}
     try:
-        out = results.refit(Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)))
+        out = results.refit(
+            Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)), **changes
+        )
     except (ValueError, np.linalg.LinAlgError):
         return np.nan
     values = np.sort(eigen_importance(results, out.eigenvalues))[::-1]
@@ -118,6 +134,29 @@ def _permuted_statistic(
 
 def _chunk(tasks: list[tuple[int, Any]], **kw: Any) -> list[float]:
     return [_permuted_statistic(t, **kw) for t in tasks]
+
+
+def _tested_solution(results: Any, d_max: int | None) -> tuple[Any, int | None]:
+    """The solution whose eigenvalues the test reads, and the ``d`` its refits solve.
+
+    A fit with nested directions keeps every eigenvalue it tests (None: refit as fitted). A
+    method whose solutions of different dimensions are separate fits keeps only its ``d``
+    (MAVE's ``d`` from its CV): it is tested on its solution of dimension ``d_max`` (default
+    ``d + 1``, capped at its own ``d_max`` and at p), refitted at that dimension, so that the
+    hypotheses reach above the fit's ``d``.
+    """
+    est = results.estimator
+    kept = results.output.basis.shape[1]
+    if est.capabilities.nested_directions or "d" not in est.params:
+        return results.output, None
+    own = results.options.get("d_max") or results.p
+    top = min(results.d + 1 if d_max is None else int(d_max), own, results.p)
+    if top <= kept:
+        return results.output, None
+    output = est.output_for_dimension(
+        results.output, top, results.spec, random_state=results.random_state
+    )
+    return output, output.basis.shape[1]
 
 
 @accepts_aliases({"numdir": "d_max"})
@@ -141,15 +180,20 @@ def permutation_test(
         Permutations per hypothesis.
     d_max : int, optional
         Largest dimension tested: hypotheses ``m = 0 .. d_max - 1``; default the fit's
-        ``d_max`` option for the moment methods, else 4, capped at the number of
-        eigenvalues. R's name ``numdir`` is accepted as an alias.
+        ``d_max`` option when it has one, else 4, capped at the number of eigenvalues. A
+        method whose directions of different dimensions are separate fits (MAVE, the
+        SDSPCAAN family) is tested on its ``d_max``-dimensional solution, and by default up
+        to one dimension above the fit's ``d`` (the refits solve that dimension each time),
+        so the test can choose more than the rule that set ``d``. R's name ``numdir`` is
+        accepted as an alias.
     level : float, default 0.05
         Hypothesis ``m`` is rejected when its p-value is at most ``level`` (a test of exact
         size ``level`` under exchangeability when ``level * (n_permutations + 1)`` is an
         integer, as with the default 199); the chosen ``d`` is the smallest ``m`` not
         rejected.
     random_state : int, SeedSequence, Generator or None
-        Seed of the permutations (hypothesis ``m`` uses child ``m``).
+        Seed of the permutations (hypothesis ``m`` uses child ``m``); default the fit's
+        ``"test_dimension/permutation"`` stream (:meth:`sdrstats.Results.stream`).
     n_jobs : int, default 1
         Workers (joblib); results do not depend on it.
     progress : bool, default True
@@ -200,17 +244,20 @@ def permutation_test(
     2
     """
     name = results.method
-    random_state = resolve_random_state(random_state)  # recorded, so None is repeatable
+    random_state = call_seed(results, random_state, "test_dimension/permutation")  # recorded
     eig = require_eigenvalues(
         results, "permutation", "the permutation statistic is a sum of remaining eigenvalues, and"
     )
     n_permutations = check_int(n_permutations, "n_permutations", "the permutation test", low=1)
     level = check_float(level, "level", "the permutation test", low=0, high=1, strict_low=True)
-    available = min(len(eig), results.output.basis.shape[1], results.p)
+    output, refit_d = _tested_solution(results, d_max)
+    if refit_d is not None:
+        eig = eigen_importance(results, output.eigenvalues)
+    available = min(len(eig), output.basis.shape[1], results.p)
     if d_max is None:
-        # the fit's R-style numdir (moment methods), else four hypotheses as R's tables
-        own = results.estimator._option_aliases.get("numdir") == "d_max"
-        d_max = min(int(results.options["d_max"] if own else 4), available)
+        # the fit's d_max (R's numdir for the moment methods), else four hypotheses as R's
+        own = results.options.get("d_max")
+        d_max = min(int(own) if own is not None else 4, available)
     numdir = check_int(d_max, "d_max", "the permutation test", low=1, high=available)
     # every hypothesis permutes n_permutations times: a seed and a statistic each
     check_count(f"permutation test {name}", "n_permutations", n_permutations,
@@ -222,7 +269,7 @@ def permutation_test(
     groups = getattr(results.spec, "groups", None)
     X = results.spec.X
     whitening = _Whitening(X) if groups is None else _GroupWhitening(X, groups)
-    basis = np.asarray(results.output.basis, dtype=float)
+    basis = np.asarray(output.basis, dtype=float)
     splits = [whitening.split(basis[:, :m]) for m in range(numdir)]
     tasks = [
         (m, s)
@@ -231,7 +278,7 @@ def permutation_test(
     ]
     size = max(1, -(-len(tasks) // (8 * effective_n_jobs(n_jobs))))  # ~8 tasks per worker
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    fn = partial(_chunk, results=results, whitening=whitening, splits=splits)
+    fn = partial(_chunk, results=results, whitening=whitening, splits=splits, refit_d=refit_d)
     values = np.concatenate(
         parallel_map(
             fn,

@@ -142,12 +142,15 @@ def restart_tasks(
 
 #: Parameters of LSCE and LSMI other than ``sigma_grid`` (each class lists its own grid).
 SHARED_DOC = """d : int, optional
-        Dimension of the subspace (``1 <= d < p``). ``None`` chooses it by cross-validation
-        over ``1..d_max``: the held-out criterion (LSCDE's for LSCE, LSMI's for LSMI) of the
-        best restart for each ``d``. That fits ``n_restarts`` restarts for each candidate
-        ``d``: with the defaults LSCE takes about 3 s of one core at n = 400, p = 5
-        (``d_max = 4``), against about 0.6 s for a given ``d = 2``
-        (``benchmarks/bench_lsce.md``).
+        Dimension of the subspace (``1 <= d < p``). ``None`` chooses it by ``d_rule``.
+    d_rule : {"cv", "bootstrap"}
+        The rule that chooses ``d`` when it is not given. ``"cv"`` (default): the held-out
+        criterion (LSCDE's for LSCE, LSMI's for LSMI) of the best restart for each
+        ``d = 1..d_max``, the smallest winning. That fits ``n_restarts`` restarts for each
+        candidate ``d``: with the defaults LSCE takes about 3 s of one core at n = 400,
+        p = 5 (``d_max = 4``), against about 0.6 s for a given ``d = 2``
+        (``benchmarks/bench_lsce.md``). ``"bootstrap"``: Ye & Weiss's rule, refitting each
+        candidate on resamples (slow).
     d_max : int, optional
         Largest ``d`` tried when ``d=None``; default ``min(p - 1, 5)``.
     n_basis : int, default 100
@@ -216,9 +219,10 @@ class CriterionEstimator(Estimator):
     #: LSCE paper's toys it is about twice as fast and no more accurate
     #: (``benchmarks/bench_density.md``).
     widths: ClassVar[str] = "single"
-    capabilities = Capabilities(eigenvalues=False, cv_test=True)
+    capabilities = Capabilities(eigenvalues=False, cv_test=True, nested_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("cv", "bootstrap"))],
         "d_max": [Interval(int, 1, None), None],
         "n_basis": [Interval(int, 2, None)],
         "sigma_grid": ["positive grid", None],
@@ -239,6 +243,7 @@ class CriterionEstimator(Estimator):
         self,
         *,
         d: int | None = None,
+        d_rule: str = "cv",
         d_max: int | None = None,
         n_basis: int = 100,
         sigma_grid: Any = None,
@@ -269,6 +274,8 @@ class CriterionEstimator(Estimator):
         d, d_max = self.options["d"], self.options["d_max"]
         if d is not None:
             return [d]
+        if self.options["d_rule"] != "cv":
+            return [1]  # provisional: the rule refits its candidates, then the chosen d
         return list(range(1, min(p - 1, d_max if d_max is not None else 5) + 1))
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
@@ -458,7 +465,6 @@ class CriterionEstimator(Estimator):
             "converged": chosen["converged"],
             "start": chosen["start"],
             "cv_table": cv_table,
-            "d_chosen_by": "given" if self.options["d"] is not None else "cv",
             "restarts": [
                 {
                     "d": r["d"],

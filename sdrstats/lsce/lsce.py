@@ -88,6 +88,7 @@ def lsce(
     data: Any,
     *,
     d: int | None = None,
+    d_rule: str = "cv",
     d_max: int | None = None,
     n_basis: int = 100,
     sigma_grid: Any = None,

@@ -21,7 +21,7 @@ class DensityReductionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -160,8 +160,7 @@ class DensityReductionResults(Results):
 
     # -- presentation ------------------------------------------------------------------------
     def _method_line(self) -> str:
-        how = "chosen by cross-validation" if self.extras["d_chosen_by"] == "cv" else "given"
-        return f"{self.method}, n = {self.n}, d = {self.d} ({how})."
+        return f"{self.method}, n = {self.n}, p = {self.p}."
 
     @staticmethod
     def _starts_text(runs: pd.DataFrame) -> str:
@@ -247,8 +246,10 @@ def cv_dimension_test(
 ) -> DimensionTest:
     """The held-out LSCDE criterion for ``d = 1..d_max`` (refits if ``d`` was given)."""
     table = results.extras["cv_table"]
-    if len(table) == 1 or (d_max is not None and d_max != len(table)):
-        est = results.estimator.clone(d=None, d_max=d_max, progress=progress)
+    options = results.options
+    computed = options["d"] is None and options["d_rule"] == "cv"  # the fit tried every d
+    if not computed or (d_max is not None and d_max != len(table)):
+        est = results.estimator.clone(d=None, d_rule="cv", d_max=d_max, progress=progress)
         table = est.fit_output(results.spec, random_state=results.random_state).extras["cv_table"]
     frame = pd.DataFrame(table).set_index("d").rename(columns={"criterion": results.criterion_name})
     frame.index = [f"d = {k}" for k in frame.index]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any, ClassVar
 
@@ -9,14 +10,14 @@ import numpy as np
 
 from ..base.budget import STEP_SECONDS, check_count
 from ..base.parallel import blas_threads_for
-from ..base.validation import Interval, Options, TooFewRowsError, check_choice
-from ..base.warnings import ConvergenceWarning, SDRWarning
+from ..base.validation import Interval, Options, TooFewRowsError
+from ..base.warnings import ConvergenceWarning
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
 from .algorithms import backward_path, dimension_sequence, kernel_sir
-from .cv import CV_RULES, choose_dimension, cv_values
+from .cv import choose_dimension, cv_values
 from .prepare import (
     CENTRAL_SUBSPACE,
     KERNEL_Y_POINTS,
@@ -70,9 +71,7 @@ class MAVE(Estimator):
         R's own default is ``"csopg"``, which is faster.
     d : int, optional
         Dimension reported by ``directions`` and ``transform``; ``None`` (default) chooses it
-        by R ``mave.dim``'s cross-validation (:mod:`sdrstats.mave.cv`) among ``1..d_max``
-        (a CV minimum at ``d = 0`` is reported by ``test_dimension("cv")`` and the fit keeps
-        ``d = 1``). With ``d`` given the CV table is computed only when asked for.
+        by ``d_rule``. With ``d`` given the CV table is computed only when asked for.
     d_max : int, default 10
         Solutions are kept for every dimension ``1..d_max`` (capped at the number of
         predictors kept by screening), available through ``directions_for(k)``; R's
@@ -108,10 +107,17 @@ class MAVE(Estimator):
         ``tol`` (projection distance), and a :class:`~sdrstats.ConvergenceWarning` names the
         dimensions that did not get there within ``max_iter``. Default ``None``: R's fixed
         number of iterations; the summary shows the last move of every dimension.
-    cv_rule : {"min"}
-        How cross-validation picks ``d``: the minimiser of R ``mave.dim``'s criterion (its
-        ``dim.min``; :mod:`sdrstats.mave.cv`). It seldom picks ``d = 0`` when the response
-        does not depend on the predictors: ``test_dimension("permutation")`` tests that.
+    d_rule : {"cv", "bootstrap", "permutation"}
+        The rule that chooses ``d`` when it is not given. ``"cv"`` (default): the minimiser
+        over ``d = 0..d_max`` of R ``mave.dim``'s cross-validation criterion (its
+        ``dim.min``; :mod:`sdrstats.mave.cv`), read from the solutions of the fit's own
+        dimension path, so it costs a leave-one-out pass per ``d``; a minimum at ``d = 0``
+        keeps ``d = 1`` with a warning. It seldom picks ``d = 0`` when the response does not
+        depend on the predictors: ``test_dimension("permutation")`` tests that.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (MAVE itself draws nothing): the rules that resample, ``bootstrap()``
+        and ``conditional_density()`` draw from streams derived from it. None draws one,
+        which the summary prints.
 
     See Also
     --------
@@ -164,7 +170,7 @@ class MAVE(Estimator):
     """
 
     method = "mave"
-    capabilities = Capabilities(cv_test=True)
+    capabilities = Capabilities(cv_test=True, nested_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "variant": [Options(VARIANTS, ignore_case=True)],
         "d": [Interval(int, 1, None), None],
@@ -176,7 +182,8 @@ class MAVE(Estimator):
         "y_points": [Interval(int, 2, None), None],
         "max_iter": [Interval(int, 1, None), None],
         "tol": [Interval(float, 0, None, closed="neither"), None],
-        "cv_rule": [Options(CV_RULES)],
+        "d_rule": [Options(("cv", "bootstrap", "permutation"))],
+        "random_state": ["random_state"],
     }
     results_class = MaveResults
 
@@ -193,7 +200,8 @@ class MAVE(Estimator):
         y_points: int | None = None,
         max_iter: int | None = None,
         tol: float | None = None,
-        cv_rule: str = "min",
+        d_rule: str = "cv",
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -348,17 +356,13 @@ class MAVE(Estimator):
         }
         cv_table, cv_d = None, None
         d = o["d"]
-        if d is None:
+        if d is None and o["d_rule"] == "cv":
+            # the rule's table, read by test_dimension("cv"), which chooses the fit's d
             cv_table = cv_values(cv_inputs["reduced"], cv_inputs["targets"], w)
-            cv_d = choose_dimension(cv_table, o["cv_rule"])
+            cv_d = choose_dimension(cv_table)
             d = max(cv_d, 1)
-            if cv_d == 0:
-                warnings.warn(
-                    "Cross-validation prefers d = 0 (no dependence of the response on the "
-                    "predictors); the fit reports d = 1. See fit.test_dimension('cv').",
-                    SDRWarning,
-                    stacklevel=4,
-                )
+        elif d is None:
+            d = 1  # provisional: the fit's rule chooses among the bases of every dimension
         stalled = sorted(k for k, sol in solutions.items() if sol.converged is False)
         if stalled:
             limit = o["max_iter"] if o["max_iter"] is not None else 50
@@ -408,14 +412,19 @@ class MAVE(Estimator):
                 extras["cv"] = cv_values(inputs["reduced"], inputs["targets"], inputs["weights"])
         return extras["cv"]
 
-    def cv_test(self, results: Results, cv_rule: str | None = None) -> DimensionTest:
-        """R ``mave.dim``: the CV table for ``d = 0..d_max`` and the chosen ``d``.
+    def output_for_dimension(
+        self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The ``d``-dimensional solution of the fit's path (every ``d <= d_max`` is kept)."""
+        bases = output.extras["bases"]
+        if d not in bases:
+            return super().output_for_dimension(output, d, spec, random_state=random_state)
+        eigen = output.extras["eigenvalues_by_dim"][d]
+        return dataclasses.replace(output, basis=bases[d], d=d, eigenvalues=np.asarray(eigen))
 
-        ``cv_rule`` re-reads the same table with another choice rule; default the fit's
-        ``cv_rule`` (``test_dimension("cv", cv_rule="min")``).
-        """
-        rule = self.options["cv_rule"] if cv_rule is None else cv_rule
-        check_choice(rule, "cv_rule", "the cv dimension test", CV_RULES)
+    def cv_test(self, results: Results) -> DimensionTest:
+        """R ``mave.dim``: the CV table for ``d = 0..d_max`` and the chosen ``d``
+        (its minimiser, R's ``dim.min``)."""
         table = self.cv_table_of(results.output)
         kind = {
             "response": "response",
@@ -427,7 +436,7 @@ class MAVE(Estimator):
             kind = "response indicators"  # kernel SIR's CV uses R's transform
         return DimensionTest(
             table,
-            choose_dimension(table, rule),
+            choose_dimension(table),
             "cv",
             f"mave ({self.variant_name})",
             level=None,
@@ -436,7 +445,6 @@ class MAVE(Estimator):
             note=f"R mave.dim: leave-one-out local-constant prediction of the {kind} from the "
             "ranks of the d reduced predictors (L1 distance, kernel 1/(1 + u)^4), absolute "
             "error; d = 0: leave-one-out mean. Chosen d minimises CV.",
-            extras={"cv_rule": rule},
         )
 
 
@@ -455,7 +463,8 @@ def mave(
     y_points: int | None = None,
     max_iter: int | None = None,
     tol: float | None = None,
-    cv_rule: str = "min",
+    d_rule: str = "cv",
+    random_state: Any = None,
     missing: str = "drop",
     subset: Any = None,
 ) -> MaveResults:

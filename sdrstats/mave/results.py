@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
@@ -29,7 +27,7 @@ class MaveResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -159,12 +157,8 @@ class MaveResults(Results):
         test = self.test_dimension("cv")
         blocks.append(Block(test.title, table=test.display_table()))
         blocks.append(Block("", text=test._footer()))
-        chosen = "chosen by CV" if self.options["d"] is None else "given"
         blocks.append(
-            Block(
-                f"Estimated basis vectors, d = {self.d} ({chosen})",
-                table=self.directions_for(self.d),
-            )
+            Block(f"Estimated basis vectors, d = {self.d}", table=self.directions_for(self.d))
         )
         ev = self.output.eigenvalues
         if ev is not None:
@@ -176,24 +170,6 @@ class MaveResults(Results):
                 )
             )
         return blocks
-
-    def refit(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        *,
-        weights: np.ndarray | None = None,
-        random_state: Any = None,
-        **changes: Any,
-    ) -> Any:
-        """Refit on arrays at this fit's ``d`` (a CV-chosen ``d`` is kept, not re-chosen).
-
-        Resampling compares subspaces of one dimension, so a fit whose ``d`` came from
-        cross-validation is refitted with ``d`` fixed unless ``changes`` sets it.
-        """
-        if self.options["d"] is None and "d" not in changes:
-            changes["d"] = self.d
-        return super().refit(X, Y, weights=weights, random_state=random_state, **changes)
 
 
 __all__ = ["MaveResults", "VARIANT_NAMES"]

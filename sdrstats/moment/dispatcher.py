@@ -211,6 +211,7 @@ def dr(
     numdir: int | None = None,
     d_max: int = 4,
     d: int | None = None,
+    d_rule: str | None = None,
     slice_function: str | None = None,
     cut_points: Any = None,
     group: str | None = None,
@@ -218,6 +219,7 @@ def dr(
     steps: int | None = None,
     tol: float | None = None,
     max_iter: int | None = None,
+    random_state: Any = None,
     weights: Any = None,
     subset: Any = None,
     na_action: str | None = None,
@@ -249,7 +251,12 @@ def dr(
     d_max : int, default 4
         Largest dimension shown and tested (R's ``numdir``).
     d : int, optional
-        Dimension of ``directions`` and ``transform`` (not in R); default ``d_max``.
+        Dimension of ``directions`` and ``transform`` (not in R); default the one the
+        method's large-sample test chooses at level 0.05, the "Chosen d" R's summary
+        implies (see ``d_rule``).
+    d_rule : str, optional
+        The rule that chooses ``d`` when it is not given (not in R); default the method's,
+        ``"asymptotic"``. See ``docs/vocabulary.md``.
     slice_function : {"dr", "arc"}, optional
         Slicing rule (sir, save, ire): R's ``slice.function``, ``dr.slices`` (``"dr"``, the
         default) or ``dr.slices.arc`` (``"arc"``); R's names are accepted too.
@@ -267,6 +274,10 @@ def dr(
         IRE's stopping tolerance (R's ``eps``, default 1e-6).
     max_iter : int, optional
         IRE's sweeps of alternating least squares (R's ``itmax``, default 200).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (not in R): the tests that resample, ``bootstrap()`` and
+        ``conditional_density()`` draw from streams derived from it; None draws one, which
+        the summary prints.
     {weights}
     {subset}
     na_action : {"na.omit", "na.fail"}, optional
@@ -355,6 +366,8 @@ def dr(
         "steps": steps,
         "tol": tol,
         "max_iter": max_iter,
+        "d_rule": d_rule,
+        "random_state": random_state,
     }
     taken = set(cls.params) - set(fixed)
     refused = [k for k, v in method_options.items() if v is not None and k not in taken]

@@ -27,14 +27,33 @@ from .statistics import MomentStatistics, SliceRule
 
 
 class MomentEstimator(Estimator):
-    """Common path of the moment methods (not used directly)."""
+    """Common path of the moment methods (not used directly).
+
+    Parameters
+    ----------
+    d_rule : {"asymptotic", "permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given: ``fit.d_rule`` names it,
+        ``fit.d_choice`` keeps its table and ``fit.test_dimension()`` prints it again. Default
+        ``"asymptotic"`` for SIR, SAVE, pHd and IRE: the method's large-sample test at level
+        0.05, as R ``dr``'s summary (SAVE and pHd read their normal-theory p-values);
+        ``"permutation"`` for directional regression and CUME, which have no large-sample
+        test (Cook & Yin's
+        test at level 0.05 with 199 permutations). Rules are described in
+        ``docs/vocabulary.md``.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed. The moment fits draw nothing themselves; the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it (a
+        call's own ``random_state`` wins). None draws one, which the summary prints.
+    """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None), None],
         "slice_function": [Options(("dr", "arc"))],
         "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("asymptotic", "permutation", "ladle", "bootstrap", "ratio"))],
         "cut_points": ["increasing", None],
+        "random_state": ["random_state"],
     }
     #: R ``dr``'s name for ``d_max``, accepted as an alias.
     _option_aliases: ClassVar[dict[str, str]] = {"numdir": "d_max"}
@@ -50,9 +69,20 @@ class MomentEstimator(Estimator):
         slice_function: str = "dr",
         d_max: int = 4,
         d: int | None = None,
+        d_rule: str = "asymptotic",
         cut_points: Any = None,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
+
+    def _check_options(self) -> None:
+        rule = self.options["d_rule"]
+        if rule == "asymptotic" and not self.capabilities.asymptotic_test:
+            raise ValueError(
+                f"The 'd_rule' option of {self.method} cannot be 'asymptotic': {self.method} "
+                "has no large-sample dimension test. Use 'permutation' (its default), 'ladle', "
+                "'bootstrap' or 'ratio'."
+            )
 
     def nslices_for(self, p: int) -> int:
         return self.options["nslices"] or default_nslices(p)

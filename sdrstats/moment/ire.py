@@ -8,6 +8,7 @@ coordinates") and mapped back to the predictors only for the reported directions
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,17 +16,62 @@ import pandas as pd
 
 from ..base.budget import STEP_SECONDS, check_count, check_loops
 from ..base.tables import Block, dir_labels
-from ..base.validation import Interval, check_int
+from ..base.validation import Interval, Options, check_int
 from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
-from ._ire_als import Discrepancy, chi2_upper, helmert_basis, importance_order, solve_rounds
+from ._ire_als import (
+    CORRECTIONS,
+    Discrepancy,
+    chi2_upper,
+    corrected_upper,
+    helmert_basis,
+    importance_order,
+    solve_rounds,
+)
 from .ire_passes import fit_ire
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
+
+#: The line under the test table naming a small-sample version of the statistic.
+CORRECTION_NOTES = {
+    "F": "p-values: Yuan & Bentler's (1999) F version, T (n - df) / ((n - 1) df) ~ F(df, n - df).",
+    "yuan_bentler": "p-values: Yuan & Bentler's (1997) T / (1 + T/n) ~ chi2(df).",
+}
+
+
+#: Rows per slice-mean moment below which the summary says the χ² test runs large.
+SMALL_SAMPLE_ROWS = 20
+
+
+def small_sample_note(n: int, extras: dict[str, Any]) -> str | None:
+    """The summary's line when ``n`` is small for the number of slice-mean moments.
+
+    IRE's tests weigh the ``m = p(h − 1)`` moments of ``vec(ζ)`` (summed over the groups of
+    partial IRE) by the inverse of their covariance estimated from the same ``n`` rows. With
+    fewer than :data:`SMALL_SAMPLE_ROWS` rows a moment the χ² reference rejects a true
+    dimension well above its level (``benchmarks/bench_ire_size.md``).
+
+    Examples
+    --------
+    >>> print(small_sample_note(500, {"dfs": {0: 48}}))
+    n = 500 is small for the 48 slice-mean moments the tests weigh (p(h - 1); fewer than 20 rows a moment): the chi2 tests can reject a true dimension more often than their level (8-12% at level 0.05 with 6 rows a moment, in simulation). test_dimension(correction="F") is a small-sample version; fewer slices also help.
+    >>> small_sample_note(2000, {"dfs": {0: 48}}) is None
+    True
+    """
+    moments = extras.get("dfs", {}).get(0)
+    if not moments or n >= SMALL_SAMPLE_ROWS * moments:
+        return None
+    return (
+        f"n = {n} is small for the {moments} slice-mean moments the tests weigh (p(h - 1); "
+        f"fewer than {SMALL_SAMPLE_ROWS} rows a moment): the chi2 tests can reject a true "
+        "dimension more often than their level (8-12% at level 0.05 with 6 rows a moment, in "
+        'simulation). test_dimension(correction="F") is a small-sample version; fewer '
+        "slices also help."
+    )
 
 
 class IREResults(MomentResults):
@@ -33,7 +79,7 @@ class IREResults(MomentResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -56,6 +102,13 @@ class IREResults(MomentResults):
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
+        note = small_sample_note(self.n, self.output.extras)
+        if note:
+            at = next(
+                (i + 1 for i, b in enumerate(blocks) if b.title.startswith("Large-sample")),
+                len(blocks),
+            )
+            blocks.insert(at, Block("Small sample", text=note))
         blocks.append(Block("Solutions for various dimensions", text=""))
         for k, basis in sorted(self.output.extras["solutions"].items()):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
@@ -77,7 +130,8 @@ class IRE(MomentEstimator):
         accepted as an alias). Dimensions
         ``d >= h − 1`` fit the slice means exactly; R reports them anyway (df <= 0).
     d : int, optional
-        Dimension whose solution is reported by ``directions``; default ``d_max``.
+        Dimension whose solution is reported by ``directions``; default chosen by ``d_rule``
+        (the χ² tests at level 0.05).
     cut_points : sequence of float, optional
         Fixed slice boundaries instead of ``nslices`` (see :class:`~sdrstats.moment.SIR`).
     steps : int, default 1
@@ -88,6 +142,12 @@ class IRE(MomentEstimator):
     max_iter : int, default 200
         Sweeps of alternating least squares before a ConvergenceWarning; bounded by the time
         limit as ``steps`` is.
+    d_rule : {"asymptotic"}
+        The rule choosing ``d`` when it is not given: Cook & Ni's χ² tests at level 0.05
+        (the only rule IRE has, since it has no eigenvalues).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (IRE draws nothing): ``bootstrap()`` and ``conditional_density()``
+        draw from streams derived from it. None draws one, which the summary prints.
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial IRE (Wen & Cook 2007), R's
         ``dr(..., group = ~G, method = "ire")``. One subspace is shared by the levels of the
@@ -157,7 +217,11 @@ class IRE(MomentEstimator):
 
     method = "ire"
     capabilities = Capabilities(
-        eigenvalues=False, asymptotic_test=True, from_statistics=True, case_weights=True
+        eigenvalues=False,
+        asymptotic_test=True,
+        from_statistics=True,
+        case_weights=True,
+        nested_directions=False,
     )
     results_class = IREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -166,6 +230,7 @@ class IRE(MomentEstimator):
         "tol": [Interval(float, 0, None, closed="neither")],
         "max_iter": [Interval(int, 1, None)],
         "group": [str, None],
+        "d_rule": [Options(("asymptotic",))],
     }
 
     def __init__(
@@ -175,11 +240,13 @@ class IRE(MomentEstimator):
         slice_function: str = "dr",
         d_max: int = 4,
         d: int | None = None,
+        d_rule: str = "asymptotic",
         cut_points: Any = None,
         steps: int = 1,
         tol: float = 1e-6,
         max_iter: int = 200,
         group: str | None = None,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -369,11 +436,52 @@ class IRE(MomentEstimator):
             extras=extras,
         )
 
+    def output_for_dimension(
+        self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted)."""
+        solutions, criteria = output.extras.get("solutions", {}), output.extras.get("criteria", {})
+        if d in solutions:
+            return dataclasses.replace(
+                output, basis=solutions[d], d=d, criterion=criteria.get(d, output.criterion)
+            )
+        return super().output_for_dimension(output, d, spec, random_state=random_state)
+
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
-        self, results: Results, d_max: int | None = None, level: float = 0.05
+        self,
+        results: Results,
+        d_max: int | None = None,
+        level: float = 0.05,
+        correction: str | None = None,
     ) -> DimensionTest:
-        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table)."""
+        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table).
+
+        Parameters
+        ----------
+        results : Results
+            The IRE fit.
+        d_max : int, optional
+            Largest hypothesis tested; default the fit's ``d_max``.
+        level : float, default 0.05
+            Level at which the smallest non-rejected ``d`` is chosen.
+        correction : {None, "F", "yuan_bentler"}, default None
+            None is R ``dr``'s χ² reference. The statistic weighs the ``p(h − 1)`` slice-mean
+            moments by the inverse of their covariance estimated from the same rows, and the
+            χ² reference rejects a true dimension too often unless ``n`` is large against
+            that number: ``"F"`` (Yuan & Bentler 1999) and ``"yuan_bentler"`` (Yuan &
+            Bentler 1997) are small-sample versions (see
+            :func:`sdrstats.moment._ire_als.corrected_upper`; their size by simulation is in
+            ``benchmarks/bench_ire_size.md``).
+
+        Returns
+        -------
+        DimensionTest
+        """
+        if correction not in CORRECTIONS:
+            raise ValueError(
+                f"IRE's test: correction must be one of {list(CORRECTIONS)}; got {correction!r}."
+            )
         ex = results.output.extras
         top = (
             ex["numdir"]
@@ -387,7 +495,8 @@ class IRE(MomentEstimator):
         rows = range(top + 1)
         stat = np.array([ex["criteria"][k] for k in rows])
         df = np.array([ex["dfs"][k] for k in rows])
-        pv = np.array([chi2_upper(s, k) for s, k in zip(stat, df)])
+        n = results.n
+        pv = np.array([corrected_upper(s, k, n, correction) for s, k in zip(stat, df)])
         table = pd.DataFrame(
             {
                 "stat": stat,
@@ -405,6 +514,7 @@ class IRE(MomentEstimator):
             level=level,
             title="Large-sample Marginal Dimension Tests",
             display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
+            note=CORRECTION_NOTES.get(correction),
         )
 
     def coordinate_test_basis(
@@ -458,11 +568,13 @@ def ire(
     slice_function: str = "dr",
     d_max: int = 4,
     d: int | None = None,
+    d_rule: str = "asymptotic",
     cut_points: Any = None,
     steps: int = 1,
     tol: float = 1e-6,
     max_iter: int = 200,
     group: str | None = None,
+    random_state: Any = None,
     numdir: int | None = None,
     weights: Any = None,
     missing: str = "drop",

@@ -45,7 +45,14 @@ class SIR(PartialSlicing, MomentEstimator):
     d_max : int, default 4
         Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default chosen by ``d_rule``.
+    d_rule : {"asymptotic", "permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given; default ``"asymptotic"``, Li's
+        (1991) χ² test at level 0.05, as R ``dr``'s summary.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit itself draws nothing): the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
+        draws one, which the summary prints.
     cut_points : sequence of float, optional
         Given slice boundaries for a one-column response (see
         :func:`sdrstats.stats.slicing.make_slices`); overrides ``nslices``. Chunked and Dask fits
@@ -94,9 +101,11 @@ class SIR(PartialSlicing, MomentEstimator):
         slice_function: str = "dr",
         d_max: int = 4,
         d: int | None = None,
+        d_rule: str = "asymptotic",
         cut_points: Any = None,
         group: str | None = None,
         pool: bool = False,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -147,7 +156,15 @@ class SAVE(PartialSlicing, MomentEstimator):
     d_max : int, default 4
         Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default chosen by ``d_rule``.
+    d_rule : {"asymptotic", "permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given; default ``"asymptotic"``, the
+        large-sample test at level 0.05 on its normal-theory p-values (as R ``dr``'s
+        summary).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit itself draws nothing): the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
+        draws one, which the summary prints.
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
     group : str, optional
@@ -195,9 +212,11 @@ class SAVE(PartialSlicing, MomentEstimator):
         slice_function: str = "dr",
         d_max: int = 4,
         d: int | None = None,
+        d_rule: str = "asymptotic",
         cut_points: Any = None,
         group: str | None = None,
         pool: bool = False,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -274,6 +293,7 @@ class SAVE(PartialSlicing, MomentEstimator):
             self.method,
             level=level,
             title="Large-sample Marginal Dimension Tests",
+            decided_by="normal-theory p-values",
             display_names={
                 "stat": "Stat",
                 "df": "df(Nor)",
@@ -302,7 +322,16 @@ class DirectionalRegression(MomentEstimator):
     d_max : int, default 4
         Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default chosen by ``d_rule``.
+    d_rule : {"permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given; default ``"permutation"``, Cook &
+        Yin's (2001) permutation test at level 0.05 with 199 permutations (the method has no
+        large-sample test). A fit on chunked or Dask data keeps no rows to permute: there
+        the eigenvalue-ratio rule chooses (``fit.d_rule`` says so).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit itself draws nothing): the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
+        draws one, which the summary prints.
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
@@ -329,6 +358,19 @@ class DirectionalRegression(MomentEstimator):
     second_moments = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
 
+    def __init__(
+        self,
+        *,
+        nslices: int | None = None,
+        slice_function: str = "dr",
+        d_max: int = 4,
+        d: int | None = None,
+        d_rule: str = "permutation",
+        cut_points: Any = None,
+        random_state: Any = None,
+    ) -> None:
+        self._set_options(locals())
+
     def kernel(self, std: Standardized, moments: SliceMoments) -> np.ndarray:
         f, means, second = moments.fractions, moments.means, moments.second
         p = means.shape[1]
@@ -350,7 +392,16 @@ class CUME(MomentEstimator):
     d_max : int, default 4
         Directions shown (R ``dr``'s ``numdir``, accepted as an alias).
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default chosen by ``d_rule``.
+    d_rule : {"permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given; default ``"permutation"``, Cook &
+        Yin's (2001) permutation test at level 0.05 with 199 permutations (the method has no
+        large-sample test). A fit on chunked or Dask data keeps no rows to permute: there
+        the eigenvalue-ratio rule chooses (``fit.d_rule`` says so).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit itself draws nothing): the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
+        draws one, which the summary prints.
 
     See Also
     --------
@@ -375,12 +426,21 @@ class CUME(MomentEstimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
+        "d_rule": MomentEstimator._parameter_constraints["d_rule"],
+        "random_state": ["random_state"],
     }
     uses_slices = False
     response = "continuous"
     capabilities = Capabilities(from_statistics=True, case_weights=True)
 
-    def __init__(self, *, d_max: int = 4, d: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        d_max: int = 4,
+        d: int | None = None,
+        d_rule: str = "permutation",
+        random_state: Any = None,
+    ) -> None:
         self._set_options(locals())
 
     def fit_source(self, source: Any) -> EstimatorOutput:

@@ -346,7 +346,15 @@ class PHD(MomentEstimator):
         Largest dimension shown and tested (R ``dr``'s ``numdir``, accepted as an alias).
         Eigenvalues keep their sign and are ordered by decreasing ``|λ|``.
     d : int, optional
-        Dimension reported by ``directions`` and ``transform``; default ``d_max`` (capped at p).
+        Dimension reported by ``directions`` and ``transform``; default chosen by ``d_rule``.
+    d_rule : {"asymptotic", "permutation", "ladle", "bootstrap", "ratio"}
+        The rule that chooses ``d`` when it is not given; default ``"asymptotic"``, the
+        large-sample test at level 0.05 on its normal-theory p-values (as R ``dr``'s
+        summary).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit itself draws nothing): the rules that resample,
+        ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
+        draws one, which the summary prints.
 
     See Also
     --------
@@ -372,6 +380,8 @@ class PHD(MomentEstimator):
         "residuals": ["boolean", Options(("linear", "quadratic"))],
         "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],
+        "d_rule": MomentEstimator._parameter_constraints["d_rule"],
+        "random_state": ["random_state"],
     }
     uses_slices = False
     by_abs = True
@@ -379,7 +389,13 @@ class PHD(MomentEstimator):
     capabilities = Capabilities(from_statistics=True, asymptotic_test=True, case_weights=True)
 
     def __init__(
-        self, *, residuals: bool | str = True, d_max: int = 4, d: int | None = None
+        self,
+        *,
+        residuals: bool | str = True,
+        d_max: int = 4,
+        d: int | None = None,
+        d_rule: str = "asymptotic",
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -543,6 +559,7 @@ class PHD(MomentEstimator):
             level=level,
             title="Large-sample Marginal Dimension Tests",
             display_names=names,
+            decided_by="normal-theory p-values",
         )
 
     def _test_moments(self, results: Results) -> tuple[float, np.ndarray | None, np.ndarray | None]:

@@ -20,7 +20,7 @@ class MomentResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`.
 
     See Also
@@ -38,7 +38,7 @@ class MomentResults(Results):
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
     >>> type(fit).__name__, fit.d
-    ('MomentResults', 4)
+    ('MomentResults', 1)
     """
 
     def _shown_directions(self) -> int:

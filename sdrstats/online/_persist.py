@@ -121,7 +121,7 @@ class StreamStateMixin:
             self._state,
             theirs_state,
             self._H,
-            self.options["d"],
+            int(self._state["lam"].size),
             eigen=self.options["eigen"],
             sparse=self.options["sparse"],
         )
@@ -430,7 +430,7 @@ def _checked_running(model: Any, state: dict[str, Any], reader: dict[str, Any]) 
     o = model.options
     running, buffer, trace = state["state"], state["buffer"], state["trace"]
     spec = reader["spec"]
-    p, d = reader["p"], o["d"]
+    p, d = reader["p"], model.tracked_directions(state["H"], reader["p"])
     if spec is None and (running is not None or buffer or trace):
         raise StateError("reader.spec is missing although the stream has seen rows.")
     if not isinstance(buffer, list):

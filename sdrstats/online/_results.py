@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.tables import Block
+from ..inference.ratio import eigenvalue_ratio
 from ..stats.distances import subspace_distance
 from .lasso_sir import LassoSIRResults
 
@@ -21,7 +22,7 @@ class OnlineSIRResults(LassoSIRResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; :meth:`OnlineSIR.results` builds it.
 
     See Also
@@ -56,7 +57,8 @@ class OnlineSIRResults(LassoSIRResults):
         kind = "online sparse SIR (truncated gradient)" if o["sparse"] else "O-SIR"
         return (
             f"{kind} with the {o['eigen']} eigen-tracker, {self.extras['nslices']} slices, "
-            f"n = {self.n} rows seen, p = {self.p}, d = {self.d}."
+            f"n = {self.n} rows seen, p = {self.p}, {self.output.eigenvalues.size} "
+            "directions tracked."
         )
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
@@ -142,8 +144,17 @@ class OnlineSIRResults(LassoSIRResults):
         return self.spec.X.shape[0] > 0
 
     def _dimension_rules(self) -> dict:
-        # every rule refits or permutes the rows; a stream keeps none
-        return super()._dimension_rules() if self._has_rows else {}
+        # every rule but the eigenvalue ratio refits or permutes the rows; a stream keeps none
+        rules = super()._dimension_rules() if self._has_rows else {}
+        tracked = int(self.output.eigenvalues.size)
+
+        def ratio(d_max: int | None = None, **kw: Any) -> Any:
+            # at most the tracked directions: the others have no direction to report
+            limit = tracked if d_max is None else d_max
+            return eigenvalue_ratio(self, d_max=min(limit, tracked), **kw)
+
+        rules["ratio"] = ratio
+        return rules
 
     def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
         """Reduced predictors of ``newdata`` (a stream keeps no rows, so it is needed).

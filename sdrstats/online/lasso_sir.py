@@ -13,6 +13,7 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 
 from ..base.budget import check_loops
 from ..base.parallel import as_seed_sequence, parallel_map
@@ -21,11 +22,12 @@ from ..base.validation import Interval, Options
 from ..base.warnings import ConvergenceWarning
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
-from ..results.fitted import Results
+from ..inference.ratio import ratio_choice
+from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import make_slices
 
-#: Largest dimension the eigenvalue-ratio rule for ``d`` considers.
+#: Largest dimension the rules for ``d`` consider by default (the ``d_max`` option).
 MAX_AUTO_D = 10
 
 #: An eigenvalue of the slice-mean kernel counts as positive when it exceeds this fraction of
@@ -36,11 +38,8 @@ EIGEN_RTOL = 1e-10
 #: Size ``n * p`` above which the cross-validated Lasso works from the Gram matrix ``ZᵀZ``.
 PRECOMPUTE_SIZE = 100_000
 
-#: Descriptions of the automatic rules for ``d``, shown in the summary.
-D_RULES = {
-    "kmeans": "k-means rule on lambda_j*|beta_j|",
-    "ratio": "eigenvalue-ratio rule",
-}
+#: The rules of the ``d_rule`` option.
+D_RULES = ("kmeans", "ratio")
 
 
 def slice_mean_eigen(
@@ -69,20 +68,6 @@ def slice_mean_eigen(
     eta = np.zeros((X.shape[1], nslices))
     eta[:, positive] = A @ vectors[:, positive] / np.sqrt(values[positive])
     return values, eta, means, fractions
-
-
-def ratio_dimension(values: np.ndarray, kmax: int) -> int:
-    """Eigenvalue-ratio rule: the ``k <= kmax`` maximising ``λ_k / λ_{k+1}``.
-
-    Only positive eigenvalues take part (``values`` as :func:`slice_mean_eigen` returns them,
-    the null ones exactly 0), so ``k`` is at most their number less one: with ``r`` positive
-    eigenvalues, at most ``min(p, H - 1) - 1``. With one positive eigenvalue the answer is 1.
-    """
-    kmax = min(kmax, int(np.sum(values > 0)) - 1)
-    if kmax < 1:
-        return 1
-    ratios = values[:kmax] / values[1 : kmax + 1]
-    return int(np.argmax(ratios)) + 1
 
 
 def two_means_smaller_group(values: np.ndarray) -> int:
@@ -169,7 +154,7 @@ class LassoSIRResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -204,8 +189,13 @@ class LassoSIRResults(Results):
         ex = self.extras
         return (
             f"lasso_sir with {ex['nslices']} slices, n = {self.n}, p = {self.p}; "
-            f"d = {self.d} ({ex['d_rule']}); penalty: {ex['penalty_rule']}."
+            f"penalty: {ex['penalty_rule']}."
         )
+
+    def _dimension_rules(self) -> dict[str, Any]:
+        rules = super()._dimension_rules()
+        rules["kmeans"] = lambda **kw: kmeans_test(self, **kw)
+        return rules
 
     def _summary_blocks(self) -> list[Block]:
         blocks = super()._summary_blocks()
@@ -231,6 +221,40 @@ class LassoSIRResults(Results):
         return blocks
 
 
+def kmeans_test(results: LassoSIRResults) -> DimensionTest:
+    """R ``LassoSIR``'s choice of ``d`` as a table: ``s_j = λ̂_j ‖β̂_j‖`` and its k-means split.
+
+    Uses the statistic the fit computed for it (``d=None`` with ``d_rule="kmeans"``), else
+    fits the Lasso of every direction with a positive kernel eigenvalue once more.
+    """
+    statistic = results.extras.get("d_statistic")
+    if statistic is None:
+        est = results.estimator.clone(d=None, d_rule="kmeans", progress=False)
+        statistic = est.fit_output(results.spec, random_state=results.random_state).extras[
+            "d_statistic"
+        ]
+    statistic = np.asarray(statistic, dtype=float)
+    d = min(kmeans_dimension(statistic, results.spec.categorical), results.options["d_max"])
+    scaled = statistic / statistic[0] if statistic[0] > 0 else statistic
+    table = pd.DataFrame(
+        {"statistic": statistic, "scaled": scaled},
+        index=pd.Index(range(1, statistic.size + 1), name="j"),
+    )
+    note = (
+        "statistic = lambda_j * |beta_j|; d is the size of the smaller of two k-means groups "
+        "of statistic / statistic_1 (a categorical response: the number of positive ones)."
+    )
+    return DimensionTest(
+        table,
+        d,
+        "kmeans",
+        results.method,
+        level=None,
+        title=f"k-means dimension rule for {results.method} (R LassoSIR)",
+        note=note,
+    )
+
+
 class LassoSIR(Estimator):
     """Lasso-SIR: sparse sliced inverse regression for ``p`` larger than ``n``.
 
@@ -244,14 +268,18 @@ class LassoSIR(Estimator):
         Number of directions, at most the rank of the slice-mean kernel (``min(p, H - 1)``
         for data in general position). ``None`` (default) chooses it by ``d_rule``.
     d_rule : {"kmeans", "ratio"}
-        How ``d=None`` chooses ``d``. ``"kmeans"`` (default) is R ``LassoSIR``'s rule (Lin,
+        How ``d=None`` chooses ``d`` (``fit.test_dimension()`` prints the rule's table).
+        ``"kmeans"`` (default) is R ``LassoSIR``'s rule (Lin,
         Zhao & Liu 2019, Algorithm 5): fit the Lasso for every direction with a positive
         kernel eigenvalue, form ``s_j = λ̂_j ‖β̂_j‖`` for ``j = 1..min(p, H)`` (0 past the
         kernel's rank), split ``s / s_1`` into two k-means groups and take the size of the
         smaller; a categorical response gets ``d`` = the kernel's rank (R: ``H - 1``). It
         costs one (cross-validated) Lasso per positive eigenvalue, up to ``min(p, H - 1)``.
         ``"ratio"``: the ``k`` maximising ``λ̂_k / λ̂_{k+1}`` over ``k`` up to ``r - 1``
-        (``r`` the number of positive eigenvalues, so at most ``min(p, H - 1) - 1``) and 10.
+        (``r`` the number of positive eigenvalues, so at most ``min(p, H - 1) - 1``) and
+        ``d_max`` (:func:`sdrstats.inference.ratio.eigenvalue_ratio`).
+    d_max : int, default 10
+        Largest ``d`` either rule chooses.
     penalty : "cv" or float
         ``"cv"`` (default, as R ``LassoSIR``): for each direction the Lasso penalty with the
         least ``n_folds``-fold cross-validated error on glmnet's path of 100 penalties (the
@@ -262,8 +290,8 @@ class LassoSIR(Estimator):
     max_iter : int
         Coordinate-descent iterations per Lasso fit (default 5000).
     random_state : int, Generator or None
-        Shuffles the cross-validation folds. Checked as :func:`sdrstats.bootstrap` checks
-        it.
+        Shuffles the cross-validation folds; the rules that resample and ``bootstrap()`` draw
+        from streams derived from it. None draws one, which the summary prints.
     n_jobs : int, default 1
         Directions (each a cross-validated Lasso path) fitted on this many workers; results
         do not depend on it.
@@ -322,7 +350,8 @@ class LassoSIR(Estimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None)],
         "d": [Interval(int, 1, None), None],
-        "d_rule": [Options(tuple(D_RULES))],
+        "d_rule": [Options(D_RULES)],
+        "d_max": [Interval(int, 1, None)],
         "penalty": [Options(("cv",)), Interval(float, 0, None, closed="neither")],
         "n_folds": [Interval(int, 2, None)],
         "max_iter": [Interval(int, 1, None)],
@@ -338,6 +367,7 @@ class LassoSIR(Estimator):
         nslices: int = 10,
         d: int | None = None,
         d_rule: str = "kmeans",
+        d_max: int = MAX_AUTO_D,
         penalty: str | float = "cv",
         n_folds: int = 10,
         max_iter: int = 5000,
@@ -458,7 +488,7 @@ class LassoSIR(Estimator):
                 fits[j] = self._lasso(Z, target, values[j], seed)
             return fits[j]
 
-        d, d_rule, statistic = self._choose_d(values, rank, direction, categorical, p, H)
+        d, statistic = self._choose_d(values, rank, direction, categorical, p, H)
         pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
         todo = [j for j in range(d) if j not in fits]  # those the rule for d did not fit
         done = parallel_map(
@@ -494,13 +524,12 @@ class LassoSIR(Estimator):
             "scale": scale,
             "coef_standardized": basis_z,
             "d_statistic": statistic,
-            "d_rule": d_rule,
             "penalty_rule": rule,
         }
         return EstimatorOutput(
             basis=canonical_basis(basis_z / scale[:, None]),
             d=d,
-            eigenvalues=values[:d],
+            eigenvalues=values[:rank],  # every positive one: the rules compare them
             center=center,
             extras=extras,
         )
@@ -513,8 +542,9 @@ class LassoSIR(Estimator):
         categorical: bool,
         p: int,
         H: int,
-    ) -> tuple[int, str, np.ndarray | None]:
-        """``d``, the rule's description and (k-means rule) the statistic ``λ̂_j ‖β̂_j‖``."""
+    ) -> tuple[int, np.ndarray | None]:
+        """``d`` and (k-means rule) the statistic ``λ̂_j ‖β̂_j‖``; ``test_dimension`` reads
+        the same statistic, so the fit's ``d`` is its rule's choice."""
         o = self.options
         if o["d"] is not None:
             if o["d"] > rank:
@@ -523,13 +553,13 @@ class LassoSIR(Estimator):
                     f"slice-mean kernel (at most H - 1 = {H - 1} with H = {H} slices, and "
                     f"p = {p}); got {o['d']}. Use more slices or a smaller d."
                 )
-            return o["d"], "given", None
+            return o["d"], None
         if o["d_rule"] == "ratio":
-            return ratio_dimension(values, MAX_AUTO_D), D_RULES["ratio"], None
+            return ratio_choice(values, o["d_max"]), None
         statistic = np.zeros(min(p, H))  # R's min(p, H) slots; 0 past the kernel's rank
         for j in range(rank):
             statistic[j] = values[j] * np.linalg.norm(direction(j)[0])
-        return kmeans_dimension(statistic, categorical), D_RULES["kmeans"], statistic
+        return min(kmeans_dimension(statistic, categorical), o["d_max"]), statistic
 
     def _lasso(
         self, Z: np.ndarray, target: np.ndarray, value: float, seed: int
@@ -552,6 +582,7 @@ def lasso_sir(
     nslices: int = 10,
     d: int | None = None,
     d_rule: str = "kmeans",
+    d_max: int = 10,
     penalty: str | float = "cv",
     n_folds: int = 10,
     max_iter: int = 5000,
@@ -603,8 +634,8 @@ __all__ = [
     "LassoSIRResults",
     "lasso_sir",
     "slice_mean_eigen",
-    "ratio_dimension",
     "kmeans_dimension",
+    "kmeans_test",
     "two_means_smaller_group",
     "cv_lasso",
     "fixed_lasso",

@@ -19,6 +19,7 @@ import pandas as pd
 from threadpoolctl import ThreadpoolController
 
 from ..base.budget import check_count
+from ..base.parallel import fit_seed
 from ..base.tables import Summary
 from ..base.validation import Interval, Options
 from ..fitting.estimator import Estimator, EstimatorOutput
@@ -29,6 +30,9 @@ from ._chunks import ChunkReader
 from ._persist import StreamStateMixin
 from ._results import OnlineSIRResults
 from .trackers import TRACKERS
+
+#: Directions a stream tracks when ``d`` is None (``d_max``'s default).
+TRACKED_BY_DEFAULT = 4
 
 
 @functools.cache
@@ -63,8 +67,17 @@ class OnlineSIR(StreamStateMixin, Estimator):
     nslices : int, optional
         Number of slices ``H`` (default 10); ignored for a categorical response (one slice
         per level of the first chunk). With ``cut_points`` it must be ``len(cut_points) + 1``.
-    d : int
-        Number of directions (default 1); at most ``H - 1``.
+    d : int, optional
+        Number of directions, at most ``H - 1``. ``None`` (default) tracks ``d_max`` of them
+        and reports the first ``d`` chosen by ``d_rule`` at every snapshot.
+    d_rule : {"ratio"}
+        The rule that chooses ``d`` when it is not given: the eigenvalue-ratio rule on the
+        exact eigenvalues of ``D̂_t`` (of ``Σ̂⁻¹D̂_t`` for O-SIR), computed from the
+        sufficient statistics at each snapshot (:func:`sdrstats.inference.ratio.eigenvalue_ratio`;
+        a stream keeps no rows for a rule that resamples). It chooses among ``1..d_max``.
+    d_max : int, optional
+        Directions tracked when ``d`` is None: ``min(H - 1, p, d_max)``, default 4 (each
+        costs ``O(p)`` per row).
     eigen : {"ccipca", "ipca", "sgd", "perturbation"}
         Eigen-tracker (2.11), (2.12), (2.9)-(2.10), (2.7)-(2.8). O-SIR (``sparse=False``)
         offers ``"perturbation"`` and ``"sgd"`` (Cai, Li & Zhu 2020). Default ``"ccipca"``.
@@ -107,6 +120,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
         snapshot when full, so its memory is bounded (by ``sdr.set_config(max_memory=...)``,
         checked on the first chunk).
+    random_state : int, SeedSequence or Generator, optional
+        The seed the snapshots record (the stream draws nothing); a fit in memory
+        (``OnlineSIR(...).fit(X, y)``) resamples from streams derived from it. None: a
+        stream takes a number from its own random id (kept when it is saved), which the
+        summary prints; a fit in memory draws one.
 
     See Also
     --------
@@ -156,7 +174,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
     response = "any"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None), None],
-        "d": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("ratio",))],
+        "d_max": [Interval(int, 1, None), None],
         "eigen": [Options(TRACKERS)],
         "sparse": ["boolean"],
         "learning_rate": [Options(("auto",)), Interval(float, 0, None, closed="neither")],
@@ -168,6 +188,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         "init_size": [Interval(int, 2, None)],
         "block_size": [Interval(int, 1, None)],
         "trace_size": [Interval(int, 1, None)],
+        "random_state": ["random_state"],
     }
     results_class = OnlineSIRResults
 
@@ -175,7 +196,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         self,
         *,
         nslices: int | None = None,
-        d: int = 1,
+        d: int | None = None,
+        d_rule: str = "ratio",
+        d_max: int | None = None,
         eigen: str = "ccipca",
         sparse: bool = True,
         learning_rate: str | float = "auto",
@@ -187,6 +210,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         init_size: int = 500,
         block_size: int = 1000,
         trace_size: int = 100,
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
         self._reader = ChunkReader(self.method)
@@ -195,6 +219,8 @@ class OnlineSIR(StreamStateMixin, Estimator):
         self._trace: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.cut_points_: np.ndarray | None = None
         self.call = "OnlineSIR(...)"
+        #: The seed every snapshot records (drawn at the first snapshot when none is given).
+        self._seed: Any = None
         #: Ids of the streams whose rows this one holds (its own, and those merged into it);
         #: set when the first rows arrive, kept by copies, so merging shared rows is refused.
         self._lineage: list[str] | None = None
@@ -215,7 +241,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
                     f"{cuts.size + 1} when cut_points are given; got {o['nslices']}."
                 )
         H = self._nslices_option()
-        if o["d"] > H - 1:
+        if o["d"] is not None and o["d"] > H - 1:
             raise ValueError(
                 f"The 'd' option of {name} must be at most nslices - 1 = {H - 1}; got {o['d']}."
             )
@@ -234,11 +260,42 @@ class OnlineSIR(StreamStateMixin, Estimator):
         past ``sdr.set_config(max_memory=...)``: the buffered batch and its stacked copy hold
         ``2 init_size (p + 1)`` floats, a full trace ``trace_size (p d + d + 1)``."""
         o = self.options
+        d = self.tracked_directions(self._nslices_option(), p)
         check_count(self.method, "init_size", o["init_size"], unit="rows buffered",
                     seconds_each=None, bytes_each=2 * 8.0 * (p + 1), at=f" at p = {p}")  # fmt: skip
         check_count(self.method, "trace_size", o["trace_size"], unit="snapshots",
-                    seconds_each=None, bytes_each=8.0 * (p * o["d"] + o["d"] + 1) + 200,
+                    seconds_each=None, bytes_each=8.0 * (p * d + d + 1) + 200,
                     at=f" at p = {p}")  # fmt: skip
+
+    def tracked_directions(self, H: Any = None, p: Any = None) -> int:
+        """How many directions the stream tracks.
+
+        ``d``, or when ``d`` is None ``min(H - 1, p, d_max)`` (``d_max`` 4 by default).
+
+        Parameters
+        ----------
+        H : int, optional
+            The number of slices, when known.
+        p : int, optional
+            The number of predictors, when known.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> sdr.OnlineSIR(d=2).tracked_directions(10, 5), sdr.OnlineSIR().tracked_directions(3, 5)
+        (2, 2)
+        """
+        o = self.options
+        if o["d"] is not None:
+            return int(o["d"])
+        limits = [o["d_max"] or TRACKED_BY_DEFAULT]
+        limits += [int(H) - 1] if isinstance(H, (int, np.integer)) and H > 1 else []
+        limits += [int(p)] if isinstance(p, (int, np.integer)) and p > 0 else []
+        return max(1, min(limits))
 
     def _nslices_option(self) -> int:
         o = self.options
@@ -325,7 +382,8 @@ class OnlineSIR(StreamStateMixin, Estimator):
         if Xa.shape[0] == 0:
             return self
         if self._lineage is None:
-            _stream_checks.check_first_rows(Xa.shape[1], self.options["d"], self.method)
+            if self.options["d"] is not None:
+                _stream_checks.check_first_rows(Xa.shape[1], self.options["d"], self.method)
             self._check_sizes(Xa.shape[1])
             self._lineage = [uuid.uuid4().hex]
         if self._state is not None:
@@ -408,16 +466,17 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 else _updates.quantile_cuts(y, self._nslices_option())
             )
             self._H = self.cut_points_.size + 1
-        if self._H < 2 or o["d"] > self._H - 1:
+        tracked = self.tracked_directions(self._H, p)
+        if self._H < 2 or tracked > self._H - 1:
             raise ValueError(
                 f"The initial batch gives {self._H} slice(s) (ties in the response), too few "
-                f"for d = {o['d']}; give cut_points, a larger init_size or a smaller d."
+                f"for d = {tracked}; give cut_points, a larger init_size or a smaller d."
             )
         self._state = _updates.init_state(
             X,
             self._labels(y),
             self._H,
-            o["d"],
+            tracked,
             eigen=o["eigen"],
             sparse=o["sparse"],
             learning_rate=o["learning_rate"],
@@ -477,19 +536,41 @@ class OnlineSIR(StreamStateMixin, Estimator):
             "cut_points": self.cut_points_,
             "learning_rate": s["learning_rate"],
             "eta": s.get("eta"),
+            "spectrum": self._spectrum(),
             # the recorded estimates along the stream, for the results' plot
             "trace_n_seen": np.asarray([n for n, _, _ in self._trace], dtype=np.int64),
             "trace_eigenvalues": np.asarray([lam for _, lam, _ in self._trace], dtype=float),
             "trace_bases": np.asarray([basis for _, _, basis in self._trace], dtype=float),
         }
+        tracked = int(s["lam"].size)
         output = EstimatorOutput(
             basis=self._basis(),
-            d=self.options["d"],
+            d=self.options["d"] or tracked,
             eigenvalues=s["lam"].copy(),
             center=s["mean"].copy(),
             extras=extras,
         )
-        return OnlineSIRResults(self, self._reader.spec, output, call=self.call)
+        if self._seed is None:
+            # one seed per stream, so every snapshot (and a saved copy) records the same: the
+            # one given, else a number of the stream's own id
+            given = self.options["random_state"]
+            lineage = self._lineage or [uuid.uuid4().hex]
+            self._seed = fit_seed(given) if given is not None else int(lineage[0][:8], 16)
+        results = OnlineSIRResults(
+            self, self._reader.spec, output, call=self.call, random_state=self._seed
+        )
+        results._settle_dimension()
+        return results
+
+    def _spectrum(self) -> np.ndarray:
+        """Every eigenvalue of ``D̂_t = (1/H) d̂ d̂ᵀ`` (O-SIR: of ``Σ̂⁻¹D̂_t``), from the
+        sufficient statistics: what the ratio rule compares, beyond the tracked ones."""
+        s, H = self._state, self._H
+        t = float(s["t"])
+        dhat = (s["slice_sums"] - np.outer(s["mean"], s["slice_counts"])) / t  # p x H
+        inner = dhat.T @ (dhat if self.options["sparse"] else s["sigma_inv"] @ dhat) / H
+        values = np.linalg.eigvalsh((inner + inner.T) / 2)[::-1]
+        return np.clip(values, 0.0, None)
 
     directions = property(
         lambda self: self.results().directions, doc="Current directions (predictors x Dir1..Dird)."
@@ -604,19 +685,22 @@ class OnlineSIR(StreamStateMixin, Estimator):
         return self.results().bootstrap(*args, **kwargs)
 
     def test_dimension(self, rule: str | None = None, **options: Any) -> Any:
-        """Dimension tests need the rows; a stream has none (raises a clear error).
+        """The eigenvalue-ratio rule on the stream's statistics (the only rule without rows).
+
+        Rules that resample (permutation, ladle, bootstrap) need the rows, which a stream
+        does not keep; they raise a clear error naming the rule that is available.
 
         Parameters
         ----------
         rule : str, optional
-            The rule, as :meth:`sdrstats.Results.test_dimension`.
+            The rule, as :meth:`sdrstats.Results.test_dimension`; default ``"ratio"``.
         **options
             Options of the rule.
 
         Returns
         -------
         DimensionTest
-            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
+            The rule's table and choice, from the spectrum the stream tracks (no rows kept).
 
         Examples
         --------
@@ -624,10 +708,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
         >>> rng = np.random.default_rng(0)
         >>> X = rng.standard_normal((1000, 5))
         >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).test_dimension()
+        >>> stream = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
+        >>> stream.test_dimension().rule
+        'ratio'
+        >>> stream.test_dimension("permutation")
         Traceback (most recent call last):
         ...
-        ValueError: No dimension test is available for online_sir: ...
+        ValueError: The 'permutation' dimension test is not available for online_sir; ...
         """
         return self.results().test_dimension(rule, **options)
 

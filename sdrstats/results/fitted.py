@@ -10,6 +10,7 @@ dimension rule.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +18,19 @@ import numpy as np
 import pandas as pd
 
 from ..base.contract import EstimatorLike, EstimatorOutput
+from ..base.parallel import derived_stream, fit_seed
 from ..base.tables import dir_labels
 from ..base.validation import translate_options
+from ..base.warnings import SDRWarning
 from ..density import conditional_density_for
 from ..inference.bootstrap import bootstrap as bootstrap_subspace
 from ..inference.dimension import generic_rules
-from ..inference.dimension_test import DimensionTest, choose_by_pvalues, hypothesis_labels
+from ..inference.dimension_test import (
+    DimensionTest,
+    choose_by_pvalues,
+    dimension_line,
+    hypothesis_labels,
+)
 from ..plotting.results import plot_results
 from .io import ResultsSaveLoad
 from .summary import SummaryMixin, ols_r2
@@ -41,6 +49,18 @@ class Results(SummaryMixin, ResultsSaveLoad):
     ``set_params`` or another fit of that estimator change neither its options nor its
     refits (tests, bootstrap); R case weights and groups are part of its ``spec``.
 
+    ``d`` is the user's ``d``, or, when the fit was asked for ``d=None``, the choice of the
+    estimator's rule ``d_rule`` (``d_rule`` says which: ``"given"`` or the rule's name;
+    ``d_choice`` keeps the rule's table). The fit keeps what its rule needs whatever ``d``
+    was given, so ``test_dimension()`` never needs a refit by the user.
+
+    ``random_state`` is the fit's seed: the one given to the method, or one drawn (and
+    printed by the summary) when none was. Everything done later with the result that draws
+    random numbers (``test_dimension``, ``bootstrap``, ``conditional_density`` and its
+    ``sample``, plots that resample) draws from a stream of its own derived from this seed
+    (:func:`sdrstats.base.parallel.derived_stream`), unless the call is given its own
+    ``random_state``: the same script prints the same numbers.
+
     Parameters
     ----------
     estimator : Estimator
@@ -52,6 +72,9 @@ class Results(SummaryMixin, ResultsSaveLoad):
         What the estimator computed.
     call : str, optional
         How the fit was requested, shown in the summary.
+    random_state : int, list of int or SeedSequence, optional
+        The seed the fit used (:func:`sdrstats.base.parallel.fit_seed`); default the
+        estimator's ``random_state`` option, or a seed drawn now when that is None.
 
     See Also
     --------
@@ -86,11 +109,58 @@ class Results(SummaryMixin, ResultsSaveLoad):
         spec: ModelSpec,
         output: EstimatorOutput,
         call: str | None = None,
+        *,
+        random_state: Any = None,
     ) -> None:
         self.estimator = estimator.clone()
         self.spec = spec
         self.output = output
         self.call = call or f"{estimator.method}(...)"
+        if random_state is None:
+            random_state = fit_seed(self.estimator.options.get("random_state"))
+        self.random_state = random_state
+        #: How ``d`` was set: "given", or the name of the rule that chose it.
+        self.d_rule = "given"
+        #: The result of the rule that chose ``d`` (None when ``d`` was given).
+        self.d_choice: DimensionTest | None = None
+
+    def _settle_dimension(self) -> None:
+        """Run the estimator's ``d_rule`` when ``d`` was not given and report its choice.
+
+        Called once by whatever builds the result from a fit (:meth:`Estimator.fit_spec`,
+        the chunked and streaming fits). A fit that keeps no rows (chunked, Dask or streamed
+        data) and whose rule resamples them uses the eigenvalue-ratio rule instead, and
+        ``d_rule`` says so. A choice of ``d = 0`` (no dependence) keeps one direction, with
+        an :class:`~sdrstats.SDRWarning`.
+        """
+        options = self.estimator.options
+        if options.get("d") is not None or "d_rule" not in options:
+            return
+        rule = options["d_rule"]
+        available = self._dimension_rules()
+        if rule not in available and "ratio" in available and self.spec.X.shape[0] == 0:
+            # a fit on chunked, Dask or streamed data keeps no rows to resample: the rule
+            # that needs none, and the summary says it chose d
+            rule = "ratio"
+        if rule not in available:
+            raise ValueError(
+                f"{self.method} cannot choose d by its d_rule {rule!r} on this fit (a fit on "
+                "chunked or streamed data keeps no rows to resample); give d, or a d_rule "
+                f"among {sorted(available)}."
+            )
+        test = self.test_dimension(rule)
+        if test.d < 1:
+            warnings.warn(
+                f"{self.method}: {test.describe()} chose d = 0 (no evidence that the response "
+                "depends on the predictors); the fit keeps d = 1. See fit.d_choice.",
+                SDRWarning,
+                stacklevel=4,
+            )
+        d = max(int(test.d), 1)
+        self.output = self.estimator.output_for_dimension(
+            self.output, d, self.spec, random_state=self.random_state
+        )
+        self.d_rule, self.d_choice = rule, test
 
     # -- what was fitted -----------------------------------------------------------------
     @property
@@ -101,9 +171,33 @@ class Results(SummaryMixin, ResultsSaveLoad):
     def options(self) -> dict[str, Any]:
         return dict(self.estimator.options)
 
+    def stream(self, kind: str) -> Any:
+        """The seed of this fit's random stream for calls of kind ``kind``.
+
+        Parameters
+        ----------
+        kind : str
+            The call kind, e.g. ``"bootstrap"`` or ``"test_dimension/permutation"``.
+
+        Returns
+        -------
+        list of int or SeedSequence
+            See :func:`sdrstats.base.parallel.derived_stream`.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", ais, random_state=1)
+        >>> fit.stream("bootstrap")[0], fit.stream("bootstrap") == fit.stream("sample")
+        (1, False)
+        """
+        return derived_stream(self.random_state, kind)
+
     @property
-    def random_state(self) -> Any:
-        return self.estimator.options.get("random_state")
+    def dimension_line(self) -> str:
+        """``"d = 2 (given)"`` or ``"d = 2 (chosen by ...)"``, as the summary prints it."""
+        return dimension_line(self.d, self.d_choice)
 
     @property
     def n(self) -> int:
@@ -253,7 +347,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
     ) -> EstimatorOutput:
         """Refit the same estimator (optionally with changed options) on arrays.
 
-        The inference layer resamples through this.
+        The inference layer resamples through this. A fit whose ``d`` a rule chose is
+        refitted at that ``d`` (the rule is not run again) unless ``changes`` sets it.
 
         Parameters
         ----------
@@ -283,6 +378,9 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> fit.refit(fit.spec.X, fit.spec.Y, nslices=4).extras["slice_sizes"].tolist()
         [50, 50, 51, 51]
         """
+        if self.estimator.options.get("d") is None and "d" in self.estimator.params:
+            # resampling compares subspaces of this fit's d, whatever rule chose it
+            changes.setdefault("d", self.d)
         est = self.estimator.clone(**changes) if changes else self.estimator
         spec = self.spec.resampled(X, Y, rows)
         return est.fit_output(spec, weights=weights, random_state=random_state)
@@ -334,14 +432,17 @@ class Results(SummaryMixin, ResultsSaveLoad):
 
         Parameters
         ----------
-        rule : {"asymptotic", "permutation", "ladle", "bootstrap", "cv"}, optional
-            Default "asymptotic" where the method has one, else "cv", else "permutation" for
-            methods with eigenvalues and linear directions, "ladle" (of the embedding of the
-            training rows) for eigen methods without linear directions (kernel SPCA), and
-            "bootstrap" (Ye & Weiss) for the others.
+        rule : str, optional
+            ``"asymptotic"``, ``"permutation"``, ``"ladle"``, ``"bootstrap"``, ``"cv"``,
+            ``"ratio"`` or a method's own (``"kmeans"`` for Lasso-SIR); see
+            ``docs/vocabulary.md``. Default the fit's ``d_rule`` option, the rule that chooses
+            ``d`` when it is not given, so ``fit.test_dimension()`` prints the table behind
+            ``fit.d_choice``.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``d_max`` -- R's
-            ``numdir`` is an alias --, ``random_state``...).
+            ``numdir`` is an alias --, ``random_state``...). A rule that resamples and is
+            given no ``random_state`` draws from the fit's stream for that rule
+            (:meth:`stream`), so it answers the same every time.
 
         Returns
         -------
@@ -363,32 +464,21 @@ class Results(SummaryMixin, ResultsSaveLoad):
         Chosen d = 2: smallest m whose test is not rejected at level 0.05.
         """
         options = translate_options(options, "test_dimension", aliases={"numdir": "d_max"})
-        method = rule
         rules = self._dimension_rules()
-        if method is None:
-            # permutation needs eigenvalues; criterion-based fits fall back to Ye-Weiss
-            linear = self.output.basis is not None
-            has_eigenvalues = self.output.eigenvalues is not None
-            order = (
-                "asymptotic",
-                "cv",
-                # no linear directions (kernel SPCA): the ladle of its embeddings
-                ("permutation" if linear else "ladle") if has_eigenvalues else "bootstrap",
-                "bootstrap",
-            )
-            method = next((m for m in order if m in rules), None)
-            if method is None:
+        if rule is None:
+            rule = self.estimator.options.get("d_rule")
+        if rule is None or rule not in rules:
+            if not rules:
                 raise ValueError(
                     f"No dimension test is available for {self.method}: its results keep no "
                     "rows to resample and it has no asymptotic test. Refit a batch method "
                     "(e.g. sir) on the data to test the dimension."
                 )
-        if method not in rules:
             raise ValueError(
-                f"The {method!r} dimension test is not available for {self.method}; "
+                f"The {rule!r} dimension test is not available for {self.method}; "
                 f"available: {sorted(rules)}."
             )
-        return rules[method](**options)
+        return rules[rule](**options)
 
     def bootstrap(
         self,
@@ -407,15 +497,13 @@ class Results(SummaryMixin, ResultsSaveLoad):
         B : int, default 200
             Number of bootstrap replicates.
         d : int, optional
-            Dimension of the subspace compared. Default: the fit's ``d`` when it was given
-            when fitting or chosen by the method (cross-validation); else the ``d`` the
-            large-sample dimension test chooses at level 0.05 where the method has one (SIR,
-            SAVE, pHd, IRE: ``fit.test_dimension()``); else the fit's default ``d``. The
-            summary prints the rule (``BootstrapResult.d_rule``).
+            Dimension of the subspace compared; default the fit's ``d`` (given, or chosen by
+            its ``d_rule``). The summary says which (``BootstrapResult.d_rule``).
         distance : {"projection", "det", "trace_correlation"}, default "projection"
             How a replicate's subspace is compared with the full-sample one.
         random_state : int, Generator or None, default None
-            Seed of the resampling (None draws one and records it).
+            Seed of the resampling; default the fit's ``"bootstrap"`` stream
+            (:meth:`stream`), the same every time.
         n_jobs : int, default 1
             Parallel workers; the result does not depend on it.
         progress : bool, default True
@@ -447,7 +535,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> unset = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
         >>> boot = unset.bootstrap(B=20, random_state=0, progress=False)
         >>> boot.d, boot.d_rule
-        (2, 'chosen by the large-sample dimension test at level 0.05 (fit.test_dimension())')
+        (2, "the fit's d (chosen by the asymptotic test at level 0.05)")
         """
         if scheme is None:
             scheme = "multinomial" if self.spec.keeps_rows else "poisson"

@@ -87,6 +87,8 @@ class SummaryMixin:
     estimator: Any
     spec: Any
     output: Any
+    random_state: Any
+    dimension_line: str
 
     def _numdir(self) -> int:
         """How many directions the summary shows: ``d`` (the moment methods show ``d_max``)."""
@@ -184,10 +186,25 @@ class SummaryMixin:
         ...
         """
         blocks = self._summary_blocks()
+        blocks.append(Block("Dimension", text=self.dimension_line))
+        blocks.append(Block("Random state", text=self._seed_line()))
         notes = getattr(self.spec, "notes", ())  # what the formula front did to the data
         if notes:
             blocks.append(Block("Note", text="\n".join(notes)))
         return Summary(blocks)
+
+    def _seed_line(self) -> str:
+        """The fit's seed, and how to repeat the run when it was drawn."""
+        seed = self.random_state
+        given = self.estimator.options.get("random_state")
+        if given is None:
+            return (
+                f"random_state = {seed!r} (drawn for this fit; give random_state={seed!r} to "
+                "repeat it)"
+            )
+        if isinstance(given, (np.random.Generator, np.random.RandomState)):
+            return f"random_state = {seed!r} (drawn from the generator given)"
+        return f"random_state = {seed!r}"
 
     def __str__(self) -> str:
         return str(self.summary())

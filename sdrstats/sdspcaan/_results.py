@@ -22,7 +22,7 @@ class SDSPCAANResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -101,7 +101,7 @@ class SDSPCAANResults(Results):
 
     def _method_line(self) -> str:
         classes = len(self.spec.y_levels) if self.spec.y_levels is not None else "-"
-        return f"{self.method}, n = {self.n}, p = {self.p}, d = {self.d}, classes = {classes}."
+        return f"{self.method}, n = {self.n}, p = {self.p}, classes = {classes}."
 
     def _summary_blocks(self) -> list[Block]:
         blocks = super()._summary_blocks()

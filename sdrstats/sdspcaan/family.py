@@ -19,7 +19,7 @@ import numpy as np
 from ..base.budget import check_count, check_memory
 from ..base.validation import Interval, Options
 from ..design.formula import ModelSpec
-from ..fitting.estimator import Estimator, EstimatorOutput
+from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
@@ -44,7 +44,9 @@ class ProjectionFamily(Estimator):
     results_class = SDSPCAANResults
     #: Constraints of every option of the family (a member checks those it has).
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "d": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("ratio", "ladle", "permutation", "bootstrap", "cv"))],
+        "d_max": [Interval(int, 1, None), None],
         "alpha": [Interval(float, 0, None)],
         "beta": [Interval(float, 0, None)],
         "delta": [Interval(float, 0, None)],
@@ -64,7 +66,14 @@ class ProjectionFamily(Estimator):
     #: The weights ``tune`` chooses (none for the members without them).
     tuned_weights: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, *, d: int) -> None:
+    def __init__(
+        self,
+        *,
+        d: int | None = None,
+        d_rule: str = "ratio",
+        d_max: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self._set_options(locals())
 
     def _check_response(self, spec: ModelSpec) -> None:
@@ -85,7 +94,7 @@ class ProjectionFamily(Estimator):
                 "rows or transform the column before fitting."
             )
         d = self.options["d"]
-        if d > min(n, p):
+        if d is not None and d > min(n, p):
             raise ValueError(
                 f"The 'd' option of {name} must be at most min(n, p) = {min(n, p)} "
                 f"(n = {n} rows, p = {p} predictors); got {d}. Choose a smaller d."
@@ -145,9 +154,10 @@ class ProjectionFamily(Estimator):
         signs = np.sign(np.sum(basis * original, axis=0))
         signs[signs == 0] = 1.0
         extras.update(projection=W * signs, scale=scale)
+        d = self.options["d"]
         return EstimatorOutput(
             basis=basis,
-            d=int(self.options["d"]),
+            d=int(d) if d is not None else 1,  # d=None: the rule chooses among the columns
             eigenvalues=extras.pop("eigenvalues", None),
             center=center,
             criterion=extras.get("objective"),
@@ -161,6 +171,43 @@ class ProjectionFamily(Estimator):
 
 class _Alternating(ProjectionFamily):
     """A member solved by :func:`sdrstats.sdspcaan.solver.solve`."""
+
+    capabilities = Capabilities(nested_directions=False)
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **ProjectionFamily._parameter_constraints,
+        "d_rule": [Options(("cv", "bootstrap"))],
+    }
+
+    def fit_output(
+        self, spec: ModelSpec, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit at ``d``; with ``d=None`` the candidates of ``d_rule`` (see
+        :meth:`~sdrstats.fitting.estimator.Estimator.fit_candidates`).
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The rows.
+        weights : None
+            Not taken (the family has no observation weights).
+        random_state : optional
+            Seed of ``tune``'s folds.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("sex ~ ht + wt + lbm", sdr.datasets.load("ais"))
+        >>> sorted(sdr.SDSPCA().fit_output(spec).extras["by_dimension"])
+        [1, 2]
+        """
+        if self.options["d"] is None:
+            return self.fit_candidates(spec, weights=weights, random_state=random_state)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
 
     switches: ClassVar[dict[str, Any]] = {}
 
@@ -205,9 +252,17 @@ class _Alternating(ProjectionFamily):
 
 
 _SHARED_DOC = """
-    d : int
-        Reduced dimension (required, keyword-only); at most ``min(n, p)``. The method's
-        paper calls it ``k``.
+    d : int, optional
+        Reduced dimension, at most ``min(n, p)`` (the method's paper calls it ``k``);
+        ``None`` (default) chooses it by ``d_rule``.
+    d_rule : {"cv", "bootstrap"}
+        The rule that chooses ``d`` when it is not given. ``"cv"`` (default) fits every
+        ``d = 1..d_max`` and keeps the one whose projected rows best predict the class out of
+        sample (leave-one-out kernel prediction of the class indicators,
+        :func:`sdrstats.inference.cv.cv_dimension`): ``d_max`` fits (and ``d_max`` tunings
+        with ``tune``). ``"bootstrap"`` is Ye & Weiss's rule (slow).
+    d_max : int, optional
+        Largest ``d`` the rule tries; default 4 (below p).
     tol : float, default 1e-3
         The stopping threshold (see ``iteration``; for the members without ``iteration``, the
         objective's relative decrease); also the threshold on Laplacian eigenvalue sums that
@@ -264,7 +319,9 @@ _TUNE_DOC = """
         Folds of ``tune`` (every class needs at least ``n_folds`` rows, and two left in each
         training part).
     random_state : int, SeedSequence or Generator, optional
-        Seeds the folds of ``tune`` (nothing else is random).
+        Seeds the folds of ``tune`` (nothing else in the fit is random); the rules that
+        resample and ``bootstrap()`` draw from streams derived from it. None draws one, which
+        the summary prints.
     n_jobs : int, default 1
         Workers over the grid's fits (results do not depend on it).
     progress : bool, default True
@@ -326,7 +383,9 @@ class SDSPCAAN(_Alternating):
     def __init__(
         self,
         *,
-        d: int,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         alpha: float = 1.0,
         beta: float = 1.0,
         delta: float = 1.0,
@@ -379,7 +438,9 @@ class SDSPCA(_Alternating):
     def __init__(
         self,
         *,
-        d: int,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         alpha: float = 1.0,
         beta: float = 1.0,
         tol: float = 1e-3,
@@ -437,7 +498,9 @@ class SDSPCALPP(_Alternating):
     def __init__(
         self,
         *,
-        d: int,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         alpha: float = 1.0,
         beta: float = 1.0,
         delta: float = 1.0,
@@ -470,6 +533,9 @@ class SPCAN(_Alternating):
         Neighbours per row of the graph, as :class:`SDSPCAAN`.
     lam : float, default 10
         Starting weight of the graph's label term, as :class:`SDSPCAAN`.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit draws nothing): the rules that resample and ``bootstrap()``
+        draw from streams derived from it. None draws one, which the summary prints.
     {_SHARED_DOC}
     See Also
     --------
@@ -496,12 +562,15 @@ class SPCAN(_Alternating):
     def __init__(
         self,
         *,
-        d: int,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         n_neighbors: int = 15,
         lam: float = 10.0,
         tol: float = 1e-3,
         max_iter: int = 100,
         eigensolver: str = "auto",
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -518,6 +587,9 @@ class PCAN(_Alternating):
         Neighbours per row of the graph, as :class:`SDSPCAAN`.
     lam : float, default 10
         Starting weight of the graph's label term, as :class:`SDSPCAAN`.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (the fit draws nothing): the rules that resample and ``bootstrap()``
+        draw from streams derived from it. None draws one, which the summary prints.
     {_SHARED_DOC}
     See Also
     --------
@@ -548,12 +620,15 @@ class PCAN(_Alternating):
     def __init__(
         self,
         *,
-        d: int,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         n_neighbors: int = 15,
         lam: float = 10.0,
         tol: float = 1e-3,
         max_iter: int = 100,
         eigensolver: str = "auto",
+        random_state: Any = None,
     ) -> None:
         self._set_options(locals())
 
@@ -565,8 +640,23 @@ class PCA(ProjectionFamily):
 
     Parameters
     ----------
-    d : int
-        Number of components (required, keyword-only); at most ``min(n, p)``.
+    d : int, optional
+        Number of components, at most ``min(n, p)``; ``None`` (default) chooses it by
+        ``d_rule``. Every component is computed whatever ``d`` is (one singular value
+        decomposition), so ``eigenvalues`` lists them all.
+    d_rule : {"ratio", "ladle", "permutation", "bootstrap", "cv"}
+        The rule that chooses ``d`` when it is not given. ``"ratio"`` (default): the
+        eigenvalue-ratio rule of Ahn & Horenstein (2013), ``d`` maximising
+        ``λ_k / λ_{k+1}`` for ``k <= d_max``
+        (:func:`sdrstats.inference.ratio.eigenvalue_ratio`): no resampling, and made for
+        principal components, whose eigenvalues beyond the dimension are a noise level
+        rather than zero. ``"ladle"`` (Luo & Li 2016) also suits PCA.
+    d_max : int, optional
+        Largest ``d`` the rule tries; default ``p - 2`` for ``p <= 10``, ``floor(p / log p)``
+        beyond (at least 1).
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed (PCA draws nothing): the rules that resample and ``bootstrap()`` draw
+        from streams derived from it. None draws one, which the summary prints.
 
     See Also
     --------
@@ -584,7 +674,9 @@ class PCA(ProjectionFamily):
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.PCA(d=2).fit(ais[["ht", "wt", "lbm", "rcc"]], ais["ssf"])
     >>> fit.eigenvalues.round(2).tolist()
-    [2.97, 0.73]
+    [2.97, 0.73, 0.25, 0.05]
+    >>> fit.directions.shape
+    (4, 2)
     """
 
     method = "pca"
@@ -594,13 +686,12 @@ class PCA(ProjectionFamily):
     def _projection(
         self, X: np.ndarray, Y: Any, **weights: float
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        k = int(self.options["d"])
         _, sv, Rt = np.linalg.svd(X, full_matrices=False)
-        W = Rt[:k].T
+        W = Rt.T  # every component: d (given or chosen) takes the first d
         if self.scale_by_singular_values:
-            W = W * sv[:k]
+            W = W * sv
         # eigenvalues of the correlation matrix, the variances of the components
-        return W, {"eigenvalues": sv[:k] ** 2 / (X.shape[0] - 1)}
+        return W, {"eigenvalues": sv**2 / (X.shape[0] - 1)}
 
 
 class VPCA(PCA):
@@ -611,8 +702,8 @@ class VPCA(PCA):
 
     Parameters
     ----------
-    d : int
-        Number of components (required, keyword-only); at most ``min(n, p)``.
+    d, d_rule, d_max, random_state
+        As :class:`PCA`.
 
     See Also
     --------

@@ -19,7 +19,7 @@ class ProjectionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -35,7 +35,7 @@ class ProjectionResults(Results):
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0)
+    >>> fit = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0, d=2)
     >>> isinstance(fit, ProjectionResults), fit.transform().shape
     (True, (202, 2))
     """

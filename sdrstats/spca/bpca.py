@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..base.parallel import parallel_map
 from ..base.tables import Block
-from ..base.validation import Interval, TooFewRowsError
+from ..base.validation import Interval, Options, TooFewRowsError
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..stats.linalg import canonical_basis
@@ -93,7 +93,7 @@ class BPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -145,6 +145,13 @@ class BPCA(Estimator):
     ----------
     d : int, optional
         Number of components; default ``min(2, number kept)``.
+    d_rule : {"ratio", "permutation", "ladle", "bootstrap", "cv"}
+        The rule that chooses ``d`` when it is not given; default ``"ratio"``, the
+        eigenvalue-ratio rule on the variances of the principal components of the kept
+        predictors (Ahn & Horenstein 2013; no refit, whereas a resampling rule would redo
+        the threshold's cross-validation for every replicate).
+    d_max : int, optional
+        Largest ``d`` the rule tries; default the rule's own.
     threshold : float, optional
         Keep predictors whose score ``sqrt(F)`` (``|t|`` for one numeric response) exceeds
         it. Default: chosen by ``n_folds``-fold cross-validation among ``n_thresholds``
@@ -191,6 +198,8 @@ class BPCA(Estimator):
     method = "bpca"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("ratio", "permutation", "ladle", "bootstrap", "cv"))],
+        "d_max": [Interval(int, 1, None), None],
         "threshold": [Interval(float, 0, None), None],
         "n_folds": [Interval(int, 2, None)],
         "n_thresholds": [Interval(int, 1, None)],
@@ -205,6 +214,8 @@ class BPCA(Estimator):
         self,
         *,
         d: int | None = None,
+        d_rule: str = "ratio",
+        d_max: int | None = None,
         threshold: float | None = None,
         n_folds: int = 5,
         n_thresholds: int = 20,
@@ -315,6 +326,8 @@ def bpca(
     data: Any,
     *,
     d: int | None = None,
+    d_rule: str = "ratio",
+    d_max: int | None = None,
     threshold: float | None = None,
     n_folds: int = 5,
     n_thresholds: int = 20,

@@ -57,7 +57,7 @@ class KDRResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -100,8 +100,16 @@ class KDR(Estimator):
 
     Parameters
     ----------
-    d : int, default 2
-        Dimension of the projection (capped at p).
+    d : int, optional
+        Dimension of the projection (at most p); ``None`` (default) chooses it by
+        ``d_rule``.
+    d_rule : {"cv", "bootstrap"}
+        The rule that chooses ``d`` when it is not given. ``"cv"`` (default) fits every
+        ``d = 1..d_max`` and keeps the one whose reduced predictors best predict the response
+        out of sample (:func:`sdrstats.inference.cv.cv_dimension`): ``d_max`` fits.
+        ``"bootstrap"`` is Ye & Weiss's rule (``B`` refits per candidate: slow).
+    d_max : int, optional
+        Largest ``d`` the rule tries; default 4 (below p).
     sigma : float, optional
         Final Gaussian width on the (whitened) projections; default ``sqrt(d)``.
     sigma_start : float, optional
@@ -122,7 +130,8 @@ class KDR(Estimator):
         smallest final criterion wins.
     random_state : int or Generator, optional
         Random starts, random Fourier features and the rows used for the median-heuristic
-        width.
+        width; the streams of the rules that resample, ``bootstrap()`` and
+        ``conditional_density()`` derive from it. None draws one, which the summary prints.
     approximation : {"auto", "exact", "fourier"}, default "auto"
         ``"exact"`` forms the n×n Gram matrix of the projections; ``"fourier"`` uses
         ``n_landmarks`` random Fourier features (``G_S ≈ F Fᵀ``, Woodbury inverse);
@@ -166,9 +175,11 @@ class KDR(Estimator):
     """
 
     method = "kdr"
-    capabilities = Capabilities(eigenvalues=False)
+    capabilities = Capabilities(eigenvalues=False, nested_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "d": [Interval(int, 1, None)],
+        "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("cv", "bootstrap"))],
+        "d_max": [Interval(int, 1, None), None],
         "sigma": [Interval(float, 0, None, closed="neither"), None],
         "sigma_start": [Interval(float, 0, None, closed="neither"), None],
         "n_anneal": [Interval(int, 1, None)],
@@ -187,7 +198,9 @@ class KDR(Estimator):
     def __init__(
         self,
         *,
-        d: int = 2,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         sigma: float | None = None,
         sigma_start: float | None = None,
         n_anneal: int = 5,
@@ -204,7 +217,7 @@ class KDR(Estimator):
         self._set_options(locals())
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
-        if self.options["d"] > X.shape[1]:
+        if self.options["d"] is not None and self.options["d"] > X.shape[1]:
             raise ValueError(
                 f"The 'd' option of kdr must be at most p = {X.shape[1]}; got {self.options['d']}."
             )
@@ -232,7 +245,7 @@ class KDR(Estimator):
         check_count("kdr", "n_anneal", o["n_anneal"], unit="annealing widths",
                     seconds_each=None, bytes_each=64.0)  # fmt: skip
         check_count("kdr", "n_restarts", o["n_restarts"], unit="restarts", seconds_each=None,
-                    bytes_each=2048.0 + 8.0 * p * o["d"])  # fmt: skip
+                    bytes_each=2048.0 + 8.0 * p * (o["d"] or p))  # fmt: skip
         # an iteration: 4.8 ms a row for the default 5 x 30 Fourier ones, 3.2e-5 s a row each
         # at m = 300 (2-core machine); exact, the n x n Cholesky factor dominates
         per_iteration = 3.2e-5 * n * m / 300 if fourier else 2e-9 * float(n) ** 3
@@ -253,6 +266,37 @@ class KDR(Estimator):
         return response_factor(
             (Yn - Yn.mean(axis=0)) / sd, "rbf", self.method, gamma=self.options["gamma_y"], rng=rng
         )
+
+    def fit_output(
+        self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit at ``d``; with ``d=None`` the candidates of ``d_rule`` (see
+        :meth:`~sdrstats.fitting.estimator.Estimator.fit_candidates`).
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The rows.
+        weights : ndarray of shape (n,), optional
+            Frequency weights.
+        random_state : optional
+            Seed of the starts and features.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> spec = parse("lbm ~ ht + wt + rcc", sdr.datasets.load("ais"))
+        >>> sdr.KDR(d=1, max_iter=3, n_anneal=1).fit_output(spec, random_state=0).d
+        1
+        """
+        if self.options["d"] is None:
+            return self.fit_candidates(spec, weights=weights, random_state=random_state)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
 
     def _fit(
         self,
@@ -394,7 +438,9 @@ def kdr(
     formula: str,
     data: Any,
     *,
-    d: int = 2,
+    d: int | None = None,
+    d_rule: str = "cv",
+    d_max: int | None = None,
     sigma: float | None = None,
     sigma_start: float | None = None,
     n_anneal: int = 5,

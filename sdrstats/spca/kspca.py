@@ -20,6 +20,7 @@ from ..base.tables import Block
 from ..base.validation import Interval, Options
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
+from ..inference.ladle import default_d_max
 from ._results import ProjectionResults
 from .kernels import (
     PREDICTOR_KERNELS,
@@ -43,7 +44,7 @@ class KSPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -95,6 +96,13 @@ class KSPCA(Estimator):
     ----------
     d : int, optional
         Number of reduced predictors; default ``min(2, rank)``.
+    d_rule : {"ladle", "cv"}
+        The rule that chooses ``d`` when it is not given; default ``"ladle"`` (Luo & Li
+        2016) on the kernel eigenvalues and the bootstrap variability of the embedding of the
+        training rows. The fit computes the components the ladle compares whatever ``d`` is.
+    d_max : int, optional
+        Largest ``d`` the rule tries; default ``p - 2`` for ``p <= 10``, ``floor(p / log p)``
+        beyond (at least 1), as the ladle.
     kernel : {"rbf", "poly", "linear"}, default "rbf"
         Predictor kernel: ``exp(-gamma ‖x − x'‖²)``, ``(gamma xᵀx' + coef0)^degree`` or
         ``xᵀx'``.
@@ -126,7 +134,9 @@ class KSPCA(Estimator):
         ``m = min(n_landmarks, n)`` and is refused past ``sdr.set_config(max_memory=...)``
         before it starts (``n_landmarks = n`` at n = 200,000: about 1.2 TiB).
     random_state : int or Generator, optional
-        Nyström landmarks.
+        Nyström landmarks and the rows of the median heuristic; the streams of the rules that
+        resample and of ``bootstrap()`` derive from it. None draws one, which the summary
+        prints.
 
     See Also
     --------
@@ -161,6 +171,8 @@ class KSPCA(Estimator):
     capabilities = Capabilities(linear_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("ladle", "cv"))],
+        "d_max": [Interval(int, 1, None), None],
         "kernel": [Options(PREDICTOR_KERNELS)],
         "gamma": [Interval(float, 0, None, closed="neither"), None],
         "degree": [Interval(int, 1, None)],
@@ -180,6 +192,8 @@ class KSPCA(Estimator):
         self,
         *,
         d: int | None = None,
+        d_rule: str = "ladle",
+        d_max: int | None = None,
         kernel: str = "rbf",
         gamma: float | None = None,
         degree: int = 2,
@@ -288,7 +302,9 @@ class KSPCA(Estimator):
                 A += phi @ phi.T
             rank_cap = n - 1 if identity > 0 else min(n - 1, phi.shape[1])
             why = f"kernel_y = {kernel_y!r}"
-            k = check_rank(o["d"], rank_cap, self.method, why)
+            # the components the ladle compares, whatever d is (d_max + 1 of them)
+            rule_d_max = o["d_max"] or max(1, default_d_max(Xs.shape[1]))
+            k = min(rank_cap, max(check_rank(o["d"], rank_cap, self.method, why), rule_d_max + 1))
             values, beta = scipy.linalg.eigh(A, B, subset_by_index=[n - k, n - 1])
             values, beta = values[::-1], beta[:, ::-1]
             keep = values > max(values[0], 0.0) * RANK_TOL
@@ -388,6 +404,8 @@ def kspca(
     data: Any,
     *,
     d: int | None = None,
+    d_rule: str = "ladle",
+    d_max: int | None = None,
     kernel: str = "rbf",
     gamma: float | None = None,
     degree: int = 2,

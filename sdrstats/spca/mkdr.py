@@ -37,7 +37,7 @@ from scipy.spatial.distance import cdist
 
 from ..base.budget import check_memory
 from ..base.tables import Block
-from ..base.validation import Interval
+from ..base.validation import Interval, Options
 from ..base.warnings import SDRWarning
 from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
@@ -184,7 +184,7 @@ class MKDRResults(KDRResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -237,8 +237,15 @@ class MKDR(KDR):
 
     Parameters
     ----------
-    d : int, default 2
-        Number of reduced predictors (at most ``n_eigenvectors``).
+    d : int, optional
+        Number of reduced predictors (at most ``n_eigenvectors``); ``None`` (default)
+        chooses it by ``d_rule``.
+    d_rule : {"cv"}
+        As :class:`KDR`: ``"cv"`` fits every ``d = 1..d_max`` and keeps the one whose
+        embedding best predicts the response out of sample (the only rule: mKDR has neither
+        eigenvalues nor linear directions).
+    d_max : int, optional
+        Largest ``d`` the rule tries; default 4 (below p and at most ``n_eigenvectors``).
     n_neighbors : int, default 10
         Each row is joined to the rows within the distance of its ``n_neighbors``-th nearest
         other row, and to the rows whose own such radius reaches it.
@@ -277,9 +284,9 @@ class MKDR(KDR):
     Cost: the graph needs all ``n²`` distances (``O(n² p)`` time, a few ``n x n`` arrays of
     memory) and the ``M + 1`` leading eigenvectors of a sparse matrix; the search costs what
     KDR costs on ``M`` predictors. Embedding ``m`` new rows costs ``O(m n p)``. There is no
-    eigenvalue per direction and no linear direction in the predictors, so
-    ``test_dimension`` has no rule for mKDR; ``bootstrap()`` compares the embeddings of the
-    training rows.
+    eigenvalue per direction and no linear direction in the predictors, so the dimension
+    rule is the cross-validation of the embedding (``"cv"``); ``bootstrap()`` compares the
+    embeddings of the training rows.
 
     References
     ----------
@@ -298,9 +305,10 @@ class MKDR(KDR):
     """
 
     method = "mkdr"
-    capabilities = Capabilities(linear_directions=False, eigenvalues=False)
+    capabilities = Capabilities(linear_directions=False, eigenvalues=False, nested_directions=False)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **KDR._parameter_constraints,
+        "d_rule": [Options(("cv",))],
         "n_neighbors": [Interval(int, 1, None)],
         "n_eigenvectors": [Interval(int, 1, None)],
         "heat_width": [Interval(float, 0, None, closed="neither"), None],
@@ -311,7 +319,9 @@ class MKDR(KDR):
     def __init__(
         self,
         *,
-        d: int = 2,
+        d: int | None = None,
+        d_rule: str = "cv",
+        d_max: int | None = None,
         n_neighbors: int = 10,
         n_eigenvectors: int = 10,
         heat_width: float | None = None,
@@ -334,7 +344,7 @@ class MKDR(KDR):
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         o = self.options
         n = X.shape[0]
-        if o["d"] > o["n_eigenvectors"]:
+        if o["d"] is not None and o["d"] > o["n_eigenvectors"]:
             raise ValueError(
                 f"The 'd' option of mkdr must be at most n_eigenvectors = "
                 f"{o['n_eigenvectors']}; got {o['d']}."
@@ -442,7 +452,9 @@ def mkdr(
     formula: str,
     data: Any,
     *,
-    d: int = 2,
+    d: int | None = None,
+    d_rule: str = "cv",
+    d_max: int | None = None,
     n_neighbors: int = 10,
     n_eigenvectors: int = 10,
     heat_width: float | None = None,

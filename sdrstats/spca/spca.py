@@ -62,7 +62,7 @@ class SPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call : Estimator, ModelSpec, EstimatorOutput, str
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
 
     See Also
@@ -99,6 +99,13 @@ class SPCA(Estimator):
         Number of directions; default ``min(2, rank)``. It cannot exceed the rank of
         ``Xᵀ H L H X`` (a single response with the linear kernel has rank 1; ``c`` classes
         with the delta kernel have rank at most ``c - 1``).
+    d_rule : {"permutation", "ladle", "bootstrap", "ratio", "cv"}
+        The rule that chooses ``d`` when it is not given; default ``"permutation"``, Cook &
+        Yin's test of the HSIC eigenvalues at level 0.05 with 199 permutations (SPCA's fits
+        are cheap eigenproblems). A fit on chunked data keeps no rows to permute: there the
+        eigenvalue-ratio rule chooses (``fit.d_rule`` says so). See ``docs/vocabulary.md``.
+    d_max : int, optional
+        Largest ``d`` the rule tries (default the rule's own: 4 for the permutation test).
     kernel_y : {"linear", "delta", "rbf", "identity"}, optional
         Response kernel ``L``. Default: ``"delta"`` for a categorical response (``L_ij =
         1{y_i = y_j}``), ``"linear"`` (``L = YYᵀ``) otherwise. ``"rbf"``: Gaussian kernel with
@@ -147,6 +154,8 @@ class SPCA(Estimator):
     method = "spca"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d": [Interval(int, 1, None), None],
+        "d_rule": [Options(("permutation", "ladle", "bootstrap", "ratio", "cv"))],
+        "d_max": [Interval(int, 1, None), None],
         "kernel_y": [Options(RESPONSE_KERNELS), None],
         "gamma_y": [Interval(float, 0, None, closed="neither"), None],
         "add_identity": [Interval(float, 0, None)],
@@ -160,6 +169,8 @@ class SPCA(Estimator):
         self,
         *,
         d: int | None = None,
+        d_rule: str = "permutation",
+        d_max: int | None = None,
         kernel_y: str | None = None,
         gamma_y: float | None = None,
         add_identity: float = 0.0,
@@ -289,6 +300,8 @@ def spca(
     data: Any,
     *,
     d: int | None = None,
+    d_rule: str = "permutation",
+    d_max: int | None = None,
     kernel_y: str | None = None,
     gamma_y: float | None = None,
     add_identity: float = 0.0,

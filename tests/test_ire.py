@@ -23,9 +23,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.linalg
-from ire_reference import gamma_factor
-
 import scipy.stats
+from ire_reference import gamma_factor
 
 import sdrstats as sdr
 from sdrstats.moment._ire_als import Discrepancy, helmert_basis

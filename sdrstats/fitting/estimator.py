@@ -534,14 +534,19 @@ class Estimator(FamilyHooks, Registered):
         the result's spec."""
         if not self.capabilities.from_statistics:
             raise self.statistics_unavailable()
-        output = self.fit_output(spec, random_state=self.options.get("random_state"))
+        seed = fit_seed(self.options.get("random_state"))
+        output = self.fit_output(spec, random_state=seed)
         seen = {
             "n_rows": int(output.extras.pop("n_rows")),
             "n_dropped": int(getattr(spec.data, "n_dropped", 0)),
         }
         if "y_levels" in output.extras:
             seen["y_levels"] = output.extras.pop("y_levels")
-        return self.results_class(self, dataclasses.replace(spec, **seen), output, call=call)
+        results = self.results_class(
+            self, dataclasses.replace(spec, **seen), output, call=call, random_state=seed
+        )
+        results._settle_dimension()  # d=None: the method's rule, from the accumulated sums
+        return results
 
     def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None) -> Results:
         """Fit to arrays (or a predictor DataFrame and a response Series).

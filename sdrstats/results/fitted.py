@@ -419,8 +419,12 @@ class Results(SummaryMixin, ResultsSaveLoad):
         est = self.estimator
         if est.capabilities.asymptotic_test and est.asymptotic_test_available(self):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
-        if not self.spec.keeps_rows:
-            return rules  # the other rules resample or refit the rows
+        if not self.spec.keeps_rows:  # the other rules resample or refit the rows
+            if self.output.eigenvalues is not None:
+                from ..inference.ratio import eigenvalue_ratio
+
+                rules["ratio"] = lambda **kw: eigenvalue_ratio(self, **kw)
+            return rules
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
         for name, fn in generic_rules(self).items():

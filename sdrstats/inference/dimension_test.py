@@ -113,6 +113,11 @@ class DimensionTest:
     def describe(self) -> str:
         """The rule as a fit's dimension line names it, with its level and resampling size.
 
+        Returns
+        -------
+        str
+            E.g. ``"the permutation test at level 0.05 (999 permutations)"``.
+
         Examples
         --------
         >>> import sdrstats as sdr

@@ -439,8 +439,11 @@ class IRE(MomentEstimator):
     def output_for_dimension(
         self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
     ) -> EstimatorOutput:
-        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted)."""
+        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted); a
+        rule rejecting every dimension IRE can fit (at most ``p - 1``) gets the largest."""
         solutions, criteria = output.extras.get("solutions", {}), output.extras.get("criteria", {})
+        if solutions and d >= spec.p:
+            d = max(solutions)
         if d in solutions:
             return dataclasses.replace(
                 output, basis=solutions[d], d=d, criterion=criteria.get(d, output.criterion)

@@ -702,8 +702,15 @@ class VPCA(PCA):
 
     Parameters
     ----------
-    d, d_rule, d_max, random_state
-        As :class:`PCA`.
+    d : int, optional
+        Number of components; ``None`` (default) chooses it by ``d_rule``, as :class:`PCA`.
+    d_rule : {"ratio", "ladle", "permutation", "bootstrap", "cv"}
+        The rule that chooses ``d`` when it is not given, as :class:`PCA` (default
+        ``"ratio"``).
+    d_max : int, optional
+        Largest ``d`` the rule tries, as :class:`PCA`.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed, as :class:`PCA`.
 
     See Also
     --------

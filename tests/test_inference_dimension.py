@@ -158,7 +158,7 @@ def test_results_print_plot_and_html():
 def test_rule_options_are_checked():
     X, y = index_model(100, 4, 1, 4)
     fit = sdr.SIR().fit(X, y)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'n_perm'"):
+    with pytest.raises(TypeError, match="unknown option 'n_perm'; did you mean 'n_permutations'"):
         fit.test_dimension("permutation", n_perm=10)
     with pytest.raises(ValueError, match="'n_permutations' option of the permutation test"):
         fit.test_dimension("permutation", n_permutations=0)

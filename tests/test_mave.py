@@ -270,7 +270,7 @@ def test_cv_rule_is_the_minimiser_of_the_table(classic):
     table = fit.cv_table
     assert fit.test_dimension("cv").d == table["cv"].idxmin() == fit.d
     assert fit.test_dimension().rule == "cv" == fit.d_rule  # the default rule of a MAVE fit
-    with pytest.raises(TypeError, match="unexpected keyword argument 'cv_rule'"):
+    with pytest.raises(TypeError, match="unknown option 'cv_rule'"):
         fit.test_dimension("cv", cv_rule="min")
 
 

@@ -116,13 +116,13 @@ def test_one_name_for_the_low_rank_size(ais):
 
 def test_dimension_rules_take_rule_and_d_max(ais):
     fit = sdr.sir(FORMULA, ais, nslices=8)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'method'"):
+    with pytest.raises(TypeError, match="got an unknown option 'method'"):
         fit.test_dimension(method="asymptotic")
     assert fit.test_dimension("asymptotic").table.equals(
         fit.test_dimension(rule="asymptotic").table
     )
     quick = {"B": 10, "random_state": 0, "progress": False}
-    with pytest.raises(TypeError, match="unexpected keyword argument 'k_max'"):
+    with pytest.raises(TypeError, match="unknown option 'k_max'; did you mean 'd_max'"):
         fit.test_dimension("ladle", k_max=2, **quick)
     new = fit.test_dimension("ladle", d_max=2, **quick)
     assert list(new.table.index) == [0, 1, 2]
@@ -146,3 +146,16 @@ def test_results_do_not_depend_on_n_jobs(ais):
     two = sdr.bpca("lbm ~ ht + wt + rcc + hc", ais, n_jobs=2, **bpca)
     assert one.extras["threshold"] == two.extras["threshold"]
     same_directions(one, two)
+
+
+def test_a_misspelt_option_of_a_result_method_names_the_method_and_the_closest(ais):
+    fit = sdr.sir(FORMULA, ais, nslices=8)
+    with pytest.raises(TypeError, match=r"test_dimension\('permutation'\) got an unknown "
+                       r"option 'n_perm'; did you mean 'n_permutations'\?"):  # fmt: skip
+        fit.test_dimension("permutation", n_perm=5)
+    with pytest.raises(TypeError, match=r"bootstrap\(\) got an unknown option 'distanc'; "
+                       r"did you mean 'distance'\?"):  # fmt: skip
+        fit.bootstrap(distanc="projection")
+    with pytest.raises(TypeError, match=r"conditional_density\(\)\) got an unknown option "
+                       r"'sigma_grd'; did you mean 'sigma_grid'\?"):  # fmt: skip
+        fit.conditional_density(sigma_grd=[0.5])

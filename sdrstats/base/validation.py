@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import inspect
 import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -479,6 +480,49 @@ def unknown_options_error(
         found = [f"{m!r} (for {name!r})" for name, m in matches.items() if m]
         hint = f"; did you mean {', '.join(found)}?" if found else "."
     return TypeError(f"{head}{hint} Its options are: {', '.join(valid)}.")
+
+
+def keywords_checked(func: Any) -> Any:
+    """``func`` refusing a keyword it does not take with :func:`unknown_options_error`'s
+    message (naming ``func`` and the closest keyword) instead of Python's bare one.
+
+    For functions without ``**kwargs``; the signature, name and docstring are kept.
+
+    Parameters
+    ----------
+    func : callable
+        A function or method.
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> @keywords_checked
+    ... def bootstrap(B=200, level=0.95):
+    ...     return B
+    >>> bootstrap(levl=0.9)
+    Traceback (most recent call last):
+    ...
+    TypeError: bootstrap() got an unknown option 'levl'; did you mean 'level'? Its options are: B, level.
+    """  # noqa: E501
+    signature = inspect.signature(func)
+    names = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "cls")
+    ]
+    owner = f"{func.__qualname__}()"
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        unknown = [k for k in kwargs if k not in names]
+        if unknown:
+            raise unknown_options_error(owner, unknown, names)
+        return func(*args, **kwargs)
+
+    return checked
 
 
 def check_int(

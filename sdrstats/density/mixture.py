@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from ..base.budget import check_memory
 from ..base.parallel import as_seed_sequence, call_seed
-from ..base.validation import check_int, check_positive_grid
+from ..base.validation import check_int, check_positive_grid, unknown_options_error
 from ..base.warnings import TuningWarning
 from ..stats.gaussian import (
     SIGMA_EXTENSIONS,
@@ -286,11 +286,12 @@ def _cv_frame(fit: dict[str, Any], rows: str, cols: str) -> pd.DataFrame:
 
 
 def _reject_unknown(options: dict[str, Any], allowed: set[str], name: str) -> None:
-    unknown = sorted(set(options) - allowed)
+    unknown = [k for k in options if k not in allowed]
     if unknown:
-        raise TypeError(
-            f"{name} got unknown option(s) {unknown}; valid options are "
-            f"{sorted(allowed | {'random_state', 'd'})}."
+        raise unknown_options_error(
+            f"{name}() (a fit's conditional_density())",
+            unknown,
+            sorted(allowed | {"d", "random_state"}),
         )
 
 

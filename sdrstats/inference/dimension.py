@@ -25,6 +25,7 @@ to ``"bootstrap"`` (which refits at each candidate ``d``) or ``"cv"``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -57,10 +58,10 @@ def generic_rules(results: Any) -> dict[str, Callable[..., DimensionTest]]:
     """
 
     def bind(rule: Callable[..., DimensionTest]) -> Callable[..., DimensionTest]:
+        @functools.wraps(rule)  # its doc, and its signature for the check of options
         def run(**options: Any) -> DimensionTest:
             return rule(results, **options)
 
-        run.__doc__ = rule.__doc__
         return run
 
     return {name: bind(rule) for name, rule in RULES.items()}

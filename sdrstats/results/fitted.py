@@ -10,6 +10,8 @@ dimension rule.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,7 +22,7 @@ import pandas as pd
 from ..base.contract import EstimatorLike, EstimatorOutput
 from ..base.parallel import derived_stream, fit_seed
 from ..base.tables import dir_labels
-from ..base.validation import translate_options
+from ..base.validation import keywords_checked, translate_options, unknown_options_error
 from ..base.warnings import SDRWarning
 from ..density import conditional_density_for
 from ..inference.bootstrap import bootstrap as bootstrap_subspace
@@ -37,6 +39,21 @@ from .summary import SummaryMixin, ols_r2
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..design.formula import ModelSpec
+
+
+def _keywords_of(rule: Callable[..., Any]) -> list[str] | None:
+    """The keyword options a dimension rule takes (None when it takes any)."""
+    try:
+        parameters = inspect.signature(rule).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return [
+        p.name
+        for p in parameters
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "results")
+    ]
 
 
 class Results(SummaryMixin, ResultsSaveLoad):
@@ -292,6 +309,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         return self.output.extras
 
     # -- using the fit -------------------------------------------------------------------
+    @keywords_checked
     def transform(self, newdata: Any = None, d: int | None = None) -> pd.DataFrame:
         """Reduced predictors ``(x - x̄) B`` of the training rows or of ``newdata``.
 
@@ -418,15 +436,15 @@ class Results(SummaryMixin, ResultsSaveLoad):
         rules: dict[str, Callable[..., DimensionTest]] = {}
         est = self.estimator
         if est.capabilities.asymptotic_test and est.asymptotic_test_available(self):
-            rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
+            rules["asymptotic"] = functools.partial(est.asymptotic_test, self)
         if not self.spec.keeps_rows:  # the other rules resample or refit the rows
             if self.output.eigenvalues is not None:
                 from ..inference.ratio import eigenvalue_ratio
 
-                rules["ratio"] = lambda **kw: eigenvalue_ratio(self, **kw)
+                rules["ratio"] = functools.partial(eigenvalue_ratio, self)
             return rules
         if est.capabilities.cv_test:
-            rules["cv"] = lambda **kw: est.cv_test(self, **kw)
+            rules["cv"] = functools.partial(est.cv_test, self)
         for name, fn in generic_rules(self).items():
             rules.setdefault(name, fn)
         return rules
@@ -482,8 +500,13 @@ class Results(SummaryMixin, ResultsSaveLoad):
                 f"The {rule!r} dimension test is not available for {self.method}; "
                 f"available: {sorted(rules)}."
             )
+        keywords = _keywords_of(rules[rule])
+        unknown = [k for k in options if keywords is not None and k not in keywords]
+        if unknown:
+            raise unknown_options_error(f"test_dimension({rule!r})", unknown, keywords or [])
         return rules[rule](**options)
 
+    @keywords_checked
     def bootstrap(
         self,
         B: int = 200,

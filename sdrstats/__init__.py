@@ -35,6 +35,7 @@ from .moment import (
     save,
     sir,
 )
+from .moment.covariance_reduction import CORE, core
 from .moment.ire import IRE, ire
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .results.fitted import DimensionTest, Results
@@ -109,6 +110,8 @@ __all__ = [
     "eps_kde",
     "IRE",
     "ire",
+    "CORE",
+    "core",
     "SPCA",
     "KSPCA",
     "BPCA",

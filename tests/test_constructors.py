@@ -31,6 +31,7 @@ CLASSES = [
     sdr.DirectionalRegression,
     sdr.CUME,
     sdr.IRE,
+    sdr.CORE,
     sdr.MAVE,
     sdr.LSCE,
     sdr.LSMI,

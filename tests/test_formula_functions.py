@@ -23,6 +23,7 @@ PAIRS = {
     "directional_regression": sdr.DirectionalRegression,
     "cume": sdr.CUME,
     "ire": sdr.IRE,
+    "core": sdr.CORE,
     "mave": sdr.MAVE,
     "lsce": sdr.LSCE,
     "lsmi": sdr.LSMI,

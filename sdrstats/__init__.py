@@ -37,6 +37,7 @@ from .moment import (
 )
 from .moment.covariance_reduction import CORE, core
 from .moment.ire import IRE, ire
+from .moment.regularized_sir import RegularizedSIR, regularized_sir
 from .online import LassoSIR, OnlineSIR, lasso_sir, online_sir
 from .results.fitted import DimensionTest, Results
 from .results.io import load
@@ -112,6 +113,8 @@ __all__ = [
     "ire",
     "CORE",
     "core",
+    "RegularizedSIR",
+    "regularized_sir",
     "SPCA",
     "KSPCA",
     "BPCA",

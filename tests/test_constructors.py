@@ -32,6 +32,7 @@ CLASSES = [
     sdr.CUME,
     sdr.IRE,
     sdr.CORE,
+    sdr.RegularizedSIR,
     sdr.MAVE,
     sdr.LSCE,
     sdr.LSMI,

@@ -24,6 +24,7 @@ PAIRS = {
     "cume": sdr.CUME,
     "ire": sdr.IRE,
     "core": sdr.CORE,
+    "regularized_sir": sdr.RegularizedSIR,
     "mave": sdr.MAVE,
     "lsce": sdr.LSCE,
     "lsmi": sdr.LSMI,

@@ -35,6 +35,7 @@ from .moment import (
     save,
     sir,
 )
+from .moment.bias_corrected_save import BiasCorrectedSAVE, bias_corrected_save
 from .moment.covariance_reduction import CORE, core
 from .moment.ire import IRE, ire
 from .moment.regularized_sir import RegularizedSIR, regularized_sir
@@ -113,6 +114,8 @@ __all__ = [
     "ire",
     "CORE",
     "core",
+    "BiasCorrectedSAVE",
+    "bias_corrected_save",
     "RegularizedSIR",
     "regularized_sir",
     "SPCA",

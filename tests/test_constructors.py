@@ -32,6 +32,7 @@ CLASSES = [
     sdr.CUME,
     sdr.IRE,
     sdr.CORE,
+    sdr.BiasCorrectedSAVE,
     sdr.RegularizedSIR,
     sdr.MAVE,
     sdr.LSCE,

@@ -24,6 +24,7 @@ PAIRS = {
     "cume": sdr.CUME,
     "ire": sdr.IRE,
     "core": sdr.CORE,
+    "bias_corrected_save": sdr.BiasCorrectedSAVE,
     "regularized_sir": sdr.RegularizedSIR,
     "mave": sdr.MAVE,
     "lsce": sdr.LSCE,

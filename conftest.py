@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import pytest
+
+# Doctests and tests draw off-screen: the examples of the plotting docstrings need no backend
+# line of their own.
+os.environ.setdefault("MPLBACKEND", "Agg")
 
 
 @pytest.fixture(autouse=True)

@@ -1,33 +1,44 @@
-"""Conditional densities: calibration, proper scores and speed of the density layer.
+"""Conditional densities judged against the truth: calibration where the noise varies,
+proper scores against statsmodels, conformal intervals, smoothing and speed.
 
-Data:
-- ``hetero``: y = x1 + (0.2 + |x2|) ε, x ~ N(0, I_4), n = 400, scored on 4,000 fresh draws;
-  reduced by LSCE with d = 2;
-- ``toy a`` / ``toy b``: LSCE's artificial data (Tangkaratt, Xie and Sugiyama 2015) at
-  n = 400, scored on 1,000 fresh draws, reduced by LSCE with the true d (2 / 1), 3 draws each;
-- ``ais lbm`` (``lbm ~ ht + wt + rcc + wcc + hc + hg + ferr + bmi + ssf``, n = 202) and
-  ``boston medv`` (``medv ~ .``, n = 506): 5-fold cross-validation, each fold reduced by LSCE
-  with d = 2 on the other four.
+The suite: x ~ N(0, I_5), n = 500 training rows, 10 data sets per model, each scored on
+4,000 fresh draws (and its conformal intervals calibrated on 500 more fresh draws):
 
-Compared, on the same reduced predictors: the single-width LSCDE (``model="single"``, the
-density every fit returned before), the new default (``model="auto"``: separate widths or the
-location-scale form, chosen by held-out log-likelihood), statsmodels'
-``KDEMultivariateConditional`` with its ``cv_ml`` and ``normal_reference`` bandwidths, and a
-Gaussian heteroscedastic regression (mean and log-sd quadratic in the reduced predictors,
-fitted by maximum likelihood).
+- ``homoscedastic``: y = x1 + 0.25 x1² + 0.5 ε;
+- ``mean direction``: y = x1 + 0.5 exp(x1 / 2) ε (the noise grows along the mean's direction);
+- ``other direction``: y = x1 + (0.2 + |x2|) ε (along a direction the mean does not use);
+- ``one-sided``: y = x1 + (0.1 + max(x2, 0)) ε (growing with x2 on one side only);
+- ``skewed``: y = x1 + 0.6 (E - 1), E ~ Exp(1);
+- ``bimodal``: y = x1 ± 1 + 0.3 ε (two modes 2 apart at every x).
 
-Measured on the test rows: mean log predictive density, mean CRPS (closed form for every model,
-each being a Gaussian mixture per row), coverage of the central 80 % interval overall and in the
-lowest and highest third of the true noise sd (hetero) or of each model's predicted sd, the
-squared loss Error_CDE of the LSCE paper (toys), and the CPU time of the density fit alone (the
-reduction excluded).
+For each data set, LSCE, SIR, SAVE and MAVE are fitted with their defaults (LSCE seeded by
+the data set's number) and ``fit.conditional_density()`` with its defaults; on the same
+reduced predictors statsmodels' ``KDEMultivariateConditional`` with ``bw="cv_ml"``.
+Measured on the fresh draws: coverage of the central 80 % interval overall and in thirds of
+the *true* conditional sd (ties, as the one-sided model's sd of 0.1 for half the rows, split
+in a fixed random order; for the homoscedastic, skewed and bimodal models the thirds are
+random thirds), the Kolmogorov-Smirnov statistic of the PIT, the mean log predictive
+density (and the true density's, as the ceiling), the coverage of the split-conformal 80 %
+intervals (plain and locally weighted), the local maxima per row of the density (40 rows;
+smooth laws have one, the bimodal two), and the CPU time of the reduction, the density and
+the KDE.
 
-The last section re-runs LSCE on 20 fresh draws of toy (b) (n = 300, as
-``benchmarks/papers/lsce_artificial.py --reliability``) with one width and with separate widths
-for z and y, next to LSMI.
+The width rule: on every data set the LSCE and MAVE densities are fitted a second time with
+the rule for the components' width that preceded the held-out one-standard-error rule (the
+squared-loss choice of σ_y or a grid neighbour by held-out log score; one width), to see
+what the rule costs in log score and gains in smoothness.
 
-Usage: python benchmarks/bench_density.py [--quick] [--out FILE]
-Seeded throughout; the machine is shared, so CPU times are noisy, ratios less so.
+Speed: ``lscde`` with its default model at n = 400 on LSCE's toy (a) (p = 5 and p = 2) and on
+the other-direction model, median CPU of repeated fits.
+
+Real data: ais (``lbm ~ 9 predictors``) and boston (``medv ~ .``), 5-fold cross-validation,
+LSCE with d = 2 on each training fold; the default density against the one-width LSCDE and
+cv_ml. Last, LSCE with one width or separate widths on LSCE's toy (b) (Error_DR), kept from
+the earlier version of this benchmark.
+
+Usage: python benchmarks/bench_density.py [--quick] [--out FILE] [--models A,B] [--methods a,b]
+Seeded throughout; the machine is shared, so CPU times are noisy (the load average at the
+start and end is printed), ratios less so.
 """
 
 from __future__ import annotations
@@ -40,109 +51,86 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 from scipy.special import logsumexp, ndtr
+from scipy.stats import kstest
 from statsmodels.nonparametric.kernel_density import KDEMultivariateConditional
+from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
-from sdrstats.density.calibration import mixture_crps
-from sdrstats.simulate import lsce_artificial, lsce_artificial_pdf
+import sdrstats.density.models as density_models
+from sdrstats.simulate import lsce_artificial
 from sdrstats.stats.distances import projection_distance
+from sdrstats.stats.gaussian import heldout_log_density
 
-MODELS = [
-    "LSCDE one width (old)",
-    "default (auto)",
-    "statsmodels cv_ml",
-    "statsmodels normal_reference",
-    "Gaussian heteroscedastic",
-]
-
-
-# -- predictive distributions as Gaussian mixtures per row -----------------------------------
-class Mixture:
-    """``p(y | x_i) = Σ_k w_ik N(y; loc_i + scale_i μ_k, (scale_i σ)²)``."""
-
-    def __init__(self, w, mu, sd, loc=None, scale=None):
-        self.w, self.mu = w, np.asarray(mu, float)
-        self.sd = np.broadcast_to(np.asarray(sd, float), self.mu.shape)
-        rows = len(w)
-        self.loc = np.zeros(rows) if loc is None else loc
-        self.scale = np.ones(rows) if scale is None else scale
-
-    def scores(self, y: np.ndarray) -> dict:
-        e = (y - self.loc) / self.scale
-        z = (e[:, None] - self.mu[None, :]) / self.sd
-        with np.errstate(divide="ignore"):
-            logw = np.log(self.w)
-        logc = -0.5 * z * z - np.log(np.sqrt(2 * np.pi) * self.sd)
-        log_density = logsumexp(logw + logc, axis=1) - np.log(self.scale)
-        pit = np.einsum("rk,rk->r", self.w, ndtr(z))
-        crps = mixture_crps(y, self.w, self.mu, self.sd, self.loc, self.scale)
-        var = self.sd[:, None] ** 2 + self.sd[None, :] ** 2
-        diff2 = (self.mu[:, None] - self.mu[None, :]) ** 2 / var
-        pair = np.exp(-0.5 * diff2) / np.sqrt(2 * np.pi * var)
-        square = np.einsum("rk,rk->r", self.w @ pair, self.w) / self.scale
-        spread = self.scale * np.sqrt(self.w @ (self.mu**2 + self.sd**2) - (self.w @ self.mu) ** 2)
-        return {
-            "log_density": log_density,
-            "pit": pit,
-            "crps": crps,
-            "integral_of_square": square,
-            "spread": spread,
-        }
+P = 5
+MODELS = ["homoscedastic", "mean direction", "other direction", "one-sided", "skewed", "bimodal"]
+METHODS = ["lsce", "mave", "sir", "save"]  # the goals' methods first
+LEVEL = 0.8
+THIRDS = ["lowest", "middle", "highest"]
 
 
-def from_density(dens, newdata) -> Mixture:
-    parts = dens._parts(newdata)
-    loc = None if parts.loc is None else parts.loc[:, 0]
-    scale = None if parts.scale is None else parts.scale[:, 0]
-    return Mixture(parts.w, dens.means[:, 0], dens._sds[:, 0], loc, scale)
+# -- the suite --------------------------------------------------------------------------------
+def draw(model: str, n: int, seed: list[int]) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Rows of ``model``, the true conditional sd and the true log density of each row."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, P))
+    x1, x2 = X[:, 0], X[:, 1]
+    e = rng.standard_normal(n)
+    if model == "skewed":
+        m, sd = x1, np.full(n, 0.6)
+        E = rng.exponential(size=n)
+        y = m + 0.6 * (E - 1.0)
+        logp = np.log(1 / 0.6) - E
+    elif model == "bimodal":
+        sign = rng.choice([-1.0, 1.0], n)
+        y = x1 + sign + 0.3 * e
+        sd = np.full(n, np.sqrt(1 + 0.3**2))
+        logp = np.logaddexp(normal_logpdf(y, x1 - 1, 0.3), normal_logpdf(y, x1 + 1, 0.3))
+        logp -= np.log(2)
+    else:
+        m, sd = {
+            "homoscedastic": (x1 + 0.25 * x1**2, np.full(n, 0.5)),
+            "mean direction": (x1, 0.5 * np.exp(0.5 * x1)),
+            "other direction": (x1, 0.2 + np.abs(x2)),
+            "one-sided": (x1, 0.1 + np.maximum(x2, 0.0)),
+        }[model]
+        y = m + sd * e
+        logp = normal_logpdf(y, m, sd)
+    frame = pd.DataFrame(X, columns=[f"x{j + 1}" for j in range(P)]).assign(y=y)
+    return frame, sd, logp
 
 
-def kde_mixture(kde, Z_train, y_train, Z_test) -> Mixture:
-    """statsmodels' conditional KDE with Gaussian kernels is a mixture in y: weights
-    ∝ Π_l φ((z_l - z_il)/h_l), means y_i, sd h_y."""
-    h_y, h_z = kde.bw[0], kde.bw[1:]
-    logk = -0.5 * (((Z_test[:, None, :] - Z_train[None, :, :]) / h_z) ** 2).sum(-1)
-    w = np.exp(logk - logk.max(axis=1, keepdims=True))
-    return Mixture(w / w.sum(axis=1, keepdims=True), y_train, h_y)
+def normal_logpdf(y, m, s):
+    return -0.5 * ((y - m) / s) ** 2 - np.log(np.sqrt(2 * np.pi) * s)
 
 
-def features(Z: np.ndarray) -> np.ndarray:
-    """Intercept, linear and quadratic terms of the reduced predictors."""
-    cols = [np.ones(len(Z))] + [Z[:, j] for j in range(Z.shape[1])]
-    cols += [Z[:, j] * Z[:, k] for j in range(Z.shape[1]) for k in range(j, Z.shape[1])]
-    return np.column_stack(cols)
+def fit_method(name: str, train: pd.DataFrame, seed: int):
+    if name == "lsce":
+        return sdr.lsce("y ~ .", train, random_state=seed, progress=False)
+    return getattr(sdr, name)("y ~ .", train)
 
 
-def gaussian_regression(Z_train, y_train):
-    """y | z ~ N(F(z)β, exp(2 F(z)γ)) by maximum likelihood (Harvey 1976's multiplicative
-    heteroscedasticity with quadratic F)."""
-    shift, scale = Z_train.mean(axis=0), Z_train.std(axis=0)
-    F = features((Z_train - shift) / scale)
-    k = F.shape[1]
-    beta0 = np.linalg.lstsq(F, y_train, rcond=None)[0]
-    gamma0 = np.zeros(k)
-    gamma0[0] = np.log(np.std(y_train - F @ beta0))
-
-    def nll(theta):
-        beta, gamma = theta[:k], theta[k:]
-        g = F @ gamma
-        r = (y_train - F @ beta) * np.exp(-g)
-        grad_beta = -(F * (r * np.exp(-g))[:, None]).sum(axis=0)
-        grad_gamma = (F * (1 - r * r)[:, None]).sum(axis=0)
-        return float(np.sum(g + 0.5 * r * r)), np.concatenate([grad_beta, grad_gamma])
-
-    theta = minimize(nll, np.concatenate([beta0, gamma0]), jac=True, method="L-BFGS-B").x
-
-    def predict(Z_test):
-        G = features((Z_test - shift) / scale)
-        return Mixture(np.ones((len(Z_test), 1)), [0.0], 1.0, G @ theta[:k], np.exp(G @ theta[k:]))
-
-    return predict
+def thirds(sd: np.ndarray) -> np.ndarray:
+    """0, 1, 2 by third of ``sd``, ties in a fixed random order."""
+    order = np.lexsort((np.random.default_rng(0).random(len(sd)), sd))
+    label = np.empty(len(sd), int)
+    label[order] = np.arange(len(sd)) * 3 // len(sd)
+    return label
 
 
-# -- one evaluation ---------------------------------------------------------------------------
+def modes(dens, rows: pd.DataFrame) -> float:
+    """Mean number of local maxima (above 5 % of the peak) of each row's density on 400
+    points between its 0.1 % and 99.9 % quantiles."""
+    ends = dens.quantile(rows, [0.001, 0.999]).to_numpy()
+    counts = []
+    for i in range(len(rows)):
+        grid = np.linspace(ends[i, 0], ends[i, 1], 400)
+        f = dens.pdf(rows.iloc[[i]], grid)[0]
+        peak = (f[1:-1] > f[:-2]) & (f[1:-1] >= f[2:]) & (f[1:-1] > 0.05 * f.max())
+        counts.append(peak.sum())
+    return float(np.mean(counts))
+
+
 def cpu(fn):
     start = time.process_time()
     with warnings.catch_warnings():
@@ -151,117 +139,224 @@ def cpu(fn):
     return out, time.process_time() - start
 
 
-def evaluate(fit, train, test, response, random_state, true_sd=None, true_pdf=None) -> list:
-    """Every model on the reduced predictors of ``fit``; one row of scores per model."""
-    Z_train, Z_test = fit.transform().to_numpy(), fit.transform(test).to_numpy()
-    y_train, y_test = train[response].to_numpy(float), test[response].to_numpy(float)
-    fitted = {}
-    old, t_old = cpu(lambda: fit.conditional_density(model="single", random_state=random_state))
-    new, t_new = cpu(lambda: fit.conditional_density(random_state=random_state))
-    fitted["LSCDE one width (old)"] = (from_density(old, test), t_old, old)
-    fitted["default (auto)"] = (from_density(new, test), t_new, new)
-    for name in ("LSCDE one width (old)", "default (auto)"):
-        # The benchmark's mixture arithmetic is the density's own (checked on a few rows).
-        mix, _, dens = fitted[name]
-        cal = dens.calibration(test.iloc[:50])
-        mine = mix.scores(y_test)
-        for key in ("log_density", "crps", "pit"):
-            np.testing.assert_allclose(mine[key][:50], cal.scores[key], rtol=1e-9, atol=1e-12)
-    for bw in ("cv_ml", "normal_reference"):
-        kde, t_kde = cpu(
-            lambda bw=bw: KDEMultivariateConditional(
-                endog=[y_train],
-                exog=list(Z_train.T),
-                dep_type="c",
-                indep_type="c" * Z_train.shape[1],
-                bw=bw,
-            )
+# -- statsmodels' conditional KDE as a mixture -------------------------------------------------
+def kde_scores(Z_train, y_train, Z_test, y_test) -> tuple[dict, float]:
+    """Log density and PIT of statsmodels' cv_ml conditional KDE, and its fit time. With
+    Gaussian kernels it is a mixture in y (weights ∝ Π_l φ((z_l - z_il)/h_l), means y_i, sd
+    h_y), checked against statsmodels' own pdf on the first rows."""
+    kde, seconds = cpu(
+        lambda: KDEMultivariateConditional(
+            endog=[y_train],
+            exog=list(Z_train.T),
+            dep_type="c",
+            indep_type="c" * Z_train.shape[1],
+            bw="cv_ml",
         )
-        mix = kde_mixture(kde, Z_train, y_train, Z_test)
-        # The mixture is statsmodels' own density (checked on the first rows; where every
-        # kernel weight underflows, statsmodels returns 0/0 and the mixture its limit, the
-        # nearest training rows' kernels).
-        own = kde.pdf(endog_predict=y_test[:50], exog_predict=Z_test[:50])
-        ok = np.isfinite(own)
-        mine = np.exp(mix.scores(y_test)["log_density"][:50])
-        np.testing.assert_allclose(mine[ok], own[ok], rtol=1e-8)
-        fitted[f"statsmodels {bw}"] = (mix, t_kde, None)
-    predict, t_gauss = cpu(lambda: gaussian_regression(Z_train, y_train))
-    fitted["Gaussian heteroscedastic"] = (predict(Z_test), t_gauss, None)
+    )
+    h_y, h_z = kde.bw[0], kde.bw[1:]
+    logk = np.empty((len(Z_test), len(Z_train)))
+    for start in range(0, len(Z_test), 500):
+        block = Z_test[start : start + 500]
+        logk[start : start + 500] = -0.5 * (
+            ((block[:, None, :] - Z_train[None, :, :]) / h_z) ** 2
+        ).sum(-1)
+    logw = logk - logsumexp(logk, axis=1, keepdims=True)
+    z = (y_test[:, None] - y_train[None, :]) / h_y
+    log_density = logsumexp(logw - 0.5 * z * z, axis=1) - np.log(np.sqrt(2 * np.pi) * h_y)
+    pit = np.einsum("rk,rk->r", np.exp(logw), ndtr(z))
+    own = kde.pdf(endog_predict=y_test[:50], exog_predict=Z_test[:50])
+    ok = np.isfinite(own) & (own > 1e-300)  # where every kernel weight underflows: 0/0
+    np.testing.assert_allclose(np.exp(log_density[:50])[ok], own[ok], rtol=1e-6)
+    return {"log_density": log_density, "pit": pit}, seconds
+
+
+# -- the width rule before the one-standard-error rule ----------------------------------------
+def previous_width_rule(
+    problem, folds, fit, sigmas, values, log_jacobian, factors=(1.0,), tail=0.0
+):
+    """σ_y as before: the squared loss's choice, and for the location-scale model its grid
+    neighbours, kept by the best held-out log score (one width, no one-se rule)."""
+    identity = np.eye(problem.X.shape[1])
+    targets = problem.Y if values is None else values
+    step = float(sigmas[1] / sigmas[0])
+    candidates = [fit["sigma_y"]] if tail == 0 else [fit["sigma_y"] * step**j for j in (-1, 0, 1)]
+    best = (-np.inf, fit["sigma_y"], 1.0)
+    for sy in candidates:
+        logp = heldout_log_density(
+            problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
+            [targets / c for c in factors],
+        )  # fmt: skip
+        for lp, c in zip(logp, factors):
+            if tail > 0:
+                v = targets / c
+                log_tail = -0.5 * ((v / 10.0) ** 2).sum(axis=1) - v.shape[1] * np.log(
+                    np.sqrt(2 * np.pi) * 10.0
+                )
+                lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
+            score = float(np.mean(lp + log_jacobian)) - targets.shape[1] * np.log(c)
+            if score > best[0]:
+                best = (score, sy, c)
+    return best[0], float(best[1]), float(best[2]), None, None
+
+
+def with_previous_width_rule(fn):
+    kept = density_models.choose_component_width
+    density_models.choose_component_width = previous_width_rule
+    try:
+        return fn()
+    finally:
+        density_models.choose_component_width = kept
+
+
+# -- one data set --------------------------------------------------------------------------------
+def evaluate(
+    model: str, rep: int, n: int, n_test: int, n_cal: int, rows_csv: str | None = None
+) -> list[dict]:
+    """Every method's scores on one data set of ``model``; with ``rows_csv`` each method's
+    row is appended to it as soon as it is scored."""
+    train, _, _ = draw(model, n, [rep, 1])
+    test, sd, true_logp = draw(model, n_test, [rep, 2])
+    calibration, _, _ = draw(model, n_cal, [rep, 3])
+    label = thirds(sd)
+    y = test["y"].to_numpy()
     rows = []
-    for name, (mix, seconds, dens) in fitted.items():
-        s = mix.scores(y_test)
-        covered = (s["pit"] > 0.1) & (s["pit"] < 0.9)
-        by = s["spread"] if true_sd is None else true_sd
-        low, high = by <= np.quantile(by, 1 / 3), by > np.quantile(by, 2 / 3)
+    for name in METHODS:
+        fit, t_fit = cpu(lambda name=name: fit_method(name, train, rep))
+        dens, t_dens = cpu(lambda fit=fit: fit.conditional_density(random_state=rep))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cal = dens.calibration(test)
+        pit = cal.pit.to_numpy()
+        covered = (pit > (1 - LEVEL) / 2) & (pit < (1 + LEVEL) / 2)
         row = {
-            "model": name,
-            "log score": s["log_density"].mean(),
-            "CRPS": s["crps"].mean(),
-            "80% coverage": covered.mean(),
-            "lowest third": covered[low].mean(),
-            "highest third": covered[high].mean(),
-            "Error_CDE": 0.5 * s["integral_of_square"].mean() - np.exp(s["log_density"]).mean(),
-            "fit CPU s": seconds,
-            "chosen": "" if dens is None else dens.model,
-            # median predicted / true noise sd in the lowest and highest third (hetero only)
-            "sd ratio low": np.nan if true_sd is None else np.median(s["spread"][low] / by[low]),
-            "sd ratio high": np.nan if true_sd is None else np.median(s["spread"][high] / by[high]),
+            "model": model,
+            "rep": rep,
+            "method": name,
+            "d": fit.d,
+            "density model": dens.model,
+            "log-scale": dens.tuning.get("log_scale", ""),
+            "spread directions": 0 if dens.spread_directions is None else dens.spread.k,
+            "coverage": covered.mean(),
+            **{t: covered[label == k].mean() for k, t in enumerate(THIRDS)},
+            "KS D": cal.uniformity.statistic,
+            "KS p": cal.uniformity.p_value,
+            "log score": cal.log_score,
+            "truth log score": true_logp.mean(),
+            "modes": modes(dens, test.iloc[:40]),
+            "fit CPU s": t_fit,
+            "density CPU s": t_dens,
         }
-        if true_pdf is not None:
-            row["Error_CDE truth"] = true_pdf
+        for weighted in (False, True):
+            band = dens.interval(test, LEVEL, conformal=calibration, weighted=weighted)
+            inside = (y >= band["lower"].to_numpy()) & (y <= band["upper"].to_numpy())
+            row["conformal weighted" if weighted else "conformal"] = inside.mean()
+        Z_train, Z_test = fit.transform().to_numpy(), fit.transform(test).to_numpy()
+        kde, t_kde = kde_scores(Z_train, train["y"].to_numpy(), Z_test, y)
+        kde_covered = (kde["pit"] > (1 - LEVEL) / 2) & (kde["pit"] < (1 + LEVEL) / 2)
+        row.update(
+            {
+                "cv_ml log score": kde["log_density"].mean(),
+                "cv_ml coverage": kde_covered.mean(),
+                **{f"cv_ml {t}": kde_covered[label == k].mean() for k, t in enumerate(THIRDS)},
+                "cv_ml KS D": kstest(kde["pit"], "uniform").statistic,
+                "cv_ml CPU s": t_kde,
+            }
+        )
+        if name in ("lsce", "mave"):
+            old, _ = cpu(
+                lambda fit=fit: with_previous_width_rule(
+                    lambda: fit.conditional_density(random_state=rep)
+                )
+            )
+            row["previous rule log score"] = old.calibration(test, by=sd).log_score
+            row["previous rule modes"] = modes(old, test.iloc[:40])
         rows.append(row)
+        if rows_csv:
+            pd.DataFrame([row]).to_csv(
+                rows_csv, mode="a", header=not os.path.exists(rows_csv), index=False
+            )
     return rows
 
 
-def hetero(n_test: int) -> pd.DataFrame:
-    def draw(n, seed):
-        rng = np.random.default_rng(seed)
-        X = rng.standard_normal((n, 4))
-        y = X[:, 0] + (0.2 + np.abs(X[:, 1])) * rng.standard_normal(n)
-        return pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"]).assign(y=y)
+# -- speed ----------------------------------------------------------------------------------------
+def reference_seconds() -> float:
+    """CPU of a fixed numpy workload (a 400 x 400 exp and a 100 x 100 solve, 200 times), to
+    put the machine's state beside the times."""
+    rng = np.random.default_rng(0)
+    A, M = rng.standard_normal((400, 400)), rng.standard_normal((100, 100)) + 10 * np.eye(100)
 
-    train, test = draw(400, 0), draw(n_test, 50)
-    fit = sdr.lsce("y ~ .", train, d=2, random_state=0, progress=False)
-    rows = evaluate(fit, train, test, "y", 0, true_sd=0.2 + np.abs(test["x2"].to_numpy()))
-    return pd.DataFrame(rows).assign(data="hetero", rep=0)
+    def work():
+        with threadpool_limits(1, user_api="blas"):
+            for _ in range(200):
+                np.exp(-A * A)
+                np.linalg.solve(M, A[:100])
+
+    return cpu(work)[1]
 
 
-def toy(dataset: str, reps: int, n: int = 400) -> pd.DataFrame:
+def speed(repeats: int) -> pd.DataFrame:
+    data, _ = lsce_artificial("a", 400, random_state=0)
+    other, _, _ = draw("other direction", 400, [0, 9])
+    cases = [
+        ("LSCE toy (a), y ~ . (p = 5)", data, "y ~ .", "auto"),
+        ("LSCE toy (a), y ~ x1 + x2 (p = 2)", data, "y ~ x1 + x2", "auto"),
+        ("other direction, y ~ . (p = 5)", other, "y ~ .", "auto"),
+        ("LSCE toy (a), y ~ . (p = 5), one width as published", data, "y ~ .", "single"),
+    ]
     rows = []
-    for rep in range(reps):
-        key = [ord(dataset), n, 2000 + rep]
-        train, _ = lsce_artificial(dataset, n, random_state=key)
-        test, _ = lsce_artificial(dataset, 1000, random_state=key + [1])
-        fit = sdr.lsce(
-            "y ~ .", train, d=2 if dataset == "a" else 1, random_state=key, progress=False
+    for label, frame, formula, model in cases:
+        times = []
+        for r in range(repeats):
+            fit, t = cpu(
+                lambda frame=frame, formula=formula, model=model, r=r: sdr.lscde(
+                    formula, frame, model=model, random_state=r
+                )
+            )
+            times.append(t)
+        dens = fit.conditional_density()
+        rows.append(
+            {
+                "case": label,
+                "model": model,
+                "median CPU s": float(np.median(times)),
+                "min CPU s": float(np.min(times)),
+                "chosen": dens.model,
+                "log-scale": dens.tuning.get("log_scale", ""),
+            }
         )
-        X = test.drop(columns="y").to_numpy()
-        truth = (
-            0.5 / (2 * np.sqrt(np.pi) * 0.25)
-            - lsce_artificial_pdf(dataset, X, test["y"].to_numpy()).mean()
-        )
-        for row in evaluate(fit, train, test, "y", key, true_pdf=truth):
-            rows.append({**row, "data": f"toy {dataset}", "rep": rep})
     return pd.DataFrame(rows)
 
 
+# -- real data and LSCE's widths (kept from the earlier benchmark) --------------------------------
 def real(name: str, formula: str, response: str, folds: int = 5) -> pd.DataFrame:
     data = sdr.datasets.load(name)
     order = np.random.default_rng(7).permutation(len(data)) % folds
     rows = []
     for k in range(folds):
         train, test = data[order != k], data[order == k]
-        fit = sdr.lsce(formula, train, d=2, random_state=k, progress=False)
-        for row in evaluate(fit, train, test, response, k):
-            rows.append({**row, "data": f"{name} {response}", "rep": k})
+        fit, _ = cpu(
+            lambda train=train, k=k: sdr.lsce(formula, train, d=2, random_state=k, progress=False)
+        )
+        y = test[response].to_numpy(float)
+        for label, kw in (("default", {}), ("LSCDE one width", {"model": "single"})):
+            dens, t = cpu(lambda kw=kw, fit=fit, k=k: fit.conditional_density(random_state=k, **kw))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                cal = dens.calibration(test)
+            rows.append(
+                {"data": name, "fold": k, "density": label, "log score": cal.log_score,
+                 "CRPS": cal.crps, "coverage": cal.coverage.loc["overall", LEVEL],
+                 "CPU s": t}
+            )  # fmt: skip
+        kde, t = kde_scores(fit.transform().to_numpy(), train[response].to_numpy(float),
+                            fit.transform(test).to_numpy(), y)  # fmt: skip
+        pit = kde["pit"]
+        rows.append(
+            {"data": name, "fold": k, "density": "statsmodels cv_ml",
+             "log score": kde["log_density"].mean(), "CRPS": np.nan,
+             "coverage": np.mean((pit > 0.1) & (pit < 0.9)), "CPU s": t}
+        )  # fmt: skip
     return pd.DataFrame(rows)
-
-
-# -- LSCE with one width and with separate widths on toy (b) ----------------------------------
-#: The default σ grid from its third value (0.178) up, and the draws it is tried on.
-WIDE_GRID = [float(v) for v in np.logspace(-1.5, 1.5, 9)[2:]]
-WIDE_REPS = 10
 
 
 class SeparateWidthsLSCE(sdr.LSCE):
@@ -278,256 +373,330 @@ def lsce_widths(reps: int, n: int = 300) -> pd.DataFrame:
         X, y = train.drop(columns="y").to_numpy(), train["y"].to_numpy()
         opts = {"d": 1, "progress": False, "random_state": key}
         fits = {}
-        for name, cls in (("one", sdr.LSCE), ("two", SeparateWidthsLSCE), ("lsmi", sdr.LSMI)):
-            fits[name] = cpu(lambda cls=cls, opts=opts, X=X, y=y: cls(**opts).fit(X, y))
+        for label, cls in (("one", sdr.LSCE), ("two", SeparateWidthsLSCE), ("lsmi", sdr.LSMI)):
+            fits[label] = cpu(lambda cls=cls, opts=opts, X=X, y=y: cls(**opts).fit(X, y))
         (one, t_one), (two, t_two), (lsmi, _) = fits["one"], fits["two"], fits["lsmi"]
-        # Are the widths CV chooses too small for the direction? One width, kept >= 0.18.
-        wide = sdr.LSCE(**opts, sigma_grid=WIDE_GRID).fit(X, y) if rep < WIDE_REPS else None
         rows.append(
             {
-                "rep": rep,
                 "LSCE one width": projection_distance(one.directions.to_numpy(), truth),
                 "LSCE separate widths": projection_distance(two.directions.to_numpy(), truth),
                 "LSMI": projection_distance(lsmi.directions.to_numpy(), truth),
-                "LSCE one width >= 0.18": np.nan
-                if wide is None
-                else projection_distance(wide.directions.to_numpy(), truth),
                 "one width CPU s": t_one,
                 "separate CPU s": t_two,
-                "sigma": one.sigma,
-                "sigma_z": two.sigma,
-                "sigma_y": two.extras["sigma_y"],
             }
         )
         print(f"  lsce widths {rep}", file=sys.stderr)
     return pd.DataFrame(rows)
 
 
-# -- report -----------------------------------------------------------------------------------
-def fmt(v: float, digits: int = 3) -> str:
-    return f"{v:.{digits}f}"
+# -- report ----------------------------------------------------------------------------------------
+def mean_se(v: pd.Series, digits: int = 3) -> str:
+    v = v.dropna()
+    if len(v) < 2:
+        return f"{v.mean():.{digits}f}"
+    return f"{v.mean():.{digits}f} ± {v.std(ddof=1) / np.sqrt(len(v)):.{digits}f}"
 
 
-def table(frame: pd.DataFrame, columns: list[str], reps: bool) -> list[str]:
-    head = "| model | " + " | ".join(columns) + " | chosen |"
-    out = [head, "|" + "---|" * (len(columns) + 2)]
-    for name in MODELS:
-        g = frame[frame["model"] == name]
-        cells = []
-        for c in columns:
-            v = g[c]
-            if reps and len(v) > 1:
-                cells.append(f"{v.mean():.3f} ± {v.std(ddof=1) / np.sqrt(len(v)):.3f}")
-            else:
-                cells.append(fmt(v.mean(), 4 if c == "fit CPU s" else 3))
-        chosen = ", ".join(f"{k} {int(c)}" for k, c in g["chosen"].value_counts().items() if k)
-        out.append(f"| {name} | " + " | ".join(cells) + f" | {chosen} |")
+def suite_tables(suite: pd.DataFrame) -> list[str]:
+    out = []
+    for model in MODELS:
+        g = suite[suite.model == model]
+        reps = g.rep.nunique()
+        out += [
+            "",
+            f"### {model} ({reps} data sets; mean ± se over data sets)",
+            "",
+            "| method | d | 80 % coverage: lowest third of true sd | middle | highest | overall | "
+            "cv_ml: lowest / middle / highest | PIT KS D (cv_ml) | log score | cv_ml log score "
+            "| truth | conformal (weighted) | modes per row | CPU s: fit / density / cv_ml |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for name in METHODS:
+            h = g[g.method == name]
+            if h.empty:
+                continue
+            out.append(
+                f"| {name} | {h['d'].mean():.1f} | {mean_se(h['lowest'])} | "
+                f"{mean_se(h['middle'])} | {mean_se(h['highest'])} | {h['coverage'].mean():.3f} | "
+                f"{h['cv_ml lowest'].mean():.2f} / {h['cv_ml middle'].mean():.2f} / "
+                f"{h['cv_ml highest'].mean():.2f} | {h['KS D'].mean():.3f} "
+                f"({h['cv_ml KS D'].mean():.3f}) | {mean_se(h['log score'])} | "
+                f"{mean_se(h['cv_ml log score'])} | {h['truth log score'].mean():.3f} | "
+                f"{h['conformal'].mean():.3f} ({h['conformal weighted'].mean():.3f}) | "
+                f"{h['modes'].mean():.2f} | {h['fit CPU s'].median():.2f} / "
+                f"{h['density CPU s'].median():.2f} / {h['cv_ml CPU s'].median():.1f} |"
+            )
+        chosen = g.groupby("method")["log-scale"].agg(lambda v: ", ".join(
+            f"{k} {c}" for k, c in v.value_counts().items()))  # fmt: skip
+        out += [
+            "",
+            "Log-scale kept: "
+            + "; ".join(f"{m}: {chosen[m]}" for m in METHODS if m in chosen.index)
+            + ".",
+        ]
     return out
+
+
+def goals(suite: pd.DataFrame) -> list[str]:
+    lines = ["", "## Goals", ""]
+    by = suite.groupby(["model", "method"])
+    cells = by[THIRDS].mean()
+    for name in [m for m in ("lsce", "mave") if m in METHODS]:
+        sub = cells.xs(name, level="method")
+        misses = [
+            f"{model} {t} {sub.loc[model, t]:.3f}"
+            for model in MODELS
+            for t in THIRDS
+            if not 0.75 <= sub.loc[model, t] <= 0.85
+        ]
+        lines.append(
+            f"- Every third of every model within [0.75, 0.85] for {name}'s default density "
+            f"(means over data sets): range {sub.to_numpy().min():.3f}-{sub.to_numpy().max():.3f}"
+            + (f"; outside: {', '.join(misses)}" if misses else "")
+            + f" — **{'met' if not misses else 'not met'}**."
+        )
+    others = cells[~cells.index.get_level_values("method").isin(["lsce", "mave"])]
+    if len(others):
+        lines.append(
+            f"- (SIR and SAVE, not a goal: thirds within {others.to_numpy().min():.3f}-"
+            f"{others.to_numpy().max():.3f}.)"
+        )
+    diff = by["log score"].mean() - by["cv_ml log score"].mean()
+    worse = [f"{m}/{k} {v:+.3f}" for (m, k), v in diff.items() if v <= 0]
+    lines.append(
+        "- A better mean log score than statsmodels' cv_ml KDE on the same reduced predictors, "
+        f"on every model and method: default minus cv_ml from {diff.min():+.3f} to "
+        f"{diff.max():+.3f}"
+        + (f"; not better: {', '.join(worse)}" if worse else "")
+        + f" — **{'met' if not worse else 'not met'}**."
+    )
+    conf = by[["conformal", "conformal weighted"]].mean()
+    gap = (conf - LEVEL).abs()
+    worst = gap.stack().idxmax()
+    lines.append(
+        "- Conformal intervals' marginal coverage within 0.02 of 0.80 everywhere (mean over "
+        f"data sets, plain and weighted): from {conf.to_numpy().min():.3f} to "
+        f"{conf.to_numpy().max():.3f}, largest gap {gap.to_numpy().max():.3f} "
+        f"({worst[0]}, {worst[1]}, {worst[2]}) — **{'met' if gap.to_numpy().max() <= 0.02 else 'not met'}**. "
+        f"Single data sets (500 calibration rows, sd of coverage about 0.019): "
+        f"{suite[['conformal', 'conformal weighted']].to_numpy().min():.3f}-"
+        f"{suite[['conformal', 'conformal weighted']].to_numpy().max():.3f}."
+    )
+    return lines
+
+
+def width_rule(suite: pd.DataFrame) -> list[str]:
+    sub = suite[suite.method.isin(["lsce", "mave"])]
+    g = sub.groupby(["model", "method"])
+    d = sub["log score"] - sub["previous rule log score"]
+    lines = [
+        "",
+        "## The components' width: held-out one-standard-error rule against the rule before",
+        "",
+        "| model | method | log score, one-se rule | log score, rule before | difference | "
+        "modes per row, one-se rule | rule before |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (model, name), h in g:
+        diff = h["log score"] - h["previous rule log score"]
+        lines.append(
+            f"| {model} | {name} | {h['log score'].mean():.3f} | "
+            f"{h['previous rule log score'].mean():.3f} | {mean_se(diff)} | "
+            f"{h['modes'].mean():.2f} | {h['previous rule modes'].mean():.2f} |"
+        )
+    lines += [
+        "",
+        f"Over all {len(sub)} fits the one-se rule changes the mean log score by "
+        f"{d.mean():+.4f} (se {d.std(ddof=1) / np.sqrt(len(d)):.4f}); rows whose density has "
+        f"more than one local maximum on a unimodal law: "
+        f"{(sub[sub.model != 'bimodal']['modes'] > 1.0).mean():.0%} of fits with the rule, "
+        f"{(sub[sub.model != 'bimodal']['previous rule modes'] > 1.0).mean():.0%} before.",
+    ]
+    return lines
+
+
+def speed_lines(speeds: pd.DataFrame, repeats: int) -> list[str]:
+    lines = [
+        "",
+        "## Speed: `lscde` with its default model at n = 400",
+        "",
+        "| case | model | median CPU s | min CPU s | chosen | log-scale |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in speeds.itertuples():
+        lines.append(f"| {r.case} | {r.model} | {r._3:.3f} | {r._4:.3f} | {r.chosen} | {r._6} |")
+    fast, two = speeds.iloc[0]["median CPU s"], speeds.iloc[1]["median CPU s"]
+    lines += [
+        "",
+        f"Goal: the default at most 0.1 s CPU at n = 400: {fast:.3f} s on toy (a) with p = 5 "
+        f"— **{'met' if fast <= 0.1 else 'not met'}**; {two:.3f} s with p = 2 — "
+        f"**{'met' if two <= 0.1 else 'not met'}** ({repeats} fits, median).",
+    ]
+    return lines
+
+
+def real_lines(realdata: pd.DataFrame) -> list[str]:
+    lines = [
+        "",
+        "## Real data: 5-fold cross-validation, LSCE d = 2 on each training fold (mean ± se over folds)",
+        "",
+        "| data | density | log score | CRPS | 80 % coverage | CPU s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for (data, label), h in realdata.groupby(["data", "density"], sort=False):
+        lines.append(
+            f"| {data} | {label} | {mean_se(h['log score'])} | {mean_se(h['CRPS'])} | "
+            f"{h['coverage'].mean():.3f} | {h['CPU s'].median():.2f} |"
+        )
+    return lines
+
+
+def widths_lines(widths: pd.DataFrame) -> list[str]:
+    lines = [
+        "",
+        f"## LSCE on toy (b): one width or separate widths (Error_DR, {len(widths)} draws, n = 300)",
+        "",
+        "| | mean Error_DR | se | median | max |",
+        "|---|---|---|---|---|",
+    ]
+    for c in ("LSCE one width", "LSCE separate widths", "LSMI"):
+        v = widths[c]
+        lines.append(
+            f"| {c} | {v.mean():.4f} | {v.std(ddof=1) / np.sqrt(len(v)):.4f} | "
+            f"{v.median():.4f} | {v.max():.4f} |"
+        )
+    lines += [
+        "",
+        f"CPU per fit: one width {widths['one width CPU s'].median():.2f} s, separate widths "
+        f"{widths['separate CPU s'].median():.2f} s (medians).",
+    ]
+    return lines
+
+
+def run_suite(
+    models: list[str], reps: int, n_test: int, rows_csv: str | None, first: int = 0
+) -> pd.DataFrame:
+    """Every data set of ``models``, the first data set of every model before the second;
+    with ``rows_csv`` each method's scores are appended to it as soon as they are
+    computed, so a run cut short keeps what it finished, in as many data sets of each
+    model."""
+    rows = []
+    for rep in range(first, reps):
+        for model in models:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rows += evaluate(model, rep, 500, n_test, 500, rows_csv)
+            print(f"  {model} {rep}", file=sys.stderr)
+    return pd.DataFrame(rows)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer draws, for a smoke run")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset")
+    parser.add_argument("--methods", default=",".join(METHODS), help="comma-separated subset")
+    parser.add_argument("--reps", type=int, default=None, help="data sets per model")
+    parser.add_argument(
+        "--first-rep", type=int, default=0, help="start at this data set (parallel workers)"
+    )
+    parser.add_argument(
+        "--rows-csv", default=None, help="append each data set's scores to this CSV as it ends"
+    )
+    parser.add_argument(
+        "--suite-from",
+        default=None,
+        help="comma-separated CSVs of --rows-csv runs (e.g. one per model, run in parallel): "
+        "report them instead of running the suite",
+    )
+    parser.add_argument(
+        "--suite-only", action="store_true", help="only the suite (no speed, real data, widths)"
+    )
+    parser.add_argument(
+        "--parts",
+        default="speed,real,widths",
+        help="which parts besides the suite to run and report (comma-separated)",
+    )
     args = parser.parse_args()
-    reps, n_test, widths_reps = (1, 1000, 2) if args.quick else (3, 4000, 20)
+    MODELS[:] = args.models.split(",")
+    METHODS[:] = args.methods.split(",")
+    reps, n_test, widths_reps, repeats = (1, 1000, 2, 3) if args.quick else (10, 4000, 20, 15)
+    reps = args.reps or reps
     start_wall, start_cpu = time.perf_counter(), time.process_time()
-    load = os.getloadavg()[0]
+    load_start = os.getloadavg()
+    reference = reference_seconds()
+    if args.suite_from:
+        suite = pd.concat([pd.read_csv(f) for f in args.suite_from.split(",")], ignore_index=True)
+        # Workers whose ranges of data sets overlap score the same rows identically.
+        suite = suite.drop_duplicates(["model", "rep", "method"]).sort_values(["model", "rep"])
+        suite["log-scale"] = suite["log-scale"].fillna("")
+        MODELS[:] = [m for m in MODELS if m in set(suite.model)]
+        METHODS[:] = [m for m in METHODS if m in set(suite.method)]
+    else:
+        suite = run_suite(MODELS, reps, n_test, args.rows_csv, args.first_rep)
+    if args.suite_only:
+        print(suite.groupby(["model", "method"])[THIRDS + ["coverage"]].mean().round(3))
+        return
+    parts = set(args.parts.split(","))
+    speeds = speed(repeats) if "speed" in parts else None
+    realdata = widths = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        frames = {
-            "hetero": hetero(n_test),
-            "toy a": toy("a", reps),
-            "toy b": toy("b", reps),
-            "ais lbm": real("ais", "lbm ~ ht + wt + rcc + wcc + hc + hg + ferr + bmi + ssf", "lbm"),
-            "boston medv": real("boston", "medv ~ .", "medv"),
-        }
-        widths = lsce_widths(widths_reps)
-    cols = ["log score", "CRPS", "80% coverage", "lowest third", "highest third", "fit CPU s"]
+        if "real" in parts:
+            realdata = pd.concat(
+                [
+                    real("ais", "lbm ~ ht + wt + rcc + wcc + hc + hg + ferr + bmi + ssf", "lbm"),
+                    real("boston", "medv ~ .", "medv"),
+                ]
+            )
+        if "widths" in parts:
+            widths = lsce_widths(widths_reps)
+    load_end = os.getloadavg()
+    reference_end = reference_seconds()
     lines = [
-        "# Conditional densities: calibration, scores and speed",
+        "# Conditional densities judged against the truth",
         "",
-        f"Command: `python benchmarks/bench_density.py{' --quick' if args.quick else ''}` "
-        f"(the module docstring describes data, models and measures). Wall time "
-        f"{time.perf_counter() - start_wall:.0f} s, CPU {time.process_time() - start_cpu:.0f} s; "
-        f"load average {load:.1f} at the start on {os.cpu_count()} cores (shared machine: CPU "
-        "times are inflated and noisy, the ratios between models less so).",
+        f"Command: `python benchmarks/bench_density.py{' --quick' if args.quick else ''}` (the "
+        f"module docstring describes the models and measures)"
+        + (
+            "; the suite's data sets were scored by parallel `--rows-csv` runs (one per pair "
+            "of models) and reported with `--suite-from`"
+            if args.suite_from
+            else ""
+        )
+        + ". Wall time "
+        f"{time.perf_counter() - start_wall:.0f} s, CPU {time.process_time() - start_cpu:.0f} s "
+        f"on {os.cpu_count()} cores. Machine load (`uptime` load averages, 1/5/15 min): "
+        f"{load_start[0]:.2f}/{load_start[1]:.2f}/{load_start[2]:.2f} at the start, "
+        f"{load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f} at the end; a fixed numpy "
+        f"workload took {reference:.2f} s CPU at the start and {reference_end:.2f} s at the end "
+        "(shared machine: CPU times are inflated by the other jobs).",
         "",
-        "Log score: mean log predictive density (larger is better). CRPS: mean continuous "
-        "ranked probability score, response units (smaller is better). Coverage: share of "
-        "test rows inside the central 80 % interval. 'chosen': the model the default kept.",
+        "Coverage: share of fresh draws inside the central 80 % interval. PIT KS D: the "
+        "Kolmogorov-Smirnov statistic of the probability integral transform against U(0, 1) "
+        f"(its 5 % critical value at {n_test:,} draws is {1.36 / np.sqrt(n_test):.3f}). Log score: "
+        "mean log predictive density (larger is better); truth: the true conditional "
+        "density's. Conformal: coverage of the split-conformal 80 % intervals calibrated on "
+        "500 fresh draws. Modes per row: local maxima of the density at 40 rows (one for "
+        "every model but the bimodal's two).",
+        "",
+        "## The suite: x ~ N(0, I_5), n = 500, scored on fresh draws",
     ]
-    titles = {
-        "hetero": "y = x1 + (0.2 + |x2|) ε, n = 400, 4,000 test draws, LSCE d = 2; thirds of "
-        "the true noise sd",
-        "toy a": f"LSCE toy (a), n = 400, 1,000 test draws, LSCE d = 2; {reps} draws (mean ± "
-        "se); thirds of each model's predicted sd",
-        "toy b": f"LSCE toy (b), n = 400, 1,000 test draws, LSCE d = 1; {reps} draws (mean ± "
-        "se); thirds of each model's predicted sd",
-        "ais lbm": "ais, lbm ~ 9 predictors, n = 202, 5-fold CV, LSCE d = 2 per fold (mean ± se "
-        "over folds); thirds of each model's predicted sd",
-        "boston medv": "boston, medv ~ 13 predictors, n = 506, 5-fold CV, LSCE d = 2 per fold "
-        "(mean ± se over folds); thirds of each model's predicted sd",
-    }
-    for key, frame in frames.items():
-        lines += ["", f"## {titles[key]}", ""]
-        extra = ["Error_CDE"] if key.startswith("toy") else []
-        lines += table(frame, cols[:5] + extra + cols[5:], reps=key != "hetero")
-        if key.startswith("toy"):
-            truth = frame["Error_CDE truth"].dropna()
-            lines += ["", f"Error_CDE of the true density: {truth.mean():.3f}."]
-    lines += verdict(frames, widths)
-    lines += ["", "## LSCE on toy (b): one width or separate widths (Error_DR)", ""]
-    lines += widths_table(widths)
-    lines += notes(frames, widths)
+    lines += suite_tables(suite)
+    lines += goals(suite)
+    lines += width_rule(suite)
+    if speeds is not None:
+        lines += speed_lines(speeds, repeats)
+    if realdata is not None:
+        lines += real_lines(realdata)
+    if widths is not None:
+        lines += widths_lines(widths)
     text = "\n".join(lines) + "\n"
     if args.out:
         with open(args.out, "w") as fh:
             fh.write(text)
+        suite.to_csv(os.path.splitext(args.out)[0] + "_suite.csv", index=False)
     print(text)
-
-
-def verdict(frames: dict, widths: pd.DataFrame) -> list[str]:
-    h = frames["hetero"].set_index("model")
-    new, old = h.loc["default (auto)"], h.loc["LSCDE one width (old)"]
-    cv = h.loc["statsmodels cv_ml"]
-    lines = ["", "## Goals", ""]
-    ok = 0.75 <= new["lowest third"] <= 0.85 and 0.75 <= new["highest third"] <= 0.85
-    lines.append(
-        f"- 80 % coverage in [0.75, 0.85] in the lowest and highest third of the true noise sd "
-        f"(hetero): default {new['lowest third']:.3f} and {new['highest third']:.3f} (one width: "
-        f"{old['lowest third']:.3f} and {old['highest third']:.3f}) — "
-        f"**{'met' if ok else 'not met'}**."
-    )
-    better = []
-    for key, frame in frames.items():
-        g = frame.groupby("model")["log score"].mean()
-        better.append(
-            f"{key} {g['default (auto)']:.3f} vs {g['statsmodels cv_ml']:.3f} (cv_ml) / "
-            f"{g['statsmodels normal_reference']:.3f}"
-        )
-    all_better = all(
-        f.groupby("model")["log score"].mean()["default (auto)"]
-        > f.groupby("model")["log score"]
-        .mean()[["statsmodels cv_ml", "statsmodels normal_reference"]]
-        .max()
-        for f in frames.values()
-    )
-    lines.append(
-        "- Mean log score above statsmodels' conditional KDE: "
-        + "; ".join(better)
-        + f" — **{'met on every data set' if all_better else 'not met on every data set'}**."
-    )
-    ratio = cv["fit CPU s"] / new["fit CPU s"]
-    lines.append(
-        f"- At least 50x faster than statsmodels' cv_ml at n = 400 (hetero): "
-        f"{cv['fit CPU s']:.2f} s against {new['fit CPU s']:.3f} s, {ratio:.0f}x (one width: "
-        f"{cv['fit CPU s'] / old['fit CPU s']:.0f}x) — **{'met' if ratio >= 50 else 'not met'}**."
-    )
-    for key in ("toy a", "toy b"):
-        f = frames[key]
-        diff = (
-            f[f.model == "default (auto)"]["Error_CDE"].to_numpy()
-            - f[f.model == "LSCDE one width (old)"]["Error_CDE"].to_numpy()
-        )
-        lines.append(
-            f"- Error_CDE on {key} no worse than the one-width LSCDE: default minus one width "
-            f"{diff.mean():+.3f} (per draw: {', '.join(f'{v:+.3f}' for v in diff)}) — "
-            f"**{'met' if diff.max() <= 0 else 'not met'}**."
-        )
-    d = widths["LSCE separate widths"] - widths["LSMI"]
-    lines.append(
-        f"- LSCE with separate widths at or below LSMI's mean Error_DR on toy (b) "
-        f"({len(widths)} draws): "
-        f"{widths['LSCE separate widths'].mean():.4f} against {widths['LSMI'].mean():.4f} "
-        f"(paired difference {d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}) — "
-        f"**{'met' if widths['LSCE separate widths'].mean() <= widths['LSMI'].mean() else 'not met'}**."
-    )
-    return lines
-
-
-def widths_table(widths: pd.DataFrame) -> list[str]:
-    cols = ["LSCE one width", "LSCE separate widths", "LSMI", "LSCE one width >= 0.18"]
-    out = ["| | mean Error_DR | se | median | max |", "|---|---|---|---|---|"]
-    for c in cols:
-        v = widths[c].dropna()
-        out.append(
-            f"| {c} | {v.mean():.4f} | {v.std(ddof=1) / np.sqrt(len(v)):.4f} | "
-            f"{v.median():.4f} | {v.max():.4f} |"
-        )
-    out += [
-        "",
-        f"CPU per fit: one width {widths['one width CPU s'].median():.2f} s, separate widths "
-        f"{widths['separate CPU s'].median():.2f} s (medians). Chosen widths: one width "
-        f"sigma = {widths['sigma'].median():.3g} (median); separate sigma_z = "
-        f"{widths['sigma_z'].median():.3g}, sigma_y = {widths['sigma_y'].median():.3g}. "
-        f"The last row keeps the one width at or above 0.178 (the default grid from its third "
-        f"value), on the first {WIDE_REPS} draws.",
-    ]
-    return out
-
-
-def notes(frames: dict, widths: pd.DataFrame) -> list[str]:
-    """Why the goals missed are missed, with this run's numbers."""
-    h = frames["hetero"].set_index("model")
-    new, old, cv = (
-        h.loc["default (auto)"],
-        h.loc["LSCDE one width (old)"],
-        h.loc["statsmodels cv_ml"],
-    )
-    b = frames["boston medv"]
-    diff = (
-        b[b.model == "default (auto)"]["log score"].to_numpy()
-        - b[b.model == "statsmodels cv_ml"]["log score"].to_numpy()
-    )
-    wide = widths["LSCE one width >= 0.18"].dropna()
-    mean_crps = {k: f.groupby("model")["CRPS"].mean() for k, f in frames.items()}
-    crps_wins = sum(
-        m["default (auto)"] < m["statsmodels cv_ml"]
-        for k, m in mean_crps.items()
-        if k != "boston medv"
-    )
-    boston = mean_crps["boston medv"]
-    crps_boston = boston["default (auto)"] / boston["statsmodels cv_ml"] - 1
-    return [
-        "",
-        "## Why the goals missed are missed",
-        "",
-        f"- *Coverage where the noise is smallest (hetero).* The default's predicted sd in the "
-        f"lowest third of the true noise sd is {new['sd ratio low']:.2f} times the true one "
-        f"(median; {new['sd ratio high']:.2f} in the highest third; one width "
-        f"{old['sd ratio low']:.2f} and {old['sd ratio high']:.2f}), so its intervals there "
-        "are too wide. The true sd 0.2 + |x2| has a kink at x2 = 0, and the log-scale is a "
-        "local-linear fit of noisy log absolute residuals (their sd is about 1.1 whatever the "
-        "scale) that rounds the kink off at n = 400; LSCE's basis is a rotation of (x1, x2), so "
-        "the window must resolve the kink across a rotated axis. On the true predictors, over "
-        "8 training draws (`tests/test_density_heteroscedastic.py`), the default's coverage "
-        "where |x2| < 0.5 averaged 0.82 (0.80-0.85) and where |x2| > 1.5 0.79 (0.66-0.87): "
-        "the goal is met on average there, not on every draw.",
-        f"- *Speed.* The default fits two models on the same centres and folds: LSCDE with "
-        "separate widths and the location-scale form, whose location and log-scale are "
-        "local-linear fits with per-axis bandwidths chosen by leave-one-out CV (the log-scale "
-        "on two sets of axes), about 60-100 leave-one-out passes over the n x n kernel, then "
-        "held-out log-likelihoods for the component width, spread factor and model. That is "
-        f"{new['fit CPU s']:.2f} s here against {cv['fit CPU s']:.2f} s for statsmodels' "
-        f"cv_ml ({cv['fit CPU s'] / new['fit CPU s']:.0f}x); LSCDE with one width is "
-        f"{cv['fit CPU s'] / old['fit CPU s']:.0f}x faster than cv_ml. A 50x margin would need "
-        "about a quarter of the default's work.",
-        f"- *Log score on boston.* The default and cv_ml tie: per-fold difference "
-        f"{diff.mean():+.3f} ± {diff.std(ddof=1) / np.sqrt(len(diff)):.3f} (se). medv is "
-        "censored at 50 (16 of 506 tracts), a point mass that neither continuous density "
-        f"scores well. The default's CRPS is below cv_ml's on {crps_wins} of the other "
-        f"{len(frames) - 1} data sets and {crps_boston:+.0%} against it here.",
-        f"- *LSCE with separate widths on toy (b).* Cross-validation chooses sigma_z = "
-        f"{widths['sigma_z'].median():.3g} and sigma_y = {widths['sigma_y'].median():.3g} "
-        f"(medians) against one width {widths['sigma'].median():.3g}, and the directions are "
-        f"no better ({widths['LSCE separate widths'].mean():.4f} against "
-        f"{widths['LSCE one width'].mean():.4f}). Nor are the CV widths too small for the "
-        f"direction: one width kept at or above 0.178 gives {wide.mean():.4f} on the first "
-        f"{len(wide)} draws. So the single width is not what keeps LSCE's Error_DR above "
-        f"LSMI's ({widths['LSMI'].mean():.4f}) on (b); LSMI's criterion, built from all n² "
-        "pairs of rows, may simply be the less noisy one for this direction.",
-    ]
 
 
 if __name__ == "__main__":

@@ -16,11 +16,18 @@ repeats of
 Ratios: ``SIR/floor`` (goal <= 2 at n = 1e5, p = 50) and ``statsmodels/sdr`` (goal >= 5 for
 SIR there). The machine is shared with other jobs, so absolute times are noisy; each ratio
 comes from timings taken back to back and is the steadier number.
+
+``--kernels`` times every moment method at n = 1e5, p = 50 against the floor: SIR, SAVE,
+DR, pHd and CUME (10 slices where they slice) in interleaved rounds, then IRE with R ``dr``'s
+default slicing (``max(8, p + 3)`` slices) and with 10 slices, each between two timings of
+the floor, with the default BLAS threads and with one. It prints the load average before and
+after, since the machine is shared.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 import warnings
@@ -32,6 +39,7 @@ from statsmodels.regression.dimred import (
     SlicedAverageVarianceEstimation,
     SlicedInverseReg,
 )
+from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
 
@@ -45,6 +53,17 @@ def best_time(fn: Callable[[], object], repeats: int) -> float:
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
+    return best
+
+
+def best_cpu_time(fn: Callable[[], object], repeats: int) -> float:
+    """Smallest CPU time of ``repeats`` calls (``time.process_time``: all threads of this
+    process, not the wall clock that other jobs' share of the cores stretches)."""
+    best = np.inf
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
     return best
 
 
@@ -100,13 +119,94 @@ def goal_cell(rounds: int = 15) -> None:
     )
 
 
+def kernels_cell(rounds: int = 5) -> None:
+    """Every moment method at n = 1e5, p = 50 as a ratio to one ``X.T @ X``.
+
+    The quick methods are timed in ``rounds`` interleaved rounds (minimum over rounds); each
+    IRE fit once, between two timings of the floor (its ratio uses the smaller floor), with
+    the default BLAS threads and again with one (floor and fit alike): on a loaded machine two
+    threads of large factorisations can cost more than they give.
+    """
+    n, p = 100_000, 50
+    X, y = make_data(n, p)
+    load_before = os.getloadavg()
+    quick = {
+        "SIR": lambda: sdr.SIR(nslices=NSLICES).fit(X, y),
+        "SAVE": lambda: sdr.SAVE(nslices=NSLICES).fit(X, y),
+        "DR": lambda: sdr.DirectionalRegression(nslices=NSLICES).fit(X, y),
+        "pHd": lambda: sdr.PHD().fit(X, y),
+        "CUME": lambda: sdr.CUME().fit(X, y),
+    }
+    floor = np.inf
+    best = dict.fromkeys(quick, np.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(rounds):
+            floor = min(floor, best_time(lambda: X.T @ X, 3))
+            for key, fn in quick.items():
+                best[key] = min(best[key], best_time(fn, 1))
+        ire = {}
+        for threads in (None, 1):
+            for nslices in (None, 10):
+                with threadpool_limits(threads, user_api="blas"):
+                    before = best_time(lambda: X.T @ X, 3)
+                    cpu_floor = best_cpu_time(lambda: X.T @ X, 10)
+                    start, cpu = time.perf_counter(), time.process_time()
+                    fit = sdr.IRE(nslices=nslices).fit(X, y)
+                    elapsed = time.perf_counter() - start
+                    cpu = time.process_time() - cpu
+                    after = best_time(lambda: X.T @ X, 3)
+                slices = len(fit.output.extras["slice_sizes"])
+                label = "R's default slicing" if nslices is None else "nslices=10"
+                blas = "default BLAS threads" if threads is None else "1 BLAS thread"
+                ire[f"IRE, {label} ({slices} slices), {blas}"] = (
+                    elapsed,
+                    min(before, after),
+                    cpu,
+                    cpu_floor,
+                )
+    load_after = os.getloadavg()
+    print("## Moment kernels against the floor (benchmarks/bench_moment.py --kernels)\n")
+    print(
+        f"n = 1e5, p = 50, float64; Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. Load average (1, 5, 15 min) "
+        f"{load_before[0]:.1f}, {load_before[1]:.1f}, {load_before[2]:.1f} before and "
+        f"{load_after[0]:.1f}, {load_after[1]:.1f}, {load_after[2]:.1f} after, on 2 cores shared "
+        "with other jobs: absolute times are inflated, and ratios less so. Quick methods: "
+        f"minimum of {rounds} interleaved rounds; IRE: one fit each, the floor timed just "
+        "before and after it.\n"
+    )
+    print("| method | ms | ratio to X.T@X |")
+    print("|---|---|---|")
+    print(f"| X.T@X (floor) | {floor * 1e3:.1f} | 1 |")
+    for key, t in best.items():
+        print(f"| {key} | {t * 1e3:.1f} | {t / floor:.1f} |")
+    for key, (t, fl, _, _) in ire.items():
+        print(f"| {key} | {t * 1e3:.0f} | {t / fl:.0f} (floor {fl * 1e3:.1f} ms) |")
+    print(
+        "\nIRE in CPU time (`time.process_time`, which other jobs' share of the cores does not "
+        "inflate; with one BLAS thread it is the work a quiet core would do):\n"
+    )
+    print("| fit | CPU s | floor CPU ms | ratio |")
+    print("|---|---|---|---|")
+    for key, (_, _, cpu, cpu_fl) in ire.items():
+        print(f"| {key} | {cpu:.2f} | {cpu_fl * 1e3:.1f} | {cpu / cpu_fl:.0f} |")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="n up to 1e5 only")
     parser.add_argument("--goal", action="store_true", help="only the goal case, interleaved")
+    parser.add_argument(
+        "--kernels", action="store_true", help="every moment method and IRE at n = 1e5, p = 50"
+    )
     args = parser.parse_args()
     if args.goal:
         goal_cell()
+        return
+    if args.kernels:
+        kernels_cell()
         return
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     rows = []

@@ -5,10 +5,20 @@ Build it from the repository root::
     pip install -e ".[docs]"
     python -m sphinx -W -b html docs docs/_build/html
 
+and open ``docs/_build/html/index.html`` in a browser: the site needs no server and no network
+(MathJax is served from the build's own ``_static`` folder, copied from the
+``sphinx-mathjax-offline`` package).
+
 The vignettes (``vignettes/*.py``, jupytext percent format) are copied into
 ``docs/vignettes/`` and executed by myst-nb during the build, so the pages show their real
-output and figures. ``SDRSTATS_QUICK=1`` runs them with their small settings (what the test
-suite does, ``tests/test_docs.py``); without it they run with the full settings.
+output and figures; so are the "For R users" page and the figures of the gallery, the landing
+page and the plotting docstrings (matplotlib's ``plot`` directive). ``SDRSTATS_QUICK=1`` runs
+the vignettes with their small settings (what the test suite does, ``tests/test_docs.py``);
+without it they run with the full settings.
+
+References are cited from the docstrings and pages with ``:cite:t:`key``` and
+``:cite:p:`key``` (sphinxcontrib-bibtex); the entries live in ``docs/references.bib`` and
+are listed, with their DOIs, on the bibliography page.
 
 Intersphinx and the network
 ---------------------------
@@ -53,6 +63,9 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax 3 in _static: maths renders with no network
+    "sphinxcontrib.bibtex",
+    "matplotlib.sphinxext.plot_directive",
     "numpydoc",
     "myst_nb",
 ]
@@ -61,7 +74,49 @@ exclude_patterns = ["_build", "conf.py", "vignettes/figures", "**.ipynb_checkpoi
 templates_path = ["_templates"]
 html_theme = "furo"
 html_title = f"sdrstats {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["sdrstats.css"]
+
+# -- the bibliography: every paper once, cited by author and year ---------------------------
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"  # sorted by author
+
+
+def _author_year_in_round_brackets():
+    """Citations read "Li (1991)" and "(Li 1991)", as statisticians write them."""
+    import dataclasses
+
+    import sphinxcontrib.bibtex.plugin
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle
+    from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+    def round_brackets() -> BracketStyle:
+        return BracketStyle(left="(", right=")")
+
+    @dataclasses.dataclass
+    class RoundAuthorYear(AuthorYearReferenceStyle):
+        bracket_parenthetical: BracketStyle = dataclasses.field(default_factory=round_brackets)
+        bracket_textual: BracketStyle = dataclasses.field(default_factory=round_brackets)
+        bracket_author: BracketStyle = dataclasses.field(default_factory=round_brackets)
+        bracket_label: BracketStyle = dataclasses.field(default_factory=round_brackets)
+        bracket_year: BracketStyle = dataclasses.field(default_factory=round_brackets)
+
+    sphinxcontrib.bibtex.plugin.register_plugin(
+        "sphinxcontrib.bibtex.style.referencing", "author_year_round", RoundAuthorYear
+    )
+    return "author_year_round"
+
+
+bibtex_reference_style = _author_year_in_round_brackets()
+
+# -- figures drawn at build time: the gallery, the landing page, the plotting docstrings ----
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_rcparams = {"savefig.bbox": "tight"}
+# The plotting docstrings' examples call the functions of their module unqualified.
+plot_pre_code = "import numpy as np\nimport sdrstats as sdr\nfrom sdrstats.plotting import *\n"
 
 # -- API reference: autosummary pages from the package's numpydoc docstrings ----------------
 autosummary_generate = True
@@ -124,7 +179,8 @@ def _xref_aliases() -> dict[str, str]:
 
     aliases = {"DataFrame": "pandas.DataFrame", "Series": "pandas.Series"}
     for name, target in DEFAULT_LINKS.items():
-        role = re.match(r":(term|ref):`(?:[^<`]*<)?(\w+):", target)
+        # a link into a project without an inventory would print as "python:int": name it
+        role = re.match(r":(\w+):`(?:[^<`]*<)?(\w+):", target)
         if role and role.group(2) not in intersphinx_mapping:
             aliases[name] = name
     return aliases
@@ -156,9 +212,6 @@ def _sync_vignettes() -> None:
 
 
 def _on_builder_inited(app) -> None:
-    # The vignettes save their PNG files under SDRSTATS_FIGURES; the pages show the figures
-    # from the notebook output, so these copies only need a place outside the source tree.
-    os.environ["SDRSTATS_FIGURES"] = str(Path(app.outdir).parent / "vignette_figures")
     # The kernels import the sdrstats of this source tree, as autodoc does.
     path = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
@@ -185,9 +238,30 @@ def _benchmark_page(source: Path, kind: str) -> str:
     origin = (f"Output of `{script.relative_to(ROOT).as_posix()}`, committed as `{where}`."
               if script.exists() else f"From `{where}`.")
     title, _, rest = text.partition("\n")
+    title = _paper_title(title)
     figures = sorted(source.parent.glob(f"figures/{source.stem}_*.png")) if kind == "paper" else []
     images = "".join(f"\n```{{image}} {_copy_figure(f)}\n:alt: {f.stem}\n```\n" for f in figures)
     return f"{title}\n\n*{origin}*\n{rest}{images}"
+
+
+#: The papers whose experiments the benchmark pages reproduce, as a reader cites them.
+_PAPERS = {
+    "000": "Tangkaratt, Xie & Sugiyama (2015)",
+    "001": "Shi et al. (2020)",
+    "002": "Barshan et al. (2011)",
+    "003": "Cheng & Cui (2020)",
+}
+
+
+def _paper_title(title: str) -> str:
+    """A benchmark heading that names a paper by its internal number names it by its authors.
+
+    ``# Seed 003, Tables 2-3 (after seed 003): ...`` becomes ``# Cheng & Cui (2020), Tables
+    2-3: ...``; the committed benchmark output is left as its script writes it.
+    """
+    title = re.sub(r"\s*\(after seed (\d{3})\)", "", title)
+    title = re.sub(r"\s*\(seed (\d{3})\)", lambda m: f" ({_PAPERS[m.group(1)]})", title)
+    return re.sub(r"[Ss]eed (\d{3})", lambda m: _PAPERS[m.group(1)], title)
 
 
 def _copy_figure(figure: Path) -> str:

@@ -32,6 +32,11 @@ def _path(name: str) -> Path:
 def names() -> list[str]:
     """Names of the bundled data sets.
 
+    Returns
+    -------
+    list of str
+        The names :func:`load` takes.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -48,6 +53,11 @@ def describe(name: str) -> str:
     ----------
     name : {"ais", "boston", "auto"}
         The data set.
+
+    Returns
+    -------
+    str
+        One line: where the data come from, their size and response.
 
     Examples
     --------

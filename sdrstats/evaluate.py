@@ -1,6 +1,6 @@
 """The classification protocol of Shi et al. (2020) for linear dimension reduction methods.
 
-:func:`classification` runs the seed's experiment: repeated random train / validation / test
+:func:`classification` runs the experiment of Shi et al. (2020): repeated random train / validation / test
 splits; for each split every candidate ``d`` (and weights ``alpha``, ``beta``, ``delta``) is
 fitted on the training rows, the projected features are standardised with the training
 projection's mean and standard deviation, a 1-nearest-neighbour classifier is scored by
@@ -33,7 +33,7 @@ TUNED_WEIGHTS = {
     "sdspca_lpp": ("alpha", "beta", "delta"),
     "sdspcaan": ("alpha", "beta", "delta"),
 }
-#: Methods known by name: the seed's Table III without JPCDA and SLNP, plus PCAN and vPCA.
+#: Methods known by name: Shi et al.'s (2020) Table III without JPCDA and SLNP, plus PCAN and vPCA.
 METHODS = ("baseline", "pca", "vpca", "sdspca", "spcan", "pcan", "sdspca_lpp", "sdspcaan")
 
 
@@ -174,7 +174,7 @@ def classification(
         Formula text is evaluated as Python (as in R and statsmodels): never pass one
         from an untrusted source. Column names are looked up as names, never run.
     splits : (float, float, float), default (0.2, 0.4, 0.4)
-        Train / validation / test fractions, per class (stratified). The seed uses
+        Train / validation / test fractions, per class (stratified). Shi et al. (2020) use
         20/40/40; the authors' code 60/20/20.
     n_repeats : int, default 10
         Random splits.
@@ -186,7 +186,7 @@ def classification(
         Candidates for ``alpha``, ``beta`` (SDSPCA and up) and ``delta``; each multiplies the
         method's trace scale.
     search : {"grid", "coordinate"}, default "grid"
-        ``"grid"``: every combination (the seed's protocol). ``"coordinate"``: d first with
+        ``"grid"``: every combination (the paper's protocol). ``"coordinate"``: d first with
         weights 1, then each weight in turn with the others at their best so far (far fewer
         fits; an approximation of the grid).
     options : dict, optional

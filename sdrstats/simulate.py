@@ -1,7 +1,7 @@
-"""Seeded data generators of the seeds' simulation studies.
+"""Seeded data generators of the research papers' simulation studies.
 
 Each generator takes ``n`` and ``random_state`` and returns a DataFrame (predictors ``x1..xp``
-and the response) plus, where the seed defines it, the true basis.
+and the response) plus, where the paper defines it, the true basis.
 """
 
 from __future__ import annotations

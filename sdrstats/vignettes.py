@@ -4,7 +4,10 @@ Each vignette is a plain Python script in jupytext's percent format. Two environ
 variables steer them:
 
 * ``SDRSTATS_QUICK=1`` — small settings (fewer replicates, smaller samples), used by the tests;
-* ``SDRSTATS_FIGURES`` — folder where the vignette saves its figures (PNG).
+* ``SDRSTATS_FIGURES`` — folder where :func:`run` saves the figures the vignette shows (PNG).
+
+A vignette shows a figure with :func:`show_figure` (or leaves it open at the end of a cell); it
+never saves files itself, so its rendered page holds the analysis and nothing of the build.
 
 Commands::
 
@@ -74,9 +77,7 @@ def run(path: Path, *, quick: bool = False, figures: Path | None = None) -> list
 
         matplotlib.use("Agg")
         runpy.run_path(str(path), run_name="__main__")
-        import matplotlib.pyplot as plt
-
-        plt.close("all")
+        show_figure("all")  # the figures still open at the end are saved too
     return sorted(set(figures.glob("*.png")) - before) or sorted(figures.glob("*.png"))
 
 
@@ -113,7 +114,8 @@ def show_figure(figure: Any = "all") -> None:
 
     In a notebook (the documentation build executes the vignettes as notebooks) the figure is
     displayed as the cell's output before it is closed, so a vignette can free its figures
-    cell by cell and still show them; in a plain script run it is only closed.
+    cell by cell and still show them. In a script run by :func:`run` it is saved as a PNG
+    file in the ``SDRSTATS_FIGURES`` folder, then closed.
 
     Parameters
     ----------
@@ -133,12 +135,24 @@ def show_figure(figure: Any = "all") -> None:
     figures = [plt.figure(n) for n in plt.get_fignums()] if isinstance(figure, str) else [figure]
     shell = sys.modules.get("IPython")
     kernel = shell is not None and "ipykernel" in sys.modules and shell.get_ipython() is not None
+    folder = os.environ.get("SDRSTATS_FIGURES")
     for fig in figures:
         if kernel:
             from IPython.display import display
 
             display(fig)
+        elif folder:
+            _save(fig, Path(folder))
         plt.close(fig)
+
+
+def _save(fig: Any, folder: Path) -> Path:
+    """Save ``fig`` as the next free ``figure_NN.png`` of ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    number = len(list(folder.glob("figure_*.png"))) + 1
+    target = folder / f"figure_{number:02d}.png"
+    fig.savefig(target, dpi=100, bbox_inches="tight")
+    return target
 
 
 def _select(names: Sequence[str] | None) -> list[Path]:

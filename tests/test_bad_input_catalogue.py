@@ -826,7 +826,7 @@ def test_columns_named_like_formula_functions_work_under_dot(name):
 def test_a_column_with_a_trailing_space_is_not_the_response():
     data = FRAME[["x1", "x2", "y"]].assign(**{"y ": np.arange(len(FRAME), dtype=float)})
     fit = sdr.sir("y ~ .", data)
-    assert fit.spec.y_names == ["y"] and 'Q("y ")' in fit.x_names
+    assert fit.spec.y_names == ["y"] and "`y `" in fit.x_names
 
 
 @pytest.mark.parametrize("method", ["sir", "sdspcaan", "kspca"])

@@ -91,7 +91,7 @@ def test_dask_phd_tests_equal_in_memory(ais, residuals):
 
 
 def test_above_the_cap_only_the_normal_test_with_a_warning(ais, monkeypatch):
-    monkeypatch.setattr("sdrstats.moment.chunked_phd.MAX_PAIR_P", 4)
+    monkeypatch.setattr("sdrstats.moment.statistics.MAX_PAIR_P", 4)
     with pytest.warns(SDRWarning, match="p <= 4; with p = 8 the test tables show the normal"):
         chunked = sdr.phd(FORMULA, sdr.chunks_from(splits(ais)["37"]))
     memory = sdr.phd(FORMULA, ais).test_dimension().table

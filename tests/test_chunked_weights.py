@@ -168,7 +168,7 @@ def test_weighted_dask_fit_equals_in_memory(data, method, options):
 
 
 def test_weighted_cume_by_ranges_of_the_response_equals_in_memory(monkeypatch):
-    import sdrstats.moment.chunked as moment_chunked
+    import sdrstats.moment.cumulative as moment_cume
 
     rng = np.random.default_rng(4)
     frame = pd.DataFrame(rng.standard_normal((3000, 3)) + 2, columns=list("abc"))
@@ -177,7 +177,7 @@ def test_weighted_cume_by_ranges_of_the_response_equals_in_memory(monkeypatch):
     frame.loc[frame.index[::50], "w"] = 0.0
     memory = sdr.cume("y ~ a + b + c", frame, weights="w")
     # small batches: one pass per range of the response, several ranges
-    monkeypatch.setattr(moment_chunked, "CUME_BATCH_ROWS", 400)
+    monkeypatch.setattr(moment_cume, "CUME_BATCH_ROWS", 400)
     pieces = [frame.iloc[k : k + 700] for k in range(0, 3000, 700)]
     fit = sdr.cume("y ~ a + b + c", sdr.chunks_from(pieces), weights="w")
     assert fit.n == memory.n == 3000 - 60

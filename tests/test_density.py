@@ -56,7 +56,7 @@ def test_density_integrates_to_one(densities, data, kind):
     dens = densities[kind]
     rows = data.iloc[[0, 5, 17]]
     lo, hi = support(dens, rows)
-    totals = integrate_1d(lambda y: dens.pdf(y, rows), lo, hi)
+    totals = integrate_1d(lambda y: dens.pdf(rows, y), lo, hi)
     # Exact Gaussian mixture; quadrature error ~1e-12, the issue asks for 1e-6.
     np.testing.assert_allclose(totals, 1.0, rtol=0, atol=1e-6)
 
@@ -65,8 +65,8 @@ def test_cdf_is_the_integral_of_the_pdf(lsce_density, data):
     row = data.iloc[[3]]
     lo, _ = support(lsce_density, row)
     for y in (-2.0, 0.0, 1.5):
-        area = integrate_1d(lambda t: lsce_density.pdf(t, row)[0], lo, y)
-        assert abs(area - lsce_density.cdf([y], row)[0, 0]) < 1e-8
+        area = integrate_1d(lambda t: lsce_density.pdf(row, t)[0], lo, y)
+        assert abs(area - lsce_density.cdf(row, [y])[0, 0]) < 1e-8
 
 
 def test_mean_variance_and_quantiles_agree_with_monte_carlo(lsce_density, data):
@@ -89,7 +89,7 @@ def test_mean_variance_and_quantiles_agree_with_monte_carlo(lsce_density, data):
         assert np.all(np.abs(empirical - probs) < 5 * np.sqrt(0.25 / N))
         # Exactness: the cdf at the quantile is the probability to rounding.
         np.testing.assert_allclose(
-            lsce_density.cdf(quant.iloc[i].to_numpy(), rows.iloc[[i]])[0], probs, atol=1e-10
+            lsce_density.cdf(rows.iloc[[i]], quant.iloc[i].to_numpy())[0], probs, atol=1e-10
         )
 
 
@@ -101,7 +101,7 @@ def test_affine_change_of_response_scale_is_undone(data):
     rows = data.iloc[:4]
     # Same standardised problem, so p_b(10 y + 3) = p_a(y) / 10 up to rounding (1e-9 rel).
     np.testing.assert_allclose(
-        b.pdf(grid * 10 + 3, rows), a.pdf(grid, rows) / 10, rtol=1e-9, atol=1e-14
+        b.pdf(rows, grid * 10 + 3), a.pdf(rows, grid) / 10, rtol=1e-9, atol=1e-14
     )
     np.testing.assert_allclose(b.mean(rows), a.mean(rows) * 10 + 3, rtol=1e-9)
     np.testing.assert_allclose(b.var(rows), a.var(rows) * 100, rtol=1e-9)
@@ -129,11 +129,11 @@ def test_conditional_density_on_any_sdr_fit(data):
         dens = fit.conditional_density(estimator=estimator, random_state=0)
         assert isinstance(dens, sdr.ConditionalDensity)
         assert dens.method == f"sir/{estimator}"
-        assert dens.pdf([0.0, 1.0], data.iloc[:2]).shape == (2, 2)
+        assert dens.pdf(data.iloc[:2], [0.0, 1.0]).shape == (2, 2)
     same = sdr.lscde(fit, random_state=0)
     np.testing.assert_array_equal(
-        same.pdf([0.5], data.iloc[:3]),
-        fit.conditional_density("lscde", random_state=0).pdf([0.5], data.iloc[:3]),
+        same.pdf(data.iloc[:3], [0.5]),
+        fit.conditional_density("lscde", random_state=0).pdf(data.iloc[:3], [0.5]),
     )
 
 
@@ -151,20 +151,23 @@ def test_multivariate_density_integrates_to_one():
     dens = sdr.lscde("y1 + y2 ~ a + b + c", df, random_state=0)
     row = df.iloc[[0]]
     parts = dens.components(row)
-    m, s = parts["means"][0], parts["sd"][0]
+    m, s, w = parts["means"][0], parts["sd"][0], parts["weights"][0]
     lo, hi = (m - 9 * s).min(axis=0), (m + 9 * s).max(axis=0)
+    # Fine panels where the main components lie, coarse ones over a wide defensive component.
+    main = s.max(axis=1) < 3 * np.median(s, axis=0).max()
+    near_lo, near_hi = (m - 9 * s)[main].min(axis=0), (m + 9 * s)[main].max(axis=0)
 
-    # Tensor Gauss-Legendre: 20 panels x 20 nodes per axis, one pdf call on 1.6e5 points.
-    def axis(a, b):
-        edges = np.linspace(a, b, 21)
+    # Tensor Gauss-Legendre: 20 nodes per panel, one pdf call on the grid.
+    def axis(a, b, c, d):
+        edges = np.unique(np.concatenate([np.linspace(a, b, 7), np.linspace(c, d, 17)]))
         half = np.diff(edges)[:, None] / 2
         return ((edges[:-1, None] + half) + half * NODES).ravel(), (half * WEIGHTS).ravel()
 
-    (p1, w1), (p2, w2) = axis(lo[0], hi[0]), axis(lo[1], hi[1])
+    (p1, w1), (p2, w2) = (axis(lo[j], hi[j], near_lo[j], near_hi[j]) for j in range(2))
     grid = np.column_stack([np.repeat(p1, len(p2)), np.tile(p2, len(p1))])
-    total = float(dens.pdf(grid, row)[0] @ np.outer(w1, w2).ravel())
+    total = float(dens.pdf(row, grid)[0] @ np.outer(w1, w2).ravel())
     # Mass beyond 9 sd of every component is < 1e-18; quadrature error far below 1e-9.
-    assert abs(total - 1.0) < 1e-6
+    assert w.sum() == pytest.approx(1.0) and abs(total - 1.0) < 1e-6
     assert dens.mean(row).shape == (1, 2)
     assert dens.sample(row, size=5, random_state=0).shape == (1, 5, 2)
 
@@ -178,18 +181,18 @@ def test_predict_is_tidy_and_plot_draws_curves(lsce_density, data):
     assert list(tidy.columns) == ["row", "y", "density"]
     assert len(tidy) == 10
     np.testing.assert_allclose(
-        tidy.density.to_numpy().reshape(2, 5), lsce_density.pdf(grid, data.iloc[:2])
+        tidy.density.to_numpy().reshape(2, 5), lsce_density.pdf(data.iloc[:2], grid)
     )
-    ax = lsce_density.plot(data.iloc[:3])
-    assert len(ax.lines) == 3
+    fig = lsce_density.plot(data.iloc[:3])
+    assert len(fig.axes[0].lines) == 3
 
 
 def test_squared_loss_matches_its_definition(lsce_density, data):
     test = data.iloc[:20]
     loss = lsce_density.squared_loss(test)
     lo, hi = support(lsce_density, test)
-    sq = integrate_1d(lambda y: lsce_density.pdf(y, test) ** 2, lo, hi)
-    direct = 0.5 * np.mean(sq) - lsce_density.pdf_at(test.y.to_numpy(), test).mean()
+    sq = integrate_1d(lambda y: lsce_density.pdf(test, y) ** 2, lo, hi)
+    direct = 0.5 * np.mean(sq) - lsce_density.pdf_at(test, test.y.to_numpy()).mean()
     assert abs(loss - direct) < 1e-8
 
 
@@ -209,3 +212,38 @@ def test_density_errors(data):
         sdr.lsmi("g ~ x1 + x2", cls, d=1, n_restarts=1, progress=False).conditional_density()
     with pytest.raises(TypeError, match="formula string and data"):
         sdr.lscde(3.0)
+
+
+def test_every_query_takes_newdata_first(lsce_density, data):
+    rows, grid = data.iloc[:4], np.array([-1.0, 0.5, 2.0])
+    assert lsce_density.pdf(rows, grid).shape == (4, 3)
+    assert lsce_density.cdf(rows, grid).shape == (4, 3)
+    assert lsce_density.quantile(rows, [0.1, 0.9]).shape == (4, 2)
+    assert lsce_density.sample(rows, 5, random_state=0).shape == (4, 5)
+    # Keywords in either order give the same numbers.
+    np.testing.assert_array_equal(
+        lsce_density.pdf(y=grid, newdata=rows), lsce_density.pdf(rows, grid)
+    )
+    # Without y, the response column of newdata: each row at its own value.
+    at = rows.assign(y=0.3)
+    np.testing.assert_allclose(lsce_density.pdf(at), lsce_density.pdf(rows, [0.3])[:, 0])
+    np.testing.assert_allclose(lsce_density.cdf(at), lsce_density.cdf(rows, [0.3])[:, 0])
+    np.testing.assert_allclose(lsce_density.pdf_at(at), lsce_density.pdf(at), rtol=1e-12)
+    np.testing.assert_allclose(
+        lsce_density.log_pdf_at(at), np.log(lsce_density.pdf(rows, [0.3])[:, 0]), rtol=1e-10
+    )
+    # On the training rows: y by keyword.
+    assert lsce_density.pdf(y=grid).shape == (len(data), 3)
+
+
+@pytest.mark.parametrize("name", ["pdf", "cdf", "pdf_at", "log_pdf_at"])
+def test_the_old_order_is_refused_with_the_new_call(lsce_density, data, name):
+    rows = data.iloc[:2]
+    with pytest.raises(TypeError, match=rf"dens\.{name}\(newdata, y\)"):
+        getattr(lsce_density, name)(rows["y"].to_numpy(), rows)
+    with pytest.raises(TypeError, match=rf"dens\.{name}\(newdata, y\)"):
+        getattr(lsce_density, name)([0.0, 1.0])
+    with pytest.raises(ValueError, match=r"response column\(s\) \['y'\]"):
+        getattr(lsce_density, name)(rows.drop(columns="y"))
+    with pytest.raises(ValueError, match="needs one value per row"):
+        lsce_density.pdf_at(rows, [0.0, 1.0, 2.0])

@@ -54,11 +54,11 @@ def test_conditional_density_is_the_density_and_old_access_still_works(data):
     assert isinstance(dens, sdr.ConditionalDensity)
     rows, grid = data.iloc[:3], np.linspace(-2, 6, 9)
     # Until now lscde() returned the density: its attributes keep working on the result.
-    np.testing.assert_array_equal(fit.pdf(grid, rows), dens.pdf(grid, rows))
+    np.testing.assert_array_equal(fit.pdf(rows, grid), dens.pdf(rows, grid))
     assert fit.squared_loss(data) == dens.squared_loss(data)
     assert fit.tuning is dens.tuning and fit.means is dens.means
     back = pickle.loads(pickle.dumps(fit))
-    np.testing.assert_array_equal(back.pdf(grid, rows), dens.pdf(grid, rows))
+    np.testing.assert_array_equal(back.pdf(rows, grid), dens.pdf(rows, grid))
     with pytest.raises(AttributeError):
         fit.no_such_attribute  # noqa: B018
 
@@ -69,6 +69,6 @@ def test_density_of_a_fit_names_the_reduction(data):
     assert "LSCDE of y given Dir1 of sir, n = 150" in str(fit.summary())
     assert fit.call == "lscde(<sir fit>, random_state=0)"
     np.testing.assert_array_equal(
-        fit.conditional_density().pdf([0.5], data.iloc[:3]),
-        sir.conditional_density("lscde", random_state=0).pdf([0.5], data.iloc[:3]),
+        fit.conditional_density().pdf(data.iloc[:3], [0.5]),
+        sir.conditional_density("lscde", random_state=0).pdf(data.iloc[:3], [0.5]),
     )

@@ -143,6 +143,17 @@ def test_kernel_spca_test_dimension_needs_no_refit():
     assert rbf.test_dimension().table.index.tolist() == [0, 1, 2]
 
 
+def test_kernel_spca_ladle_reads_its_eigenvalues_on_the_scale_of_the_largest():
+    # kernel eigenvalues are of order 1/n^2: unscaled, phi vanished beside the bootstrap
+    # variability f and the ladle chose d = 0 whatever the data
+    data = frame(n=150)
+    fit = sdr.kspca(F, data, kernel_y="rbf", random_state=0)
+    table = fit.test_dimension(B=20, progress=False).table
+    eig = np.sort(np.abs(fit.output.eigenvalues))[::-1][: len(table)]
+    np.testing.assert_allclose(table["phi"], eig / eig[0] / (1 + (eig / eig[0]).sum()))
+    assert fit.d_choice.d >= 1  # y depends on x1 and x2
+
+
 def test_a_fit_without_rows_uses_the_rule_that_needs_none(ais):
     parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
     chunked = sdr.directional_regression(AIS4, parts)  # no rows to permute: the ratio rule

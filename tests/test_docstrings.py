@@ -8,7 +8,6 @@ so a new public name without documentation fails here rather than slipping throu
 from __future__ import annotations
 
 import doctest
-import importlib
 import inspect
 import re
 from collections.abc import Callable
@@ -149,14 +148,11 @@ RESULTS_METHODS = sorted({meth for cls, meth in CONTRACT_METHODS if cls is Resul
 
 # A family's results class that overrides a contract method shadows the Results docstring in
 # help(fit.plot), so each override needs its own documentation.
-# Results subclasses of modules imported lazily (chunked fits) are imported here so that the
-# list does not depend on which tests ran first.
-importlib.import_module("sdrstats.scale.results")
 RESULTS_FAMILIES = sorted(set(_results_subclasses(Results)), key=lambda c: c.__qualname__)
 
 
 def _override_callables() -> list[tuple[str, Callable]]:
-    # getattr, not vars(): a mixin's override (the chunked results) shadows Results too.
+    # getattr, not vars(): an override inherited from a mixin shadows Results too.
     return [
         (f"{cls.__name__}.{meth}", getattr(cls, meth))
         for cls in RESULTS_FAMILIES

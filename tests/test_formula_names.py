@@ -14,7 +14,7 @@ from sdrstats.design.names import display, quote_columns
 
 RENAME = {"y": "Resp.y", "x1": "X.one", "x2": "Rev.per.mile", "x3": "3rd.dose", "x4": "width cm"}
 DOTTED = "Resp.y ~ X.one + Rev.per.mile + 3rd.dose + width cm"
-SHOWN = ["X.one", "Rev.per.mile", 'Q("3rd.dose")', 'Q("width cm")']
+SHOWN = ["X.one", "Rev.per.mile", "`3rd.dose`", "`width cm`"]
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +47,14 @@ def test_cli_reads_r_names_unquoted(frames, tmp_path, capsys):
 def test_names_inside_functions_and_the_response(frames):
     _, dotted = frames
     spec = parse("log(Resp.y + 10) ~ log(X.one + 5) + I(Rev.per.mile**2) + width cm:X.one", dotted)
-    assert spec.x_names == ["log(X.one + 5)", "I(Rev.per.mile^2)", 'Q("width cm"):X.one']
+    assert spec.x_names == ["log(X.one + 5)", "I(Rev.per.mile^2)", "`width cm`:X.one"]
     np.testing.assert_array_equal(spec.X[:, 0], np.log(dotted["X.one"] + 5))
     np.testing.assert_array_equal(spec.Y[:, 0], np.log(dotted["Resp.y"] + 10))
 
 
 def test_dot_minus_a_dotted_name(frames):
     spec = parse("Resp.y ~ . - Rev.per.mile - g", frames[1])
-    assert spec.x_names == ["X.one", 'Q("3rd.dose")', 'Q("width cm")']
+    assert spec.x_names == ["X.one", "`3rd.dose`", "`width cm`"]
 
 
 def test_longest_column_wins_and_numbers_stay_numbers():
@@ -71,7 +71,7 @@ def test_longest_column_wins_and_numbers_stay_numbers():
 def test_display_keeps_quotes_where_r_would_backquote():
     assert display('Q("MPG.city")') == "MPG.city"
     assert display('C(Q("Dept.Name"))[T.x]') == "C(Dept.Name)[T.x]"
-    assert display('Q("y ")') == 'Q("y ")' and display('Q("2nd")') == 'Q("2nd")'
+    assert display('Q("y ")') == "`y `" and display('Q("2nd")') == "`2nd`"
 
 
 def test_predictor_test_formula_takes_dotted_names(frames):
@@ -137,4 +137,29 @@ def test_expression_named_column_says_how_to_quote(clash):
     with pytest.raises(ValueError, match=r"column named 'log\(w\)'.*Q\(\"log\(w\)\"\)"):
         parse("y ~ log(w) + x", frame)
     spec = parse('y ~ Q("log(w)") + x', frame)
-    assert spec.x_names == ['Q("log(w)")', "x"]
+    assert spec.x_names == ["`log(w)`", "x"]
+
+
+def test_r_s_backquotes_name_columns_and_names_show_as_r_shows_them():
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame(rng.standard_normal((40, 3)), columns=["width cm", "2nd", "x"])
+    data["y"] = data["x"] + rng.standard_normal(40)
+    spec = parse("y ~ `width cm` + log(abs(`2nd`)) + x", data)
+    assert spec.x_names == ["`width cm`", "log(abs(`2nd`))", "x"]
+    np.testing.assert_array_equal(spec.X[:, 0], data["width cm"].to_numpy())
+    same = parse('y ~ Q("width cm") + log(abs(Q("2nd"))) + x', data)
+    assert same.x_names == spec.x_names
+    np.testing.assert_array_equal(same.X, spec.X)
+    assert parse("y ~ .", data).x_names == ["`width cm`", "`2nd`", "x"]
+
+
+def test_a_predictor_test_finds_a_column_by_any_of_its_spellings():
+    rng = np.random.default_rng(4)
+    data = pd.DataFrame(rng.standard_normal((80, 3)), columns=["my var", "x.2", "wt"])
+    data["y"] = data["wt"] + rng.standard_normal(80)
+    fit = sdr.sir("y ~ .", data)
+    tables = [
+        str(fit.coordinate_test(h))
+        for h in ("~ . - `my var`", ["`my var`"], ["my var"], '~ . - Q("my var")')
+    ]
+    assert all(t == tables[0] for t in tables) and "drop `my var`" in tables[0]

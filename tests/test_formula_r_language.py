@@ -68,7 +68,7 @@ def test_caret_in_strings_and_quoted_names_is_left_alone(cars):
     data = cars.assign(**{"a^b": cars.wt * 2})
     spec = parse('mpg ~ Q("a^b") + I(hp^2)', data)
     np.testing.assert_array_equal(spec.X[:, 0], data["a^b"].to_numpy())
-    assert spec.x_names == ['Q("a^b")', "I(hp^2)"]
+    assert spec.x_names == ["`a^b`", "I(hp^2)"]
 
 
 def test_caret_in_the_response(cars):
@@ -374,3 +374,48 @@ def test_a_factor_response_is_a_class_label(mixed):
     for formula in ("factor(good) ~ hp + wt", "as.factor(good) ~ hp + wt", "C(good) ~ hp + wt"):
         spec = parse(formula, coded)
         assert spec.categorical and spec.y_levels == [0, 1] and spec.y_names == ["good"]
+
+
+def test_remainder_and_integer_division_bind_as_in_r(cars):
+    """R's %% and %/% bind tighter than * and /: 2 * hp %% 7 is 2 * (hp %% 7), and
+    100 / hp %/% 7 is 100 / (hp %/% 7) (Python's % and // would group from the left)."""
+    spec = parse("mpg ~ wt + I(2 * hp %% 7) + I(100 / hp %/% 7) + I(-hp %% 7)", cars)
+    hp = cars.hp.to_numpy()
+    assert spec.x_names == ["wt", "I(2 * hp%%7)", "I(100/hp%/%7)", "I(-hp%%7)"]
+    np.testing.assert_array_equal(spec.X[:, 1], 2 * (hp % 7))
+    np.testing.assert_allclose(spec.X[:, 2], 100 / (hp // 7))
+    np.testing.assert_array_equal(spec.X[:, 3], (-hp) % 7)
+
+
+def test_negation_is_r_s_not_below_comparisons(cars):
+    spec = parse("mpg ~ hp + I(!(wt > 3)) + I(!wt > 3 & hp < 200)", cars)
+    assert spec.x_names == ["hp", "I(!(wt > 3))TRUE", "I(!wt > 3 & hp < 200)TRUE"]
+    wt, hp = cars.wt.to_numpy(), cars.hp.to_numpy()
+    np.testing.assert_array_equal(spec.X[:, 1], ~(wt > 3))
+    np.testing.assert_array_equal(spec.X[:, 2], ~(wt > 3) & (hp < 200))
+
+
+def test_a_fit_with_r_s_operators_is_saved_and_read_back(cars, tmp_path):
+    fit = sdr.sir("mpg ~ wt + I(2 * hp %% 7) + I(!(wt > 3) | hp < 100)", cars, d=1)
+    path = tmp_path / "fit.npz"
+    fit.save(path)
+    back = sdr.load(path)
+    np.testing.assert_allclose(back.transform(cars), fit.transform(cars))
+    assert back.directions.index.tolist() == fit.directions.index.tolist()
+
+
+def test_values_outside_given_factor_levels_are_missing_as_in_r(cars):
+    """R's factor(g, levels = c("a", "b")) makes "c" NA, and the model frame drops the row."""
+    data = cars.assign(g=np.array(["a", "b", "c"])[np.arange(N) % 3])
+    with pytest.warns(sdr.MissingValueWarning, match=r"values outside the levels given to"):
+        spec = parse("mpg ~ wt + factor(g, levels = c('a', 'b'))", data)
+    assert spec.n == 2 * N // 3
+    assert spec.x_names == ["wt", 'factor(g, levels = c("a", "b"))b']
+    with pytest.raises(ValueError, match=r"1 of \d+ row|outside the levels|row\(s\) have"):
+        parse("mpg ~ wt + factor(g, levels = c('a', 'b'))", data, missing="raise")
+
+
+def test_a_class_response_with_a_class_per_row_is_named(cars):
+    data = cars.assign(name=[f"car {i}" for i in range(N)])
+    with pytest.raises(ValueError, match=r"The response 'name' is a class label with 120 classes"):
+        sdr.sir("name ~ hp + wt", data)

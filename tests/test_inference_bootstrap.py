@@ -160,11 +160,11 @@ def test_result_members_summary_and_plot():
     assert "Direction stability" in text and "random_state = 1" in text
     assert "<table" in boot._repr_html_()
     assert "tabular" in boot.summary().as_latex()
-    assert len(boot.plot()) == 2
+    assert len(boot.plot().axes) == 2
     import matplotlib.pyplot as plt
 
-    _, one = plt.subplots()
-    assert boot.plot(ax=one) is one  # a single Axes: the histogram only
+    fig, one = plt.subplots()
+    assert boot.plot(ax=one) is fig and fig.axes == [one]  # a single Axes: the histogram only
     assert fit.plot(kind="bootstrap", B=10, random_state=0, progress=False) is not None
     plt.close("all")
     assert "BootstrapResult" in repr(boot)

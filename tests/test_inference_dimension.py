@@ -202,3 +202,20 @@ def test_cook_yin_permutation_keeps_the_first_m_reduced_predictors():
     test = fit.test_dimension("permutation", n_permutations=2, random_state=0, progress=False)
     ev = fit.output.eigenvalues
     np.testing.assert_allclose(test.table["stat"], [ev[m:].sum() for m in range(4)], rtol=1e-12)
+
+
+def test_mave_permutation_test_reaches_above_the_fit_s_d():
+    # MAVE keeps one solution per dimension: the test reads the solution one dimension above
+    # the fit's d (refitted at that dimension), so it can choose more than the d it was given
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 4))
+    y = X[:, 0] + X[:, 1] ** 2 + 0.3 * rng.standard_normal(200)
+    fit = sdr.MAVE(d=1, max_iter=2, random_state=0).fit(X, y)
+    quick = {"n_permutations": 19, "progress": False}
+    test = fit.test_dimension("permutation", **quick)
+    assert test.table.index.tolist() == ["0D vs >= 1D", "1D vs >= 2D"]
+    assert test.d == 2 > fit.d  # the second direction is found though d = 1 was given
+    wider = fit.test_dimension("permutation", d_max=3, **quick)
+    assert len(wider.table) == 3
+    values = np.sort(np.abs(fit.output.extras["eigenvalues_by_dim"][3]))[::-1]
+    np.testing.assert_allclose(wider.table["stat"], [values[m:].sum() for m in range(3)])

@@ -60,6 +60,25 @@ def test_bad_n_jobs_message():
     assert effective_n_jobs(-1) >= 1
 
 
+def test_a_long_loop_says_its_predicted_time_before_going_on(monkeypatch, capsys):
+    import time
+
+    import sdrstats.base.parallel as par
+
+    def slow(x):
+        time.sleep(0.02)
+        return x
+
+    parallel_map(slow, range(5), progress=True, desc="short")
+    assert "predicted" not in capsys.readouterr().err
+    monkeypatch.setattr(par, "ANNOUNCE_SECONDS", 0.05)  # four more tasks of 0.02 s: 0.08 s
+    parallel_map(slow, range(5), progress=True, desc="long rule")  # no terminal, still said
+    err = capsys.readouterr().err
+    assert err.startswith("long rule: about 0 s predicted (5 tasks of about 0.0")
+    parallel_map(slow, range(5), progress=False, desc="silenced")
+    assert "silenced" not in capsys.readouterr().err
+
+
 def test_progress_bar_appears_only_for_long_loops(monkeypatch, capsys):
     import time
 

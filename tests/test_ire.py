@@ -23,9 +23,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.linalg
+import scipy.stats
+from ire_reference import gamma_factor
 
 import sdrstats as sdr
-from sdrstats.moment._ire_als import Discrepancy, gamma_factor, helmert_basis
+from sdrstats.moment._ire_als import Discrepancy, helmert_basis
 from sdrstats.moment.ire import IRE, IREResults
 
 FORMULA = "lbm ~ log(ssf)+log(wt)+log(hg)+log(ht)+log(wcc)+log(rcc)+log(hc)+log(ferr)"
@@ -627,3 +629,33 @@ def test_coordinate_tests_ignore_predictor_scales(ais):
         a = fit.coordinate_test(["log(hg)"], d=d)
         b = scaled.coordinate_test(["x3"], d=d)
         assert b.statistic == pytest.approx(a.statistic, rel=1e-9)
+
+
+# -- small-sample versions of the test (Yuan & Bentler 1997, 1999) ---------------------------
+def test_the_default_test_is_r_s_and_the_corrections_are_scalings_of_it(fits):
+    fit = fits["ire8"]
+    r_test = fit.test_dimension()
+    pd.testing.assert_frame_equal(r_test.table, fit.test_dimension(correction=None).table)
+    stat, df, n = r_test.table["stat"], r_test.table["df"], fit.n
+    f_test = fit.test_dimension(correction="F")
+    expected = scipy.stats.f.sf(stat * (n - df) / ((n - 1) * df), df, n - df)
+    np.testing.assert_allclose(f_test.table["p_value"], expected, rtol=1e-12)
+    yb = fit.test_dimension(correction="yuan_bentler")
+    np.testing.assert_allclose(
+        yb.table["p_value"], scipy.stats.chi2.sf(stat / (1 + stat / n), df), rtol=1e-12
+    )
+    # both shrink the statistic: p-values never below R's, so the chosen d is never larger
+    assert (f_test.table["p_value"] >= r_test.table["p_value"]).all()
+    assert f_test.d <= r_test.d and yb.d <= r_test.d
+    assert "Yuan & Bentler's (1999) F version" in str(f_test)
+    with pytest.raises(ValueError, match="correction must be one of"):
+        fit.test_dimension(correction="bartlett")
+
+
+def test_the_summary_says_when_n_is_small_for_the_slices(ais):
+    small = str(sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg)", ais, nslices=8).summary())
+    assert "Small sample:\nn = 202 is small for the 21 slice-mean moments" in small
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((1000, 3))
+    big = sdr.IRE(nslices=4).fit(X, X[:, 0] + rng.standard_normal(1000))
+    assert "Small sample" not in str(big.summary())  # 1000 rows for 9 moments

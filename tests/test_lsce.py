@@ -181,8 +181,8 @@ def test_same_random_state_same_fit_and_pickle_round_trip():
     np.testing.assert_array_equal(a.directions.to_numpy(), b.directions.to_numpy())
     grid = np.linspace(-2, 4, 7)
     np.testing.assert_array_equal(
-        a.conditional_density().pdf(grid, data.iloc[:3]),
-        b.conditional_density().pdf(grid, data.iloc[:3]),
+        a.conditional_density().pdf(data.iloc[:3], grid),
+        b.conditional_density().pdf(data.iloc[:3], grid),
     )
 
 
@@ -212,10 +212,11 @@ def test_plot_summary_one_and_two_directions():
 
     matplotlib.use("Agg")
     data, _ = lsce_artificial("b", 60, random_state=14)
-    ax = sdr.lsce("y ~ .", data, d=1, **FAST).plot()
+    ax = sdr.lsce("y ~ .", data, d=1, **FAST).plot().axes[0]
     assert ax.get_xlabel() == "Dir1" and len(ax.collections) >= 2  # points and the band
-    ax2 = sdr.lsce("y ~ .", data, d=2, **FAST).plot()
-    assert ax2.name == "3d"
+    two = sdr.lsce("y ~ .", data, d=2, **FAST)
+    assert len(two.plot().axes) == 9  # R's plot.dr: Dir1, Dir2 and y, a 3 x 3 matrix
+    assert two.plot("density").axes[0].name == "3d"  # the fitted mean as a surface
 
 
 # -- bad input --------------------------------------------------------------------------------

@@ -344,7 +344,7 @@ def test_conditional_density_on_the_mave_predictors(classic):
     fit = sdr.mave("y ~ .", small, variant="csopg", d=2, d_max=2)
     dens = fit.conditional_density(random_state=0)
     grid = np.linspace(-8, 8, 401)
-    pdf = dens.pdf(y=grid, newdata=small.iloc[:3])
+    pdf = dens.pdf(small.iloc[:3], grid)
     assert pdf.shape == (3, 401) and np.all(pdf >= 0)
     # each row is a density in y: the trapezoid integral over a wide grid is close to one
     # (LSCDE normalises its Gaussian mixture; grid step 0.04 makes the rule exact to 1e-3)

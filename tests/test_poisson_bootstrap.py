@@ -252,7 +252,7 @@ def test_dask_bootstrap_reads_the_data_once_after_the_fit(ais_missing, monkeypat
         frame = dd.from_pandas(ais_missing, npartitions=3)
         fit = sdr.sir(AIS, frame, nslices=8, d=2)
         memory = sdr.sir(AIS, ais_missing, nslices=8, d=2)
-    backend = fit._data_source.backend
+    backend = fit.spec.data.backend
     lengths = [int(v) for v in frame.map_partitions(len).compute()]
     assert backend._lengths == lengths and sum(lengths) == ais_missing.shape[0]
 

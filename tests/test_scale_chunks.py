@@ -330,7 +330,7 @@ def test_exact_slicing_rereads_chunks_when_the_response_is_too_large_to_keep(mon
 
 @pytest.mark.parametrize("ties", [False, True])
 def test_chunked_cume_equals_in_memory(monkeypatch, ties):
-    import sdrstats.moment.chunked as moment_chunked
+    import sdrstats.moment.cumulative as moment_cume
 
     rng = np.random.default_rng(9)
     frame = pd.DataFrame(rng.standard_normal((6000, 4)) + 3, columns=list("abcd"))
@@ -340,7 +340,7 @@ def test_chunked_cume_equals_in_memory(monkeypatch, ties):
     pieces = [frame.iloc[k : k + 700] for k in range(0, 6000, 700)]
     memory = sdr.cume("y ~ a + b + c + d", frame)
     # small batches: many passes, each over one range of the response, in order
-    monkeypatch.setattr(moment_chunked, "CUME_BATCH_ROWS", 500)
+    monkeypatch.setattr(moment_cume, "CUME_BATCH_ROWS", 500)
     fit = sdr.cume("y ~ a + b + c + d", sdr.chunks_from(pieces))
     # the same sums grouped differently: rounding only (~1e-15 relative)
     np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=1e-12)

@@ -246,9 +246,9 @@ def test_summary_pickle_and_plot():
     import matplotlib
 
     matplotlib.use("Agg")
-    ax = fit.plot("projection")
+    ax = fit.plot("projection").axes[0]
     assert len(ax.collections) == 3
-    assert fit.plot("objective").lines
+    assert fit.plot("objective").axes[0].lines
 
 
 @pytest.mark.parametrize("eigensolver", ["arpack", "lobpcg"])

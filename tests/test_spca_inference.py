@@ -64,7 +64,7 @@ def test_kernel_spca_says_resampling_rules_need_linear_directions(fits):
 def test_conditional_density_on_the_reduced_predictors(fits, ais, method):
     dens = fits[method].conditional_density()
     grid = np.linspace(ais["lbm"].min(), ais["lbm"].max(), 200)
-    pdf = dens.pdf(grid, ais.iloc[:3])
+    pdf = dens.pdf(ais.iloc[:3], grid)
     assert pdf.shape == (3, 200) and np.all(pdf >= 0)
     # Riemann sum over a grid that covers the data: a density integrates to about 1 (the
     # Gaussian mixture puts a little mass outside the observed range, hence the 0.1 margin).
@@ -74,7 +74,7 @@ def test_conditional_density_on_the_reduced_predictors(fits, ais, method):
 
 def test_plot_is_a_projection_scatter_coloured_by_class(ais):
     fit = sdr.spca("sport ~ ht + wt + lbm + bmi + ssf", ais, d=2, add_identity=1.0)
-    ax = fit.plot()
+    ax = fit.plot().axes[0]
     assert ax.get_xlabel() == "Dir1" and ax.get_ylabel() == "Dir2"
     assert len(ax.collections) == ais["sport"].nunique()  # one scatter per class
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -83,11 +83,16 @@ def test_plot_is_a_projection_scatter_coloured_by_class(ais):
 
 
 def test_plot_of_kernel_spca_and_continuous_response(fits, ais):
-    ax = fits["kspca"].plot(newdata=ais.iloc[:50])
-    assert len(ax.collections) == 1 and ax.get_ylabel() == ""
-    plt.close(ax.figure)
-    with pytest.raises(ValueError, match=r"dims \(0, 2\) need d >= 3"):
-        fits["spca"].plot(dims=(0, 2))
+    # one direction: the response against it with a smoother, not a fake second axis
+    ax = fits["kspca"].plot(newdata=ais.iloc[:50]).axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("Dir1", "lbm")
+    assert "2-D" not in ax.get_title()
+    # two directions: the rows coloured by the response, with a colour bar
+    fig = fits["spca"].plot(newdata=ais.iloc[:50])
+    assert len(fig.axes[0].collections) == 1 and fig.axes[1].get_ylabel() == "lbm"
+    plt.close("all")
+    with pytest.raises(ValueError, match=r"which \(1, 3\) needs d >= 3"):
+        fits["spca"].plot(which=(1, 3))
 
 
 def test_kernel_spca_default_dimension_rule_is_the_embedding_ladle():

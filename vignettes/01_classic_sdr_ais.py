@@ -19,19 +19,15 @@
 # linear combinations `B'x` such that `lbm` depends on `x` only through them — without
 # assuming a model for that dependence.
 
-# %%
+# %% tags=["hide-input"]
+# Settings: SDRSTATS_QUICK=1 runs the vignette with few replicates (the tests do).
 import os
-from pathlib import Path
 
-import matplotlib.pyplot as plt
+B = 50 if os.environ.get("SDRSTATS_QUICK") == "1" else 500
 
+# %%
 import sdrstats as sdr
 from sdrstats.vignettes import show_figure
-
-QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
-FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
-FIGURES.mkdir(parents=True, exist_ok=True)
-B = 50 if QUICK else 500
 
 ais = sdr.datasets.load("ais")
 formula = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht) + log(wcc) + log(rcc) + log(hc) + log(ferr)"
@@ -81,8 +77,7 @@ print(fit_phd.test_dimension())
 # %%
 boot = fit_sir.bootstrap(B=B, d=2, random_state=1, progress=False)
 print(boot.summary())
-boot.plot()
-plt.gcf().savefig(FIGURES / "bootstrap_distances.png", dpi=100, bbox_inches="tight")
+show_figure(boot.plot())
 
 # %% [markdown]
 # ## Which predictors matter?
@@ -95,14 +90,20 @@ print(fit_sir.coordinate_test("~ . - log(hg)"))
 print(fit_sir.drop1())
 
 # %% [markdown]
-# ## The sufficient summary plot
+# ## The summary plot
 #
-# Plotting the response against the first reduced predictor is the picture that SDR promises:
-# everything the predictors know about `lbm` (to first order) in one scatter plot.
+# `fit.plot()` draws what R's `plot.dr` draws: a scatterplot matrix of the response and the
+# directions, with a lowess smoother of `lbm` on each direction. With the two directions the
+# tests chose, the bottom row shows `lbm` against each of them.
 
 # %%
-ax = sdr.sir(formula, ais, nslices=8, d=1).plot("summary")
-ax.figure.savefig(FIGURES / "sufficient_summary_plot.png", dpi=100, bbox_inches="tight")
-ax = fit_sir.plot("scree")
-ax.figure.savefig(FIGURES / "scree.png", dpi=100, bbox_inches="tight")
-show_figure("all")
+show_figure(fit_sir.plot(which=[1, 2]))
+
+# %% [markdown]
+# Plotting the response against the first reduced predictor is the picture that SDR promises:
+# everything the predictors know about `lbm` (to first order) in one scatter plot. The scree
+# plot shows the eigenvalues with the p-value of each marginal dimension test.
+
+# %%
+show_figure(sdr.sir(formula, ais, nslices=8, d=1).plot("summary"))
+show_figure(fit_sir.plot("scree"))

@@ -26,10 +26,13 @@
 # 2-D projection of held-out rows by balanced accuracy (mean per-class recall; 0.5 is chance
 # for two classes).
 
-# %%
+# %% tags=["hide-input"]
+# Settings: SDRSTATS_QUICK=1 (the tests) uses smaller toy data sets.
 import os
-from pathlib import Path
 
+N_TOY = 200 if os.environ.get("SDRSTATS_QUICK") == "1" else 600  # rows (half for training)
+
+# %%
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -37,12 +40,9 @@ from sklearn.datasets import load_iris, make_circles
 
 import sdrstats as sdr
 from sdrstats.evaluate import one_nn_bca
+from sdrstats.plotting import PAGE_WIDTH
 from sdrstats.vignettes import show_figure
 
-QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
-FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
-FIGURES.mkdir(parents=True, exist_ok=True)
-N_TOY = 200 if QUICK else 600  # rows of each toy data set (half for training)
 rng = np.random.default_rng(2011)
 
 
@@ -61,15 +61,15 @@ def heldout_bca(fit, train, test):
     )[0]
 
 
-def panels(fits, train, test, name):
+def panels(fits, train, test):
     """Projection plots of held-out rows side by side; returns the BCA row."""
-    fig, axes = plt.subplots(1, len(fits), figsize=(4.2 * len(fits), 3.8))
+    fig, axes = plt.subplots(
+        1, len(fits), figsize=(PAGE_WIDTH, PAGE_WIDTH / len(fits) + 0.4), layout="constrained"
+    )
     scores = {}
     for ax, (label, fit) in zip(axes, fits.items()):
         scores[label] = heldout_bca(fit, train, test)
         fit.plot(newdata=test, ax=ax, title=f"{label} (BCA {scores[label]:.2f})")
-    fig.tight_layout()
-    fig.savefig(FIGURES / name, dpi=100, bbox_inches="tight")
     show_figure(fig)
     return pd.Series(scores)
 
@@ -93,7 +93,7 @@ print(fit_spca.summary())
 
 # %%
 iris_scores = panels(
-    {"PCA": fit_pca, "supervised PCA": fit_spca}, iris_train, iris_test, "iris_projections.png"
+    {"PCA": fit_pca, "supervised PCA": fit_spca}, iris_train, iris_test
 )
 print(iris_scores.round(3))
 
@@ -133,7 +133,7 @@ fits = {
         "y ~ .", xor_train, d=2, kernel="rbf", gamma=0.5, add_identity=1.0, random_state=0
     ),
 }
-xor_scores = panels(fits, xor_train, xor_test, "xor_projections.png")
+xor_scores = panels(fits, xor_train, xor_test)
 print(xor_scores.round(3))
 print(fits["supervised PCA"].directions.round(2).T)
 
@@ -171,7 +171,7 @@ fits = {
         "y ~ .", circ_train, d=2, kernel="poly", degree=2, add_identity=1.0, random_state=0
     ),
 }
-circ_scores = panels(fits, circ_train, circ_test, "circles_projections.png")
+circ_scores = panels(fits, circ_train, circ_test)
 print(circ_scores.round(3))
 
 # %% [markdown]

@@ -20,11 +20,18 @@
 # directions by a truncated-gradient Lasso step on pseudo-responses. Memory stays
 # `O(p·H + p·d)` however long the stream.
 #
-# We simulate a stream from the seed's model 2, write it to a CSV file, read it back in
+# We simulate a stream from model 2 of Cheng and Cui (2020), write it to a CSV file, read it back in
 # chunks, and watch the estimate approach the true central subspace as rows arrive.
 
-# %%
+# %% tags=["hide-input"]
+# Settings: SDRSTATS_QUICK=1 (the tests) streams fewer, shorter chunks of fewer predictors.
 import os
+
+QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
+P = 20 if QUICK else 100  # predictors
+N_CHUNKS, CHUNK = (6, 500) if QUICK else (30, 1000)  # the stream: N_CHUNKS x CHUNK rows
+
+# %%
 import tempfile
 from pathlib import Path
 
@@ -33,19 +40,14 @@ import numpy as np
 import pandas as pd
 
 import sdrstats as sdr
+from sdrstats.plotting import COLUMN_WIDTH, PALETTE, plot_projection
 from sdrstats.simulate import ossir_model
 from sdrstats.vignettes import show_figure
-
-QUICK = os.environ.get("SDRSTATS_QUICK") == "1"
-FIGURES = Path(os.environ.get("SDRSTATS_FIGURES", "figures"))
-FIGURES.mkdir(parents=True, exist_ok=True)
-P = 20 if QUICK else 100  # predictors
-N_CHUNKS, CHUNK = (6, 500) if QUICK else (30, 1000)  # the stream: N_CHUNKS x CHUNK rows
 
 # %% [markdown]
 # ## The stream
 #
-# Model 2 of the seed: `x ~ N(0, Σ)` with `Σ_ij = 0.5^|i-j|`,
+# Model 2 of Cheng and Cui (2020): `x ~ N(0, Σ)` with `Σ_ij = 0.5^|i-j|`,
 # `y = sin(β₁'x)·exp(β₂'x) + 0.5 ε`, where `β₁` puts weight 1/2 on `x1..x4` and `β₂` on
 # `x7..x10`; the other predictors are irrelevant. The true central subspace is
 # `span(β₁, β₂)` (`d = 2`) and is sparse. Each chunk is generated from its own child of one
@@ -118,7 +120,7 @@ print(f"rows seen: {stream_sparse.n_seen}")
 #
 # Every update records a snapshot of the basis (`trace_size` bounds how many are kept).
 # `trace_distance(truth)` measures each snapshot's distance to the true subspace by the
-# seed's `1 − |det(Q̂'Q)|` (0 when the subspaces coincide, 1 when some true direction is
+# paper's `1 − |det(Q̂'Q)|` (0 when the subspaces coincide, 1 when some true direction is
 # orthogonal to the estimate). As a reference we also fit batch SIR to the whole file at
 # once — something the online method never needs to do.
 
@@ -133,14 +135,13 @@ print(over_time.iloc[np.unique(np.linspace(0, len(over_time) - 1, 8).astype(int)
 print(f"batch SIR on all {len(everything)} rows: {batch_distance:.4f}")
 
 # %%
-fig, ax = plt.subplots(figsize=(6.5, 4))
-over_time.plot(ax=ax, marker=".", logy=True)
+fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 2.8), layout="constrained")
+over_time.plot(ax=ax, marker=".", logy=True, color=PALETTE[:2])
 ax.axhline(batch_distance, color="grey", ls="--", label="batch SIR, all rows")
 ax.set_xlabel("rows seen")
-ax.set_ylabel("1 − |det(Q̂'Q)|  (log scale)")
-ax.set_title(f"Model 2, p = {P}: distance to the true subspace")
-ax.legend()
-fig.savefig(FIGURES / "distance_over_time.png", dpi=100, bbox_inches="tight")
+ax.set_ylabel("determinant distance to the truth")
+ax.set_title(f"Model 2, p = {P}")
+ax.legend(fontsize=8, frameon=False)
 show_figure(fig)
 
 # %% [markdown]
@@ -155,18 +156,15 @@ show_figure(fig)
 # %% [markdown]
 # ## The eigenvalues along the stream
 #
-# `trace` holds the tracked eigenvalues of `D̂` at each snapshot. Both settle after a few
-# thousand rows (0.0113 and 0.0065 at the end of the full stream). Only the top `d = 2` are
-# tracked, so this is a stability check, not a choice of the dimension: the tests of `d`
-# in this package need the rows, which a stream does not keep.
+# `trace` holds the tracked eigenvalues of `D̂` at each snapshot, and `plot()` draws them
+# beside the projection distance between each recorded estimate of the subspace and the one
+# before it: how far the estimate still moves as rows arrive. Both eigenvalues settle after
+# a few thousand rows (0.0113 and 0.0065 at the end of the full stream). Only the top
+# `d = 2` are tracked, so this is a stability check, not a choice of the dimension: the
+# tests of `d` in this package need the rows, which a stream does not keep.
 
 # %%
-ax = stream_sparse.trace.plot(marker=".", figsize=(6.5, 4))
-ax.set_xlabel("rows seen")
-ax.set_ylabel("eigenvalue of D̂")
-ax.set_title("Tracked eigenvalues (online sparse SIR)")
-ax.figure.savefig(FIGURES / "eigenvalues_over_time.png", dpi=100, bbox_inches="tight")
-show_figure(ax.figure)
+show_figure(stream_sparse.plot())
 print(stream_sparse.trace.tail(3).round(4))
 
 # %% [markdown]
@@ -182,15 +180,9 @@ print(
     f"rows seen: {stream_sparse.n_seen}; distance now "
     f"{sdr.det_distance(stream_sparse.directions, truth):.4f}"
 )
-reduced = stream_sparse.transform(new_rows)
-ax = plt.figure(figsize=(5, 4)).add_subplot(111)
-sc = ax.scatter(reduced.iloc[:, 0], reduced.iloc[:, 1], c=new_rows["y"], s=8, cmap="viridis")
-ax.figure.colorbar(sc, label="y")
-ax.set_xlabel("Dir1")
-ax.set_ylabel("Dir2")
-ax.set_title("New rows on the online directions")
-ax.figure.savefig(FIGURES / "new_rows_projection.png", dpi=100, bbox_inches="tight")
-show_figure(ax.figure)
+show_figure(
+    plot_projection(stream_sparse.results(), new_rows, title="New rows on the online directions")
+)
 workdir.cleanup()
 
 # %% [markdown]

@@ -154,8 +154,13 @@ def config_context(*, max_memory: Any = _KEEP, max_time: Any = _KEEP) -> Iterato
 
     Parameters
     ----------
-    max_memory, max_time
+    max_memory, max_time : optional
         As :func:`set_config`; a limit not named keeps its value.
+
+    Yields
+    ------
+    None
+        The block runs with the limits set; the old ones come back when it ends.
 
     Examples
     --------

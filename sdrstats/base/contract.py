@@ -3,8 +3,9 @@
 :class:`Capabilities` (declared once per estimator class, like scikit-learn's tags),
 :class:`EstimatorOutput` (what ``_fit`` returns) and :class:`FamilyHooks`, the methods through
 which a generic layer (scale, inference) uses a family's special skill without importing it:
-``fit_statistics`` (chunked and Dask data through the family's accumulator) and
-``replicate_kernel`` (a fast weighted bootstrap). :class:`sdrstats.fitting.estimator.Estimator` inherits
+``asymptotic_test_available`` (whether a fit holds what its test reads) and
+``replicate_kernel`` (a fast weighted bootstrap); a fit from chunked or Dask data is
+``fit_output`` of a model spec that holds the chunks instead of rows. :class:`sdrstats.fitting.estimator.Estimator` inherits
 the hooks; a family overrides the ones its ``capabilities`` declare. :class:`EstimatorLike` is
 what a fitted result, and the layers that work through it, may ask of the estimator that made
 it: they sit below the estimator class and never import it.
@@ -35,8 +36,8 @@ class Capabilities:
     eigenvalues : bool
         The fit reports per-direction eigenvalues (permutation tests and the scree plot use them).
     from_statistics : bool
-        The method fits from mergeable statistics (``statistics()``/``fit_statistics()``), so
-        it accepts chunked and Dask data.
+        The method fits from mergeable statistics (its ``fit_output`` passes accumulators
+        over the spec's rows or over chunks), so it accepts chunked and Dask data.
     asymptotic_test : bool
         The estimator has an ``asymptotic_test(results, ...)`` dimension test.
     cv_test : bool
@@ -147,6 +148,8 @@ class EstimatorLike(Protocol):
 
     def replicate_kernel(self, results: Any) -> Any: ...
 
+    def asymptotic_test_available(self, results: Any) -> bool: ...
+
 
 class FamilyHooks:
     """Default answers of the generic layers' questions: no accumulator, no weighted kernel."""
@@ -154,31 +157,30 @@ class FamilyHooks:
     method: str = ""
     capabilities: Capabilities = Capabilities()
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked data through the method's accumulator (``from_statistics`` methods).
+    def asymptotic_test_available(self, results: Any) -> bool:
+        """Whether ``asymptotic_test(results)`` can run on what ``results`` holds.
 
-        ``source`` is the generic chunk driver of :mod:`sdrstats.scale.fit`: it reduces an
-        accumulator over every chunk (``source.reduce(accumulator)``) and knows the formula's
-        names. Returns the output and the keyword arguments of ``chunked_results_class``.
+        True by default (an ``asymptotic_test`` method's test); a method whose test reads
+        the rows says False for a fit on chunked data that did not accumulate what it needs.
 
         Parameters
         ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks, with the formula fixed on the first one.
+        results : Results
+            The fit.
 
         Returns
         -------
-        tuple of (EstimatorOutput, dict)
+        bool
 
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> sdr.MAVE().fit_statistics(None)
-        Traceback (most recent call last):
-        ...
-        ValueError: mave is not available for chunked or Dask data (it needs the rows in memory)...
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", ais, nslices=8)
+        >>> fit.estimator.asymptotic_test_available(fit)
+        True
         """
-        raise self.statistics_unavailable()
+        return True
 
     def statistics_unavailable(self) -> ValueError:
         """The error for chunked or Dask data given to a method that needs the rows.

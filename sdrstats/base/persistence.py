@@ -43,6 +43,7 @@ import json
 import math
 import os
 import re
+import threading
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -50,7 +51,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.sparse
 
 from .budget import check_memory, size_text
 
@@ -63,6 +63,9 @@ HEADER_CHECKSUM = "__header_sha256__"
 _PREFIX = "state is incomplete or corrupt: "
 _MORE_MEMORY = "load it on a machine with more memory"
 _REGISTRY: dict[str, type] = {}
+#: Functions that import the modules defining registered classes, run before the first lookup.
+_PENDING: list[Callable[[], None]] = []
+_PENDING_LOCK = threading.RLock()
 _AMBIGUOUS: set[str] = set()
 _BIT_GENERATORS = {
     name: getattr(np.random, name) for name in ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -109,12 +112,32 @@ class Registered:
             register(cls)
 
 
+def on_first_lookup(load: Callable[[], None]) -> None:
+    """Run ``load`` (which imports the modules that define registered classes) before the
+    registry is first read.
+
+    A package that imports its modules lazily hands this down, so that a file can be loaded,
+    and a class's name in it is unambiguous, before the class's own module was ever used.
+    """
+    _PENDING.append(load)
+
+
+def _complete() -> None:
+    if not _PENDING:
+        return
+    with _PENDING_LOCK:  # another thread reads the registry only once the classes are in
+        while _PENDING:
+            _PENDING.pop(0)()
+
+
 def registry() -> dict[str, type]:
     """The classes a saved file may name (name → class); a copy."""
+    _complete()
     return dict(_REGISTRY)
 
 
 def _class_name(cls: type) -> str | None:
+    _complete()
     for name in (cls.__qualname__, f"{cls.__module__}.{cls.__qualname__}"):
         if _REGISTRY.get(name) is cls:
             return name
@@ -220,6 +243,8 @@ class _Encoder:
                     for j in range(obj.shape[1])
                 ],
             }
+        import scipy.sparse  # here, not at the top: saving is rare, importing sdrstats is not
+
         if scipy.sparse.issparse(obj):
             return self.sparse(obj, path)
         return self.instance(obj, path)
@@ -284,6 +309,8 @@ class _Encoder:
         }
 
     def sparse(self, obj: Any, path: str) -> dict[str, Any]:
+        import scipy.sparse
+
         fmt = obj.format
         if fmt not in ("csr", "csc", "coo"):
             obj, fmt = obj.tocsr(), "csr"
@@ -480,6 +507,8 @@ class _Decoder:
             raise StateError(f"{path} has {len(values)} values but an index of {len(index)}.")
 
     def _sparse(self, node, path):
+        import scipy.sparse
+
         shape = tuple(int(s) for s in node["shape"])
         data = self.decode(node["data"], f"{path}.data")
         if node["format"] == "coo":
@@ -505,6 +534,7 @@ class _Decoder:
 
     def _object(self, node, path):
         name = node["class"]
+        _complete()
         cls = _REGISTRY.get(name) if isinstance(name, str) else None
         if cls is None:
             raise StateError(f"{path} names the class {name!r}, which is not an sdrstats class.")

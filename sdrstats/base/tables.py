@@ -162,7 +162,7 @@ class Summary:
 
         Parameters
         ----------
-        title, text, table, digits
+        title, text, table, digits : optional
             As :class:`Block`.
 
         Examples
@@ -177,6 +177,11 @@ class Summary:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """The tables of the summary by title.
+
+        Returns
+        -------
+        dict of str to pandas.DataFrame
+            The tables, by their block titles.
 
         Examples
         --------
@@ -232,6 +237,11 @@ class Summary:
     def as_html(self) -> str:
         """The summary as an HTML fragment.
 
+        Returns
+        -------
+        str
+            An HTML fragment (a ``div`` of tables and paragraphs).
+
         Examples
         --------
         >>> import sdrstats as sdr
@@ -244,6 +254,11 @@ class Summary:
 
     def as_latex(self) -> str:
         """The summary as LaTeX: a paragraph per text block, a tabular per table.
+
+        Returns
+        -------
+        str
+            LaTeX source: a paragraph per text block, a ``tabular`` per table.
 
         Examples
         --------

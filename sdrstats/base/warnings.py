@@ -112,8 +112,34 @@ class TuningWarning(SDRWarning):
     """
 
 
+class CalibrationWarning(SDRWarning):
+    """A conditional density's intervals miss their nominal coverage beyond binomial error.
+
+    Raised by ``calibration()`` on rows with known responses; the message names the
+    groups (thirds of the rows' local spread) and levels that miss.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np, pandas as pd
+    >>> import sdrstats as sdr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((1000, 2))
+    >>> df = pd.DataFrame(X, columns=["x1", "x2"])
+    >>> df["y"] = X[:, 0] + (0.1 + np.maximum(X[:, 1], 0)) * rng.standard_normal(1000)
+    >>> fit = sdr.sir("y ~ x1 + x2", df.iloc[:400], d=1)
+    >>> one_width = fit.conditional_density(model="separate", random_state=0)  # blind to x2
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     cal = one_width.calibration(df.iloc[400:])
+    >>> any(issubclass(w.category, sdr.CalibrationWarning) for w in caught)
+    True
+    """
+
+
 __all__ = [
     "SDRWarning",
+    "CalibrationWarning",
     "ConvergenceWarning",
     "MissingValueWarning",
     "CollinearityWarning",

@@ -8,12 +8,15 @@ and ``y``; the location-scale form) and chooses among them by held-out log-likel
 :mod:`.mixture` wraps them and ε-KDE and holds ``conditional_density_for``, the hook
 ``Results.conditional_density`` calls, so every fit's density comes from here.
 :mod:`.calibration` scores a density on data with known responses (PIT, interval coverage,
-CRPS, log score). The Gaussian kernels come from :mod:`sdrstats.stats.gaussian`, the
+CRPS, log score), :mod:`.conformal` widens the density's intervals to a finite-sample
+coverage guarantee with held-out rows, and :mod:`.spread` models the location-scale
+density's spread on the whole predictor space. The Gaussian kernels come from :mod:`sdrstats.stats.gaussian`, the
 local-linear smoother from :mod:`sdrstats.stats.local_linear`.
 """
 
 from .calibration import Calibration, mixture_crps
 from .conditional import ConditionalDensity, Features
+from .conformal import ConformalIntervals
 from .mixture import (
     ESTIMATORS,
     MODELS,
@@ -29,6 +32,7 @@ from .mixture import (
 __all__ = [
     "Calibration",
     "ConditionalDensity",
+    "ConformalIntervals",
     "Features",
     "ESTIMATORS",
     "MODELS",

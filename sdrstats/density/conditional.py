@@ -57,6 +57,12 @@ class Features:
         values, index = self.raw(newdata)
         return (values - self.shift) / self.scale, index
 
+    def predictors(self, newdata: Any = None) -> np.ndarray:
+        """The whole predictor matrix of ``newdata`` (default the training rows), as the
+        formula built it: every predictor, not only the reduced ones."""
+        spec = self.spec if self.results is None else self.results.spec
+        return spec.X if newdata is None else spec.transform_x(newdata)
+
 
 #: Elements of one block of a (rows x values x components) array.
 BLOCK_ELEMENTS = 2_000_000
@@ -92,6 +98,7 @@ class ConditionalDensity(DensityQueries):
         The components' standard deviations ``s`` (same scale as ``means``): common to
         all, or one row per component.
     y_names : list of str
+        Names of the response columns.
     method : str
         Label shown in printouts and plots (e.g. ``"LSCE"``, ``"LSCDE"``, ``"eps-KDE"``).
     tuning : dict
@@ -109,6 +116,21 @@ class ConditionalDensity(DensityQueries):
         Held-out mean log density of every candidate model, when the model was chosen.
     heldout_log_score : float or None
         The held-out (cross-validated) mean log density of this model.
+    spread_directions : pandas.DataFrame or None
+        For a location-scale density of a reduced fit whose spread changes along
+        directions the fit's ``d`` directions miss: those directions (predictors x
+        Spread1..k, unit columns). The density then uses ``d + k`` directions of the
+        predictors: the fit's for the location and the mixture weights, these for the
+        spread ``s(x)`` as well. ``None`` otherwise.
+
+    See Also
+    --------
+    Results.conditional_density : The call that returns it.
+    lscde : The density fitted on given predictors.
+
+    References
+    ----------
+    :cite:t:`sugiyama2010`; :cite:t:`tangkaratt2015`.
 
     Examples
     --------
@@ -161,6 +183,10 @@ class ConditionalDensity(DensityQueries):
         state.setdefault("random_state", None)
         state.setdefault("_sample_rng", None)
         self.__dict__.update(state)
+
+    @property
+    def spread_directions(self) -> pd.DataFrame | None:
+        return None
 
     # -- the mixture ------------------------------------------------------------------------
     def _weights(self, Z: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -310,8 +336,6 @@ class ConditionalDensity(DensityQueries):
         return (y - parts.loc) / parts.scale, -np.log(parts.scale).sum(axis=1)
 
     def _log_pdf_at_parts(self, parts: Parts, y: np.ndarray) -> np.ndarray:
-        if len(y) != len(parts.w):
-            raise ValueError(f"y has {len(y)} values but there are {len(parts.w)} rows.")
         e, log_jac = self._standardised(parts, y)
         S = self._sds
         std = (e[:, None, :] - self.means[None, :, :]) / S[None, :, :]
@@ -320,21 +344,61 @@ class ConditionalDensity(DensityQueries):
             logw = np.log(parts.w)
         return logsumexp(logw + logc, axis=1) + log_jac
 
-    def pdf(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """Density of each value of ``y`` for each row of ``newdata``: array rows x len(y).
+    def _query(
+        self, name: str, newdata: Any, y: Any, own: bool = False
+    ) -> tuple[Parts, np.ndarray, bool]:
+        """The mixture at the rows of ``newdata`` and the response values asked for.
 
-        ``y`` is a 1-D array for one response, an array (m, q) for ``q`` responses.
+        Returns ``(parts, y, own)``: ``own`` is true when ``y`` is one value per row (given
+        so, or taken from the response column(s) of ``newdata``) rather than values at which
+        every row's density is wanted. Refuses the order ``(y, newdata)`` with the call to
+        write instead.
+        """
+        if isinstance(y, pd.DataFrame) or (
+            newdata is not None and not isinstance(newdata, pd.DataFrame) and np.ndim(newdata) == 1
+        ):
+            raise TypeError(
+                f"{name} takes newdata first, then the response values: "
+                f"dens.{name}(newdata, y) (the order of quantile(newdata, q) and "
+                f"sample(newdata, size)); dens.{name}(y=values) evaluates at the training rows. "
+                f"Got {type(newdata).__name__} first and {type(y).__name__} second."
+            )
+        if y is None:
+            missing = [c for c in self.y_names if c not in getattr(newdata, "columns", [])]
+            if missing:
+                where = "the training rows" if newdata is None else "newdata"
+                raise ValueError(
+                    f"{name} needs response values: pass y= (dens.{name}(newdata, y)) or give "
+                    f"{where} the response column(s) {missing}."
+                )
+            y, own = newdata[self.y_names].to_numpy(dtype=float), True
+        parts = self._parts(newdata)
+        y = self._y_points(y)
+        if own and len(y) != len(parts.w):
+            raise ValueError(
+                f"y has {len(y)} values but newdata has {len(parts.w)} rows; {name} of each "
+                f"row's own value needs one value per row."
+            )
+        return parts, y, own
+
+    def pdf(self, newdata: Any = None, y: Any = None) -> np.ndarray:
+        """Density of each row of ``newdata`` at the response values ``y``.
+
+        ``y`` is a 1-D array for one response, an array (m, q) for ``q`` responses; the
+        result is rows x m. Without ``y``, each row's density at its own response value,
+        read from the response column(s) of ``newdata``: an array of length rows (as
+        :meth:`pdf_at`).
 
         Parameters
         ----------
-        y : array-like of shape (m,) or (m, q)
-            Response values at which to evaluate the density.
         newdata : pandas.DataFrame or array-like, optional
             Rows of predictors (default the training rows).
+        y : array-like of shape (m,) or (m, q), optional
+            Response values at which to evaluate the density.
 
         Returns
         -------
-        ndarray of shape (rows, m)
+        ndarray of shape (rows, m), or (rows,) without ``y``
 
         Examples
         --------
@@ -342,21 +406,25 @@ class ConditionalDensity(DensityQueries):
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
-        >>> dens.pdf([55, 65], ais.head(2)).round(3)
-        array([[0.   , 0.006],
-               [0.015, 0.   ]])
+        >>> dens.pdf(ais.head(2), [55, 65]).shape
+        (2, 2)
+        >>> dens.pdf(ais.head(2).assign(lbm=60.0)).shape  # the response column's values
+        (2,)
         """
-        return self._pdf_parts(self._parts(newdata), self._y_points(y))
+        parts, y, own = self._query("pdf", newdata, y)
+        if own:
+            return np.exp(self._log_pdf_at_parts(parts, y))
+        return self._pdf_parts(parts, y)
 
-    def pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """Density of row ``i``'s own value ``y[i]``: an array of length rows.
+    def pdf_at(self, newdata: Any = None, y: Any = None) -> np.ndarray:
+        """Density of row ``i`` at its own value ``y[i]``: an array of length rows.
 
         Parameters
         ----------
-        y : array-like of shape (rows,) or (rows, q)
-            One response value per row of ``newdata``.
         newdata : pandas.DataFrame or array-like, optional
             Rows of predictors (default the training rows).
+        y : array-like of shape (rows,) or (rows, q), optional
+            One response value per row; default the response column(s) of ``newdata``.
 
         Returns
         -------
@@ -368,22 +436,23 @@ class ConditionalDensity(DensityQueries):
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
-        >>> dens.pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
-        array([0.08, 0.29])
+        >>> bool((dens.pdf_at(ais.head(2)) == dens.pdf_at(ais.head(2), ais["lbm"].head(2))).all())
+        True
         """
-        return np.exp(self.log_pdf_at(y, newdata))
+        parts, y, _ = self._query("pdf_at", newdata, y, own=True)
+        return np.exp(self._log_pdf_at_parts(parts, y))
 
-    def log_pdf_at(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """Log density of row ``i``'s own value ``y[i]``: the logarithmic score.
+    def log_pdf_at(self, newdata: Any = None, y: Any = None) -> np.ndarray:
+        """Log density of row ``i`` at its own value ``y[i]``: the logarithmic score.
 
         Computed in logs throughout, so values far in a tail stay finite.
 
         Parameters
         ----------
-        y : array-like of shape (rows,) or (rows, q)
-            One response value per row of ``newdata``.
         newdata : pandas.DataFrame or array-like, optional
             Rows of predictors (default the training rows).
+        y : array-like of shape (rows,) or (rows, q), optional
+            One response value per row; default the response column(s) of ``newdata``.
 
         Returns
         -------
@@ -395,24 +464,29 @@ class ConditionalDensity(DensityQueries):
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
-        >>> dens.log_pdf_at(ais["lbm"].head(2), ais.head(2)).round(2)
-        array([-2.47, -1.22])
+        >>> dens.log_pdf_at(ais.head(2)).shape
+        (2,)
         """
-        return self._log_pdf_at_parts(self._parts(newdata), self._y_points(y))
+        parts, y, _ = self._query("log_pdf_at", newdata, y, own=True)
+        return self._log_pdf_at_parts(parts, y)
 
-    def cdf(self, y: Any, newdata: Any = None) -> np.ndarray:
-        """``P(Y <= y | x)`` (componentwise for several responses): array rows x len(y).
+    def cdf(self, newdata: Any = None, y: Any = None) -> np.ndarray:
+        """``P(Y <= y | x)`` of each row of ``newdata`` at the values ``y``: rows x len(y).
+
+        Componentwise for several responses. Without ``y``, each row's cdf at its own
+        response value from the response column(s) of ``newdata`` (the probability integral
+        transform), an array of length rows.
 
         Parameters
         ----------
-        y : array-like of shape (m,) or (m, q)
-            Response values.
         newdata : pandas.DataFrame or array-like, optional
             Rows of predictors (default the training rows).
+        y : array-like of shape (m,) or (m, q), optional
+            Response values.
 
         Returns
         -------
-        ndarray of shape (rows, m)
+        ndarray of shape (rows, m), or (rows,) without ``y``
 
         Examples
         --------
@@ -420,13 +494,17 @@ class ConditionalDensity(DensityQueries):
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
-        >>> dens.cdf([55, 65], ais.head(2)).round(2)
-        array([[0.  , 1.  ],
-               [0.01, 1.  ]])
+        >>> dens.cdf(ais.head(2), [40, 100]).round(2)
+        array([[0., 1.],
+               [0., 1.]])
         """
-        parts = self._parts(newdata)
-        y = self._y_points(y)
+        parts, y, own = self._query("cdf", newdata, y)
         w, loc, scale, _ = parts
+        if own:
+            e, _ = self._standardised(parts, y)
+            s = self._sds[None, :, :]
+            logc = log_ndtr((e[:, None, :] - self.means[None, :, :]) / s).sum(-1)
+            return np.einsum("rk,rk->r", w, np.exp(logc))
         s = self.component_sd if self._common_sd else self.component_sd[None, :, :]
         if loc is None:
             logc = log_ndtr((y[:, None, :] - self.means[None, :, :]) / s).sum(-1)
@@ -473,7 +551,7 @@ class ConditionalDensity(DensityQueries):
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=1)
         >>> dens = fit.conditional_density(random_state=0)
         >>> dens.mean(ais.head(2)).round(1).tolist()
-        [61.1, 58.1]
+        [61.0, 58.0]
         """
         parts = self._parts(newdata)
         return self._frame(self._moments(parts)[0], parts.index)

@@ -13,8 +13,9 @@ MODEL_TEXT = {
     "single": "LSCDE, one Gaussian width for z and y (Sugiyama et al. 2010)",
     "separate": "LSCDE, separate Gaussian widths for z and y",
     "location_scale": (
-        "location-scale: y = m(z) + s(z) e, with m and log s local-linear in z and an "
-        "LSCDE of e given z (separate widths)"
+        "location-scale: y = m(z) + s(x) e, with m local-linear in the reduced predictors z, "
+        "log s constant or local-linear (in z and any spread directions of the predictors) "
+        "and an LSCDE of e given z (separate widths)"
     ),
     "lsce": "LSCE's own density: the LSCDE solution at the final projection",
     "eps_kde": "eps-neighbour kernel density",
@@ -70,14 +71,45 @@ def tuning_text(density: Any) -> str:
         f"the sigma_z x sigma_y x lambda grid: {scored} points scored; standardised units)\n"
         f"held-out CV score = {t['cv_score']:.6g}; {components}"
     )
+    widths += width_text(density)
     if model == "separate":
         return widths
     return (
-        f"location m(z): local-linear, bandwidths {_bandwidths(t['location_bandwidth'])}; "
-        f"log-scale: local-linear on log |leave-one-out residual|, bandwidths "
-        f"{_bandwidths(t['scale_bandwidth'])} (one per reduced predictor, by leave-one-out "
-        "cross-validation; inf: linear in that predictor)\n"
-        f"residual e given z: {widths}"
+        f"location m(z): local-linear, bandwidths {_bandwidths(t['location_bandwidth'])} "
+        "(one per reduced predictor, by leave-one-out cross-validation; inf: linear in that "
+        f"predictor)\nlog-scale: {scale_text(density)}\nresidual e given z: {widths}"
+    )
+
+
+def width_text(density: Any) -> str:
+    """How the components' width was kept (the held-out log score's one-se rule)."""
+    table = getattr(density, "width_choice", None)
+    if table is None:
+        return ""
+    kept = table[table["kept"] == "*"].iloc[0]
+    kind = "adaptive (Abramson's square-root law)" if kept["adaptive"] else "one for all"
+    return (
+        f"\ncomponent widths: {kind}, sigma_y = {kept['sigma_y']:.4g}, the widest within one "
+        f"standard error of the best held-out log score of {len(table)} widths scored"
+    )
+
+
+def scale_text(density: Any) -> str:
+    """The log-scale kept, the heteroscedasticity test and the spread directions."""
+    t = density.tuning
+    p = getattr(density, "heteroscedasticity_pvalue", None)
+    test = "" if p is None else f"Breusch-Pagan test of the residuals' spread p = {p:.3g}"
+    name = t.get("log_scale", "reduced predictors")
+    if name == "constant":
+        return f"constant ({test}{'; ' if test else ''}chosen by held-out likelihood)"
+    where = "the reduced predictors"
+    spread = getattr(density, "spread", None)
+    if spread is not None:
+        where += f" and {spread.k} spread direction(s) of all the predictors"
+    return (
+        f"local-linear in {where}, on log |leave-one-out residual|, bandwidths "
+        f"{_bandwidths(t['scale_bandwidth'])} (by held-out Gaussian likelihood); "
+        f"{test}{'; ' if test else ''}chosen by held-out likelihood with the one-se rule"
     )
 
 
@@ -124,12 +156,34 @@ def cv_block(density: Any) -> Block | None:
     )
 
 
+def directions_text(density: Any) -> str | None:
+    """Which directions of the predictors the density uses, when more than the fit's d."""
+    spread = getattr(density, "spread", None)
+    d = density.features.d
+    if spread is None or d is None:
+        return None
+    return (
+        f"The density uses {d + spread.k} directions of the predictors: the fit's d = {d} "
+        f"for the location and the mixture weights, and {spread.k} more for the spread "
+        "s(x), found from the residuals (directions of the variance function, "
+        "dens.spread_directions): the spread changes along them and the fit's directions "
+        "miss them."
+    )
+
+
 def density_blocks(density: Any) -> list[Block]:
     """Model, tuning, model choice and CV blocks of a density's summary."""
     blocks = [
         Block("Model", text=model_text(density)),
         Block("Tuning", text=tuning_text(density)),
     ]
+    more = directions_text(density)
+    if more is not None:
+        blocks.append(Block("Directions", text=more))
+        blocks.append(Block("Spread directions", table=density.spread_directions))
+    scale = getattr(density, "scale_choice", None)
+    if scale is not None and len(scale) > 1:
+        blocks.append(Block("Log-scale choice (held-out Gaussian log-likelihood)", table=scale))
     choice = density.model_choice
     if choice is not None and len(choice) > 1:
         table = choice.copy()
@@ -141,4 +195,13 @@ def density_blocks(density: Any) -> list[Block]:
     return blocks
 
 
-__all__ = ["MODEL_TEXT", "cv_block", "density_blocks", "model_text", "tuning_text"]
+__all__ = [
+    "MODEL_TEXT",
+    "cv_block",
+    "density_blocks",
+    "directions_text",
+    "model_text",
+    "scale_text",
+    "tuning_text",
+    "width_text",
+]

@@ -32,7 +32,7 @@ from ..stats.gaussian import (
     squared_distances,
     standardise_response,
 )
-from .conditional import ConditionalDensity, Features
+from .conditional import ConditionalDensity, Features, Parts
 from .models import (
     LSCDE_LAMBDAS,
     LSCDE_SIGMAS,
@@ -200,8 +200,10 @@ def _fit_density(
         allowed = {"sigma_grid", "lambda_grid", "n_basis", "n_folds", "model"}
         _reject_unknown(options, allowed, "lscde")
         _check_common(Z, options.get("n_folds", 5), "lscde")
+        # A reduced fit's spread may follow directions beyond its own: offer all predictors.
+        predictors = features.predictors() if features.results is not None else None
         name, fit, table = fit_lscde_models(
-            Z, Ys, y_scale=y_scale, random_state=random_state, **options
+            Z, Ys, y_scale=y_scale, random_state=random_state, predictors=predictors, **options
         )
         problem = fit["problem"]
         if name == "location_scale":
@@ -218,8 +220,9 @@ def _fit_density(
                 y_mean=y_mean,
                 y_scale=y_scale,
                 tail_weight=fit["tail_weight"],
+                spread=fit["spread"],
                 means=problem.Yc,
-                sd=np.full(Ys.shape[1], fit["sigma_y"]),
+                sd=component_widths(fit, Ys.shape[1]),
                 tuning=fit["tuning"],
                 **common,
             )
@@ -230,11 +233,15 @@ def _fit_density(
                 fit["alpha"],
                 fit["sigma_z"],
                 means=y_mean + problem.Yc * y_scale,
-                sd=fit["sigma_y"] * y_scale,
+                sd=component_widths(fit, Ys.shape[1]) * y_scale,
                 tuning=fit["tuning"],
                 **common,
             )
         density.cv_grid = fit["cv_grid"]
+        density.width_choice = fit.get("width_choice")
+        if name == "location_scale":
+            density.scale_choice = fit["scale_choice"]
+            density.heteroscedasticity_pvalue = fit["heteroscedasticity_pvalue"]
         density.model = name
         density.heldout_log_score = fit["heldout_log_score"]
         density.model_choice = table
@@ -260,6 +267,15 @@ def _fit_density(
     return density
 
 
+def component_widths(fit: dict[str, Any], q: int) -> np.ndarray:
+    """The components' sds in standardised units: σ_y for all ``(q,)``, or one row per
+    component ``(K, q)`` with adaptive widths."""
+    factors = fit.get("width_factors")
+    if factors is None:
+        return np.full(q, fit["sigma_y"])
+    return fit["sigma_y"] * np.repeat(np.asarray(factors, float)[:, None], q, axis=1)
+
+
 def _cv_frame(fit: dict[str, Any], rows: str, cols: str) -> pd.DataFrame:
     """The held-out criterion over the tuning grid: rows ``rows`` values, columns ``cols``."""
     return pd.DataFrame(
@@ -279,7 +295,7 @@ def _reject_unknown(options: dict[str, Any], allowed: set[str], name: str) -> No
 
 
 class MixtureWeightsLSCDE(ConditionalDensity):
-    """LSCDE / LSCE weights ``w_k(z) ∝ α̃_k exp(-||z - u_k||²/2σ²)`` (seed eq. 10)."""
+    """LSCDE / LSCE weights ``w_k(z) ∝ α̃_k exp(-||z - u_k||²/2σ²)`` (Tangkaratt et al. 2015, eq. 10)."""
 
     def __init__(
         self, features: Features, centres_z: np.ndarray, alpha: np.ndarray, sigma: float, **kw: Any
@@ -293,6 +309,8 @@ class MixtureWeightsLSCDE(ConditionalDensity):
             )
         self.centres_z, self.log_alpha = centres_z[keep], np.log(np.asarray(alpha)[keep])
         self.means, self.sigma = self.means[keep], float(sigma)
+        if self.component_sd.ndim == 2:
+            self.component_sd = self.component_sd[keep]
 
     def _weights(self, Z: np.ndarray) -> np.ndarray:
         # In logs, so rows far from every centre still get the nearest components.
@@ -338,9 +356,11 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         y_mean: np.ndarray,
         y_scale: np.ndarray,
         tail_weight: float = 0.0,
+        spread: Any = None,
         **kw: Any,
     ) -> None:
         super().__init__(features, centres_z, alpha, sigma, **kw)
+        self.spread = spread
         # The defensive component (Hesterberg 1995): weight ε, mean 0, sd TAIL_SD in the
         # residual's units, so that a row far outside the data is not scored as impossible.
         self.tail_weight = float(tail_weight)
@@ -363,11 +383,41 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
         eps = self.tail_weight
         return np.hstack([(1.0 - eps) * w, np.full((len(w), 1), eps)])
 
-    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("spread", None)
+        super().__setstate__(state)
+
+    @property
+    def spread_directions(self) -> pd.DataFrame | None:
+        """Directions of the predictors beyond the fit's along which the spread ``s(x)``
+        changes (predictors x Spread1..k, unit columns; ``None``: the spread follows the
+        reduced predictors alone, or no spread model)."""
+        if self.spread is None:
+            return None
+        spec = self.features.spec if self.features.results is None else self.features.results.spec
+        names = list(getattr(spec, "x_names", [])) or [
+            f"x{j + 1}" for j in range(len(self.spread.basis))
+        ]
+        return self.spread.frame(names)
+
+    def _parts(self, newdata: Any = None) -> Parts:
+        Z, index = self.features(newdata)
+        S = Z
+        if self.spread is not None:  # the spread also follows directions beyond the fit's
+            S = np.hstack([Z, self.spread.transform(self.features.predictors(newdata))])
+        loc, scale = self._location_scale(Z, S)
+        return Parts(self._weights(Z), loc, scale, index)
+
+    def _location_scale(self, Z: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = self.location.predict(Z)
-        g = np.clip(self.log_scale.predict(Z), self.log_scale_range[0], self.log_scale_range[1])
+        g = np.clip(self.log_scale.predict(S), self.log_scale_range[0], self.log_scale_range[1])
         s = np.exp(g)
         return self.y_mean + self.y_scale * (m + s * self.e_shift), self.y_scale * s * self.e_scale
+
+    def _affine(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self.spread is not None:
+            raise ValueError("this density's spread needs the predictors; call _parts(newdata)")
+        return self._location_scale(Z, Z)
 
     def _affine_rows(self) -> bool:
         return True
@@ -403,6 +453,14 @@ def conditional_density_for(
         ``"location_scale"`` and ``"separate"`` by held-out log-likelihood; ``"single"`` is
         LSCDE with one width as published), ``sigma_grid``, ``lambda_grid``, ``n_basis``,
         ``n_folds`` (:mod:`sdrstats.density.models`); for ε-KDE :func:`fit_eps_kde`'s.
+
+    Notes
+    -----
+    The location and the mixture weights use the fit's ``d`` reduced predictors. The
+    location-scale model's spread may also follow directions of *all* the predictors that
+    the fit's miss (a reduction for the mean need not see where the noise grows;
+    :mod:`sdrstats.density.spread`): the density's ``spread_directions`` lists them and
+    its summary says when the density uses more directions than the fit's ``d``.
 
     Examples
     --------

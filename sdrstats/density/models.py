@@ -7,14 +7,20 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
   the full grid.
 - ``"separate"``: widths σ_z for ``z`` and σ_y for ``y``, chosen jointly with λ by the same
   CV criterion (coordinate descent on the grid, :func:`~sdrstats.stats.gaussian.choose_widths`).
-- ``"location_scale"``: ``y = m(z) + s(z) e``. The location ``m`` is a local-linear fit of
-  the standardised response and the log-scale ``log s`` a local-linear fit of the log
-  absolute leave-one-out residuals (on their principal Hessian axes), both with per-axis
-  leave-one-out CV bandwidths (:class:`~sdrstats.stats.local_linear.LocalLinear`); the
-  standardised residual ``e = (y - m(z))/s(z)`` gets a separate-widths LSCDE given ``z``.
+- ``"location_scale"``: ``y = m(z) + s(x) e``. The location ``m`` is a local-linear fit of
+  the standardised response on ``z`` (per-axis leave-one-out CV bandwidths,
+  :class:`~sdrstats.stats.local_linear.LocalLinear`). The log-scale ``log s`` is chosen by
+  :func:`~sdrstats.density.spread.choose_scale`: a constant when a Breusch-Pagan test of
+  the leave-one-out residuals finds no heteroscedasticity, else the best by held-out
+  likelihood of a local-linear fit of the log absolute residuals on ``z`` and on ``z``
+  with one or two *spread directions* of all the predictors (for a reduced fit: the
+  spread may change along directions the fit's ``d`` directions miss). The standardised
+  residual ``e = (y - m(z))/s(x)`` gets a separate-widths LSCDE given ``z``.
   The squared loss is nearly flat in the residual density's component width and spread, so
-  σ_y (the CV choice or a grid neighbour) and a spread factor are then chosen by held-out
-  log-likelihood. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
+  σ_y, one for all components or adaptive (Abramson 1982), and a spread factor are then
+  chosen by held-out log-likelihood with the one-standard-error rule towards the smoother
+  density (:func:`choose_component_width`; the same for ``"separate"``'s σ_y), so that a
+  smooth conditional law is not rendered as a comb of narrow components. A defensive component of weight ``1/n`` and sd :data:`TAIL_SD` (residual
   units) keeps rows beyond the data from scoring as impossible (Hesterberg 1995). A Gaussian
   mixture in ``e`` stays one in ``y`` (means ``m + s μ_k``, sds ``s σ_k``), so every query
   stays exact.
@@ -27,6 +33,15 @@ location and scale.
 
 References
 ----------
+Abramson, I. S. On bandwidth variation in kernel estimates: a square root law. Annals of
+Statistics 10(4), 1982.
+
+Hastie, T., Tibshirani, R. and Friedman, J. The Elements of Statistical Learning, 2nd ed.
+Springer, 2009.
+
+Jones, M. C. On correcting for variance inflation in kernel density estimation.
+Computational Statistics & Data Analysis 11(1), 1991.
+
 Sugiyama, M., Takeuchi, I., Suzuki, T., Kanamori, T., Hachiya, H. and Okanohara, D.
 Least-squares conditional density estimation. IEICE Transactions on Information and Systems
 E93-D(3), 2010.
@@ -72,6 +87,7 @@ from ..stats.gaussian import (
     width_edge_messages,
 )
 from ..stats.local_linear import LocalLinear
+from .spread import choose_scale
 
 MODELS = ("auto", "location_scale", "separate", "single")
 #: Candidates of ``model="auto"``.
@@ -82,8 +98,6 @@ LSCDE_LAMBDAS = np.logspace(-3, 1, 9)
 #: window; a standardised residual hardly does, so a wide one.
 START_Y = (1.0, 0.4, 0.01)
 START_E = (5.6, 0.4, 0.1)
-#: Absolute residuals below this fraction of their median are raised to it before the log.
-RESIDUAL_FLOOR = 0.05
 #: A log-scale predicted beyond the training fit's range by more than this is clipped.
 LOG_SCALE_MARGIN = 1.0
 
@@ -205,13 +219,18 @@ def fit_location_scale(
     user_grid: bool,
     y_scale: np.ndarray,
     z_cache: WidthScores | None = None,
+    predictors: np.ndarray | None = None,
+    random_state: Any = None,
 ) -> dict:
-    """Location and log-scale by local-linear smoothing, then separate-widths LSCDE of the
-    standardised residual given ``z`` (same centres and folds as ``problem``)."""
+    """Location by local-linear smoothing on ``z``, the log-scale chosen by
+    :func:`~sdrstats.density.spread.choose_scale` (constant, on ``z``, or on ``z`` and
+    spread directions of ``predictors``), then separate-widths LSCDE of the standardised
+    residual given ``z`` (same centres and folds as ``problem``)."""
     Z, Ys = problem.X, problem.Y
     location = LocalLinear(Z, Ys)
     resid = location.loo_residuals
-    log_scale = scale_smoother(Z, resid)
+    scale = choose_scale(Z, resid, predictors, random_state=random_state)
+    log_scale = scale.smoother
     g_range = np.vstack(
         [
             log_scale.fitted.min(axis=0) - LOG_SCALE_MARGIN,
@@ -238,37 +257,19 @@ def fit_location_scale(
         scorer=scorer,
         start=START_E,
     )
-    # The residual density's component width and spread, by held-out log-likelihood: the
-    # squared loss is nearly flat in them, and LSCDE's components widen the density of e
-    # (see SPREAD_FACTORS).
-    step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
+    # The residual density's component width and spread, by held-out log-likelihood with
+    # the one-standard-error rule (see choose_component_width).
     tail = 1.0 / len(Z)
-    best = (-np.inf, fit["sigma_y"], 1.0)
-    for sy in sorted({fit["sigma_y"] / step, fit["sigma_y"], fit["sigma_y"] * step}):
-        logp = heldout_log_density(
-            e_problem,
-            np.eye(Z.shape[1]),
-            (fit["sigma_z"], sy),
-            fit["lambda"],
-            folds,
-            [E_loo / c for c in SPREAD_FACTORS],
-        )
-        for lp, c in zip(logp, SPREAD_FACTORS):
-            # The defensive component enters the held-out score as it enters the density.
-            v = E_loo / c
-            log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
-                np.sqrt(2 * np.pi) * TAIL_SD
-            )
-            lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
-            score = float(np.mean(lp + log_jacobian)) - E_loo.shape[1] * np.log(c)
-            if score > best[0]:
-                best = (score, sy, c)
-    score, sy, c = best
+    score, sy, c, factors, widths = choose_component_width(
+        e_problem, folds, fit, sigmas, E_loo, log_jacobian, SPREAD_FACTORS, tail
+    )
+    fit["width_factors"] = factors
     if sy != fit["sigma_y"]:
         fit["sigma_y"] = fit["tuning"]["sigma_y"] = float(sy)
         fit["alpha"] = e_problem.solve(
             np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
         ).alpha
+    fit["width_choice"] = widths
     e_scale = e_scale * c
     fit["tail_weight"] = tail
     fit["heldout_log_score"] = score
@@ -280,12 +281,139 @@ def fit_location_scale(
         log_scale_range=g_range,
         e_shift=e_shift,
         e_scale=e_scale,
+        spread=scale.spread,
+        scale_choice=scale.table,
+        heteroscedasticity_pvalue=scale.pvalue,
     )
     fit["tuning"].update(
         location_bandwidth=_one_or_list(location.bandwidth),
-        scale_bandwidth=_one_or_list(log_scale.bandwidth),
+        log_scale=scale.name,
+        scale_bandwidth=None if log_scale.bandwidth is None else _one_or_list(log_scale.bandwidth),
     )
     return fit
+
+
+#: Component widths tried around the squared-loss choice, in half steps of the σ grid:
+#: from half a step narrower to two steps wider (the squared loss errs narrow: on the
+#: density benchmark's models a step narrower was never kept).
+WIDTH_STEPS = (-1, 0, 1, 2, 3, 4)
+
+
+def abramson_widths(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Abramson's (1982) square-root law: each centre's width factor
+    ``(f(v_k) / G)^{-1/2}``, ``f`` a Gaussian kernel density of ``values`` (scipy's
+    ``gaussian_kde``, Scott's bandwidth) and ``G`` the geometric mean of ``f`` over the
+    centres, so the factors' geometric mean is 1: components where the data are sparse
+    (a long tail) are wider, those in the bulk narrower. Kept within [0.2, 5]."""
+    from scipy.stats import gaussian_kde  # here: scipy.stats is slow to import
+
+    pilot = gaussian_kde(values.T)(centres.T)
+    log_f = np.log(np.maximum(pilot, 1e-300))
+    return np.clip(np.exp(-0.5 * (log_f - log_f.mean())), 0.2, 5.0)
+
+
+def choose_component_width(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    fit: dict,
+    sigmas: np.ndarray,
+    values: np.ndarray | None,
+    log_jacobian: Any,
+    factors: tuple[float, ...] = (1.0,),
+    tail: float = 0.0,
+) -> tuple[float, float, float, np.ndarray | None, pd.DataFrame]:
+    """The components' width σ_y, fixed or adaptive, and a spread factor ``c`` of the
+    values, by held-out log-likelihood with the one-standard-error rule towards the wider.
+
+    The squared loss that chose ``fit``'s σ_y is nearly flat in it, and its minimum can sit
+    at a width far below the conditional law's own spread: the density is then a comb of
+    narrow components, spiky and multimodal where the law is smooth, most of all in a long
+    tail where the centres are sparse. Here σ_y runs over half steps of the σ grid around
+    that choice (:data:`WIDTH_STEPS`; σ_z and λ held), with one width for every component
+    or with Abramson's (1982) adaptive widths ``σ_y λ_k`` (:func:`abramson_widths`), each
+    scored by the K-fold held-out mean log density of ``values`` (n x q, standardised
+    units; default the problem's own response), with a defensive component of weight
+    ``tail``. With several ``factors`` each width is scored at the factor ``c`` that gives
+    the mixture the values' variance (the centres' spread plus the components' width;
+    Jones 1991's variance correction), the one factor to choose once the width is kept.
+    Of the candidates within one standard error of the best (the standard error of the
+    mean paired difference of the rows' scores; Hastie, Tibshirani and Friedman 2009,
+    section 7.10) the widest is kept, adaptive before fixed at the same σ_y: the smoothest
+    density that gives up less than the score's own noise. Then ``c`` is the best of
+    ``factors`` and the variance-matching one at that width.
+
+    Returns the score, σ_y, ``c``, the width factors (``None``: one width) and the table of
+    scores.
+    """
+    identity = np.eye(problem.X.shape[1])
+    targets = problem.Y if values is None else values
+    step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
+    adaptive = abramson_widths(problem.Y, problem.Yc)
+    spread_target = targets.var(axis=0).mean()
+    cache: dict = {}  # σ_z is held: its kernel products are computed once
+
+    def scores(sy: float, widths: np.ndarray | None, cs: list[float]) -> tuple:
+        """(mean, c, rows' scores) of the best factor in ``cs``."""
+        logp = heldout_log_density(
+            problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
+            [targets / c for c in cs], widths, cache,
+        )  # fmt: skip
+        best = (-np.inf, None, None)
+        for lp, c in zip(logp, cs):
+            if tail > 0:  # the defensive component enters the score as the density
+                v = targets / c
+                log_tail = -0.5 * ((v / TAIL_SD) ** 2).sum(axis=1) - v.shape[1] * np.log(
+                    np.sqrt(2 * np.pi) * TAIL_SD
+                )
+                lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
+            lp = lp + log_jacobian - targets.shape[1] * np.log(c)
+            if np.mean(lp) > best[0]:
+                best = (float(np.mean(lp)), float(c), lp)
+        return best
+
+    def matched(sy: float, widths: np.ndarray | None) -> list[float]:
+        # The factor that gives the mixture (centres' spread plus the components' width) the
+        # values' variance, when a factor is chosen at all.
+        if len(factors) == 1:
+            return [factors[0]]
+        comps = (sy if widths is None else sy * widths) ** 2
+        return [float(np.sqrt(spread_target / (problem.Yc.var(axis=0).mean() + np.mean(comps))))]
+
+    # Widths first, each at its variance-matching factor (one score per width) ...
+    rows = [
+        (sy, widths is not None, *scores(sy, widths, matched(sy, widths)))
+        for widths in (None, adaptive)
+        for sy in (fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS)
+    ]
+    top = max(range(len(rows)), key=lambda i: rows[i][2])
+    n = len(targets)
+    se = [
+        float(np.std(r[4] - rows[top][4], ddof=1) / np.sqrt(n))
+        if np.all(np.isfinite(r[4]))
+        else np.inf
+        for r in rows
+    ]
+    eligible = [i for i in range(len(rows)) if rows[i][2] >= rows[top][2] - se[i]]
+    keep = max(eligible, key=lambda i: (rows[i][0], rows[i][1]))
+    sy, is_adaptive = rows[keep][0], rows[keep][1]
+    widths = adaptive if is_adaptive else None
+    # ... then the factor at the width kept.
+    score, c, _ = (
+        rows[keep][2:]
+        if len(factors) == 1
+        else scores(sy, widths, sorted({*factors, rows[keep][3]}))
+    )
+    table = pd.DataFrame(
+        {
+            "sigma_y": [r[0] for r in rows],
+            "adaptive": [r[1] for r in rows],
+            "held-out log score": [r[2] for r in rows],
+            "spread factor": [r[3] for r in rows],
+            "se of difference": se,
+            "kept": ["*" if i == keep else "" for i in range(len(rows))],
+        }
+    )
+    return score, float(sy), float(c), widths, table
 
 
 #: The sd of the location-scale model's defensive component (weight 1/n), in units of the
@@ -297,15 +425,6 @@ TAIL_SD = 10.0
 #: the mean log score rose from -1.289 without them to -1.278, and the 80 % intervals'
 #: coverage varied less between draws (sd 0.023 instead of 0.030, means 0.80).
 SPREAD_FACTORS = (0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.2)
-
-
-def scale_smoother(Z: np.ndarray, resid: np.ndarray) -> LocalLinear:
-    """Local-linear fit of ``log |r|`` (each residual at least :data:`RESIDUAL_FLOOR` of the
-    median, so that a residual near 0 does not dominate): ``log s(z)`` up to a constant,
-    which the standardisation of ``e`` absorbs."""
-    floor = RESIDUAL_FLOOR * np.median(np.abs(resid), axis=0)
-    floor = np.where(floor > 0, floor, np.finfo(float).tiny)
-    return LocalLinear(Z, np.log(np.maximum(np.abs(resid), floor)), noisy=True, rotate=True)
 
 
 def _one_or_list(values: np.ndarray) -> list[float] | list[list[float]]:
@@ -340,11 +459,18 @@ def fit_lscde_models(
     n_folds: int = 5,
     y_scale: Any = 1.0,
     random_state: Any = None,
+    predictors: np.ndarray | None = None,
 ) -> tuple[str, dict, pd.DataFrame]:
     """Fit the LSCDE model(s) ``model`` asks for; return the chosen name, its fit and the
-    table of held-out mean log densities (one row per model fitted)."""
+    table of held-out mean log densities (one row per model fitted). ``predictors`` (all
+    predictors of a reduced fit) lets the location-scale model's spread follow directions
+    beyond ``Z``."""
     sigmas, lams = check_lscde_options(sigma_grid, lambda_grid, n_basis, n_folds, model)
-    problem, folds = setup(Z, Ys, n_basis, n_folds, random_state)
+    seed = as_seed_sequence(random_state)
+    problem, folds = setup(Z, Ys, n_basis, n_folds, seed)
+    # The spread directions' permutations: a stream of their own, so that centres and folds
+    # stay those of the same seed.
+    spread_seed = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1))
     user = sigma_grid is not None
     names = AUTO_CANDIDATES if model == "auto" else (model,)
     fits: dict[str, dict] = {}
@@ -359,15 +485,33 @@ def fit_lscde_models(
                 warnings.simplefilter("always")
                 if name == "location_scale":
                     fits[name] = fit_location_scale(
-                        problem, folds, sigmas, lams, user, y_scale, scorer
+                        problem,
+                        folds,
+                        sigmas,
+                        lams,
+                        user,
+                        y_scale,
+                        scorer,
+                        predictors,
+                        spread_seed,
                     )
                     continue
-                if name == "single":
+                if name == "single":  # LSCDE as published: (σ, λ) by the squared loss alone
                     fits[name] = fit_single(problem, folds, sigmas, lams, user)
-                else:
-                    fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
-                fit = fits[name]
-                fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
+                    fit = fits[name]
+                    fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
+                    continue
+                fit = fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
+                score, sy, _, factors, widths = choose_component_width(
+                    problem, folds, fit, sigmas, None, -np.log(y_scale).sum()
+                )
+                fit["width_factors"] = factors
+                if sy != fit["sigma_y"]:
+                    fit["sigma_y"] = fit["tuning"]["sigma_y"] = sy
+                    fit["alpha"] = problem.solve(
+                        np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
+                    ).alpha
+                fit["heldout_log_score"], fit["width_choice"] = score, widths
     table = pd.DataFrame(
         {
             "held-out log score": [fits[k]["heldout_log_score"] for k in names],

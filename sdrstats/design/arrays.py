@@ -101,10 +101,11 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         Xa.flags.writeable = False
     if Xa.shape[0] == 0:
         _no_rows_left(Xa, x_names, y_ok, y_names)
-    if x_finite and not fine:
-        _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
-    else:
-        check_finite(Xa, x_names, "Predictor")
+    if not fine:  # (clearly fine columns need no second look)
+        if x_finite:
+            _check_magnitude(np.maximum(np.abs(low), np.abs(high)), x_names, "Predictor")
+        else:
+            check_finite(Xa, x_names, "Predictor")
     if label:
         labels = pd.Categorical(y_values.iloc[mask, 0])
         Y = np.asarray(labels.codes, dtype=np.int64)

@@ -181,9 +181,12 @@ class _Numeric:
 
 @dataclass
 class _Categorical:
-    """A factor that is a column of labels (or ``C(column, ...)``)."""
+    """A factor that is a column of labels (or ``C(column, ...)``); ``given_levels`` when
+    its call names its levels (``factor(g, levels = c("a", "b"))``): then, as R's
+    ``factor``, a fitted row with another value is missing (R's NA), not an error."""
 
     column: str
+    given_levels: bool = False
 
 
 def _factor_plan(factor: Any, columns: Any, env: Any, dtypes: pd.Series) -> Any:
@@ -218,7 +221,8 @@ def _factor_plan(factor: Any, columns: Any, env: Any, dtypes: pd.Series) -> Any:
         inner = _column_of(tree.args[0], columns, env)
         if inner is None or not _constant_arguments(tree, columns):
             raise NotBulk("C of an expression")
-        return _Categorical(inner)
+        given = len(tree.args) > 1 or any(k.arg == "levels" for k in tree.keywords)
+        return _Categorical(inner, given_levels=given and tree.func.id != "C")
     return _Numeric(tree, columns, env)
 
 
@@ -300,7 +304,9 @@ class DesignPlan:
                     values[factor], na = self._evaluate(factor, frame, unseen)
                     if na is not None:
                         missing |= na
-                        if isinstance(self.plans[factor], _Numeric):
+                        plan_ = self.plans[factor]
+                        outside = isinstance(plan_, _Categorical) and plan_.given_levels
+                        if isinstance(plan_, _Numeric) or outside:
                             undefined.append(factor.name())
                 plan_ = self.plans[factor]
                 if isinstance(plan_, _Categorical):
@@ -339,6 +345,8 @@ class DesignPlan:
             codes = pd.Index(list(levels)).get_indexer(series)
         na = series.isna().to_numpy()
         new = (codes < 0) & ~na
+        if new.any() and plan_.given_levels and unseen != "newdata":
+            return np.where(codes < 0, 0, codes), na | new  # R's factor(): NA, dropped
         if new.any():
             shown = sorted(map(str, pd.unique(series[new])))[:5]
             raise UnseenLevelError(

@@ -369,6 +369,8 @@ def parse(
     if not empty_levels:
         _check_empty_levels(X, x_names, design.info, design.columns, columns)
     Y, y_levels = response.values(frame, keep)
+    if not empty_levels and y_levels is not None:
+        _check_response_levels(response.names[0], Y, y_levels)
     return ModelSpec(
         X=X,
         Y=np.ascontiguousarray(Y),
@@ -573,6 +575,23 @@ def _check_level_counts(rhs: str, frame: pd.DataFrame, dot_lhs: str | None) -> N
         )
 
 
+def _check_response_levels(name: str, Y: np.ndarray, levels: list[Any]) -> None:
+    """Refuse a class response with more classes than :data:`MAX_LEVELS_PER_ROW` of its rows
+    (a column of ids or names as the response): most classes would hold one row."""
+    rows = len(Y)
+    count = len(levels)
+    if count <= 2 or count <= MAX_LEVELS_PER_ROW * rows:
+        return
+    singles = int(np.sum(np.bincount(np.asarray(Y).reshape(-1).astype(int)) == 1))
+    raise ValueError(
+        f"The response {display(name)!r} is a class label with {count} classes among {rows} "
+        f"rows ({singles} of them on a single row): a column that identifies rows (an id, a "
+        "name) rather than grouping them. Give a response with several rows per class, or "
+        f"a numeric response; a class response may have at most {MAX_LEVELS_PER_ROW:.0%} as "
+        "many classes as rows."
+    )
+
+
 def _split_formula(formula: Any, missing: str) -> tuple[str, str]:
     """Check the formula's shape and the ``missing`` option; the two sides of ``~``."""
     if not isinstance(formula, str):
@@ -749,9 +768,15 @@ def _report_missing(
             for t in undefined
             if not any(c in with_na for c in _mentioned_columns(t, columns))
         ]
-        where = f"missing values in {with_na}"
+        # R's factor(g, levels = ...) makes a value outside the levels NA
+        outside = [t for t in computed if re.match(r"(?:factor|ordered)\(.*(?:,|levels)", t)]
+        computed = [t for t in computed if t not in outside]
+        reasons = [f"missing values in {with_na}"] if with_na else []
         if computed:
-            where = (f"{where} and " if with_na else "") + f"undefined values (NaN) of {computed}"
+            reasons.append(f"undefined values (NaN) of {computed}")
+        if outside:
+            reasons.append(f"values outside the levels given to {outside}")
+        where = " and ".join(reasons) or f"missing values in {with_na}"
         if missing == "raise":
             raise ValueError(
                 f"{n_dropped} row(s) have {where}; drop or impute them, or "

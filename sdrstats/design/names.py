@@ -11,9 +11,13 @@ and inner spaces: a name holding operators or parentheses (``log(x)``, ``a+b``) 
 expression and is quoted by hand. The longest such name wins, so with columns ``x`` and
 ``x.1``, ``x.1`` is the column ``x.1``.
 
-Names shown back (directions, summaries, predictor tests) drop the quoting for names R would
-write bare (letters, digits, ``_`` and dots, not starting with a digit): ``MPG.city``, not
-``Q("MPG.city")``; other names keep ``Q("...")`` where R would show backquotes.
+R's backquotes work in formulas as in R (``y ~ `width cm` + `2nd```): a backquoted name is
+the column of that name.
+
+Names shown back (directions, summaries, predictor tests) are R's: bare for names R writes
+bare (letters, digits, ``_`` and dots, not starting with a digit), ``MPG.city``, not
+``Q("MPG.city")``; in R's backquotes for the others, ``` `width cm` ```, as R's
+``model.matrix`` names them, whether the formula wrote ``Q("width cm")`` or backquotes.
 """
 
 from __future__ import annotations
@@ -48,6 +52,23 @@ def needs_quoting(name: str) -> bool:
     return not _IDENTIFIER.match(name) or keyword.iskeyword(name)
 
 
+_BACKQUOTED = re.compile(r"`([^`]+)`")
+
+
+def _backquotes_as_q(text: str) -> str:
+    """R's backquoted names, ```width cm```, as patsy's ``Q("width cm")`` (not in strings)."""
+    if "`" not in text:
+        return text
+    masked = _masked(text)
+    out, last = [], 0
+    for m in _BACKQUOTED.finditer(masked):
+        out.append(text[last : m.start()])
+        out.append(_quote(text[m.start() + 1 : m.end() - 1]))
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
 def quote_columns(text: str, columns: list[str]) -> str:
     """Formula text with each bare mention of a non-identifier column as ``Q("...")``.
 
@@ -58,7 +79,10 @@ def quote_columns(text: str, columns: list[str]) -> str:
     'Q("MPG.city") ~ Q("Rev.per.mile") + log(EngineSize)'
     >>> quote_columns("y ~ 2nd + name with space", ["y", "2nd", "name with space"])
     'y ~ Q("2nd") + Q("name with space")'
+    >>> quote_columns("y ~ `width cm` + log(`2nd`)", ["y", "2nd", "width cm"])
+    'y ~ Q("width cm") + log(Q("2nd"))'
     """
+    text = _backquotes_as_q(text)
     candidates = sorted(
         (c for c in columns if needs_quoting(c) and _R_LIKE.fullmatch(c) and not _number(c)),
         key=len,
@@ -91,8 +115,8 @@ def display(name: str) -> str:
 
     Examples
     --------
-    >>> display('C(Q("Dept.Name"))[T.b]'), display('Q("x y")')
-    ('C(Dept.Name)[T.b]', 'Q("x y")')
+    >>> display('C(Q("Dept.Name"))[T.b]'), display('Q("x y")'), display('I(Q("a b") ** 2)')
+    ('C(Dept.Name)[T.b]', '`x y`', 'I(`a b`^2)')
     """
 
     def bare(m: re.Match) -> str:
@@ -102,9 +126,10 @@ def display(name: str) -> str:
             return m.group(0)
         if _R_SYNTACTIC.fullmatch(literal) and not keyword.iskeyword(literal):
             return literal
-        return m.group(0)
+        return f"`{literal}`" if "`" not in literal else m.group(0)
 
-    return r_code(_QUOTED.sub(bare, name) if "Q(" in name else name)
+    shown = r_code(name)  # R's operators and calls; a quoted name's text is left alone
+    return _QUOTED.sub(bare, shown) if "Q(" in shown else shown
 
 
 def r_level(level: Any) -> str:

@@ -459,8 +459,16 @@ class FormulaPlan:
                 "chunk's columns, so they would be silently ignored or missing. Give every "
                 "chunk the same columns, or name the predictors in the formula."
             )
+        self._check_numbers(frame, chunk, where, self.numeric_columns)
+
+    @staticmethod
+    def _check_numbers(
+        frame: pd.DataFrame, chunk: pd.DataFrame, where: str, columns: list[str]
+    ) -> None:
+        """The ``columns`` of ``frame`` read as numbers: object numbers become floats, text is
+        named with its row (and its line of the file, when the chunk knows it)."""
         first_line = chunk.attrs.get("first_line")
-        for col in self.numeric_columns:
+        for col in columns:
             if col not in frame.columns:
                 continue
             series = frame[col]
@@ -552,6 +560,120 @@ class FormulaPlan:
         """
         _, y, _, values = self.arrays(chunk, where, column=column)
         return y.reshape(-1), values
+
+    def response_columns(self, column: str | None = None) -> list[str]:
+        """The columns :meth:`response_alone` reads, in the data's order.
+
+        The response's columns, the weights column and ``column``.
+
+        Parameters
+        ----------
+        column : str, optional
+            A column outside the formula, read with the response.
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> FormulaPlan("log(lbm) ~ ht + wt", ais.iloc[:100]).response_columns("sex")
+        ['lbm', 'sex']
+        """
+        wanted = set(self.y_source.columns) | {self.weights, column} - {None}
+        return [c for c in self.columns if c in wanted]
+
+    def response_alone(
+        self, chunk: pd.DataFrame, where: str = "a chunk", column: str | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None, int]:
+        """The response of ``chunk`` read from its own columns, without the predictors.
+
+        A pass over the response alone (a CSV read with only these columns) cannot see the
+        rows that the predictors drop (a missing value, or an undefined one such as the log
+        of a value <= 0). It keeps every row whose response is present and finite (and whose
+        weight is a finite number >= 0, and whose ``column`` is present): the rows a fit can
+        keep. The rows the fit keeps are among them, so they are the same rows exactly when
+        their counts agree in every chunk; the caller compares the third item with the
+        count of the fit's pass (:class:`sdrstats.scale.fit.ChunkedData`).
+
+        Parameters
+        ----------
+        chunk : pandas.DataFrame
+            One piece of the data, with at least :meth:`response_columns`.
+        where : str, default "a chunk"
+            How messages name the piece.
+        column : str, optional
+            A column outside the formula: the second item holds its values.
+
+        Returns
+        -------
+        tuple
+            ``(y, values, rows)``: the response of the rows a fit can keep, as
+            :meth:`response` gives it (with case weights, of those weighing more than
+            ``1e-30``), the values of ``column`` on the same rows (else None), and how many
+            rows a fit can keep.
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> plan = FormulaPlan("lbm ~ log(wt) + ht", ais.iloc[:100])
+        >>> part = ais.iloc[100:104].copy()
+        >>> part.loc[101, "lbm"] = np.nan  # the response missing: not counted
+        >>> part.loc[102, "wt"] = np.nan  # a predictor missing: counted, the fit drops it
+        >>> y, _, rows = plan.response_alone(part[["lbm"]])
+        >>> y.tolist(), rows
+        ([61.0, 74.0, 80.0], 3)
+        """
+        frame = chunk.copy(deep=False)
+        frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
+        y_columns = list(self.y_source.columns)
+        self._check_numbers(
+            frame, chunk, where, [c for c in self.numeric_columns if c in y_columns]
+        )
+        frame = frame.reset_index(drop=True)
+        try:
+            if self.plain_y:
+                y = np.column_stack(
+                    [frame[c].to_numpy(dtype=float, na_value=np.nan) for c in self.plain_y]
+                )
+            else:
+                _, y_info = self._infos()
+                y = np.asarray(
+                    patsy.build_design_matrices(
+                        [y_info], frame, NA_action=patsy.NAAction(NA_types=[])
+                    )[0],
+                    dtype=float,
+                )
+        except patsy.PatsyError as exc:
+            raise ValueError(_chunk_error(exc, where)) from None
+        except KeyError as exc:
+            raise ValueError(
+                f"{where} lacks the column {exc}; every chunk needs the formula's columns."
+            ) from None
+        rows = np.isfinite(y).all(axis=1)
+        slicing = rows
+        if self.weights is not None:
+            if self.weights not in frame.columns:
+                raise ValueError(
+                    f"{where} lacks the column {self.weights!r}; every chunk needs it."
+                )
+            w = pd.to_numeric(frame[self.weights], errors="coerce").to_numpy(
+                dtype=float, na_value=np.nan
+            )
+            with np.errstate(invalid="ignore"):
+                rows = rows & np.isfinite(w) & (w >= 0)
+                slicing = rows & (w > ZERO_WEIGHT)
+        values = None
+        if column is not None:
+            if column not in frame.columns:
+                raise ValueError(f"{where} lacks the column {column!r}; every chunk needs it.")
+            present = frame[column].notna().to_numpy()
+            rows, slicing = rows & present, slicing & present
+            values = frame[column].to_numpy()[slicing]
+        return y[slicing].reshape(-1), values, int(np.count_nonzero(rows))
 
 
 def _column_of_rows(frame: pd.DataFrame, column: str, keep: np.ndarray, where: str) -> np.ndarray:

@@ -279,6 +279,51 @@ class Scale:
         raise NotImplementedError("scale()'s state is rebuilt from the data, never pickled")
 
 
+def r_not(x: Any) -> np.ndarray:
+    """R's ``!x`` (written so in formulas): the element-wise logical negation.
+
+    Examples
+    --------
+    >>> r_not([True, False]).tolist()
+    [False, True]
+    """
+    return np.logical_not(np.asarray(x))
+
+
+def r_mod(x: Any, y: Any) -> Any:
+    """R's ``x %% y`` (written so in formulas): the remainder with the sign of ``y``.
+
+    Examples
+    --------
+    >>> r_mod(np.array([7, -7]), 3).tolist()
+    [1, 2]
+    """
+    return np.mod(x, y)
+
+
+def r_intdiv(x: Any, y: Any) -> Any:
+    """R's ``x %/% y`` (written so in formulas): division rounded down.
+
+    Examples
+    --------
+    >>> r_intdiv(np.array([7, -7]), 2).tolist()
+    [3, -4]
+    """
+    return np.floor_divide(x, y)
+
+
+def r_group(x: Any) -> Any:
+    """Parentheses R's precedence implies and Python's would not (``x > 3 & z < 2`` is
+    ``(x > 3) & (z < 2)`` in R): the value itself, shown without them.
+
+    Examples
+    --------
+    >>> r_group(3)
+    3
+    """
+    return x
+
+
 poly = stateful_transform(Poly_)
 scale = stateful_transform(Scale)
 as_numeric = stateful_transform(AsNumeric)
@@ -293,6 +338,10 @@ R_FORMULA_FUNCTIONS: dict[str, Any] = {
     "as_numeric": as_numeric,
     "poly": poly,
     "scale": scale,
+    "r_not": r_not,
+    "r_mod": r_mod,
+    "r_intdiv": r_intdiv,
+    "r_group": r_group,
 }
 
 #: Functions whose first argument is coded as a factor.
@@ -306,6 +355,10 @@ __all__ = [
     "as_numeric",
     "poly",
     "scale",
+    "r_not",
+    "r_mod",
+    "r_intdiv",
+    "r_group",
     "R_FORMULA_FUNCTIONS",
     "FACTOR_FUNCTIONS",
 ]

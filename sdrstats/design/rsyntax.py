@@ -13,8 +13,12 @@ text that means what R means:
 * R's names: ``as.factor(...)`` and ``as.numeric(...)`` call
   :func:`~sdrstats.design.rfunctions.as_factor` and
   :func:`~sdrstats.design.rfunctions.as_numeric`; ``TRUE``, ``FALSE`` and ``NULL`` are
-  Python's ``True``, ``False``, ``None``; ``c(...)`` in an argument is a list; ``2L`` is ``2``;
-  ``%%`` and ``%/%`` are ``%`` and ``//``.
+  Python's ``True``, ``False``, ``None``; ``c(...)`` in an argument is a list; ``2L`` is ``2``.
+* R's precedence where Python's differs: ``%%`` and ``%/%`` bind tighter than ``*`` and ``/``
+  (``2 * x %% 3`` is ``2 * (x %% 3)``; written ``r_mod(x, 3)``, ``r_intdiv(x, 3)``), ``!``
+  is logical negation below comparisons (``!x > 3`` is ``!(x > 3)``; ``r_not(...)``), and
+  ``&``/``|`` below comparisons (``x > 3 & z < 2``; each side in ``r_group(...)``). Every
+  term is shown as R writes it (:func:`r_code`).
 * What R accepts and this package does not (``%in%``, ``offset()``, ``ns()``, R's
   arguments of ``bs()``, other functions of R's with a dot in the name) is an error that names
   the term and says what to write instead (:data:`UNSUPPORTED`).
@@ -180,7 +184,139 @@ def to_patsy(text: str, columns: Collection[str] = ()) -> str:
             elif token == "L" and out and tokens[i - 1][0] == "number":
                 token = ""  # R's integer literal 2L
         out.append(token)
-    return _comparisons_first("".join(out))
+    return _comparisons_first(_negations(_remainders("".join(out))))
+
+
+#: R's ``%%`` and ``%/%`` (already Python's ``%`` and ``//``) as the calls that keep R's
+#: precedence, and back.
+_REMAINDER_CALLS = {"%": "r_mod", "//": "r_intdiv"}
+_MARKERS = {"r_mod": "%", "r_intdiv": "//"}
+
+
+def _code_indices(tokens: list[tuple[str, str]]) -> list[int]:
+    return [i for i, (kind, _) in enumerate(tokens) if kind != "space"]
+
+
+def _matching(tokens: list[tuple[str, str]], code: list[int], k: int, step: int) -> int:
+    """Position in ``code`` of the bracket matching the one at ``code[k]`` (``step`` +1
+    forwards from an opening one, -1 backwards from a closing one); -1 if unbalanced."""
+    depth = 0
+    while 0 <= k < len(code):
+        token = tokens[code[k]][1]
+        if tokens[code[k]][0] in ("op", "list") and token in "([{":
+            depth += step
+        elif tokens[code[k]][0] == "op" and token in ")]}":
+            depth -= step
+        if depth == 0:
+            return k
+        k += step
+    return -1
+
+
+def _is_operator(tokens: list[tuple[str, str]], code: list[int], k: int) -> bool:
+    """Whether the code token at ``code[k]`` ends no operand (so a ``-`` after it is unary)."""
+    if k < 0:
+        return True
+    kind, token = tokens[code[k]]
+    return kind in ("op", "list") and token not in ")]}"
+
+
+def _operand_before(tokens: list[tuple[str, str]], code: list[int], k: int) -> int:
+    """First code position of R's operand of ``%%`` ending at ``code[k]``: an atom (a name,
+    number, call or bracketed group) with its powers and unary signs."""
+    while True:
+        kind, token = tokens[code[k]]
+        if kind == "op" and token in ")]}":
+            k = _matching(tokens, code, k, -1)
+            if k < 0:
+                return -1
+            if k > 0 and tokens[code[k - 1]][0] == "name":
+                k -= 1  # a call
+        if k > 0 and tokens[code[k - 1]][1] == "**":
+            k -= 2
+            continue
+        while k > 0 and tokens[code[k - 1]][1] in ("-", "+") and _is_operator(tokens, code, k - 2):
+            k -= 1
+        return k
+
+
+def _operand_after(tokens: list[tuple[str, str]], code: list[int], k: int) -> int:
+    """Last code position of R's operand of ``%%`` starting at ``code[k]``."""
+    while k < len(code) and tokens[code[k]][1] in ("-", "+"):
+        k += 1
+    while k < len(code):
+        kind, token = tokens[code[k]]
+        if kind in ("op", "list") and token in "([{":
+            k = _matching(tokens, code, k, 1)
+        elif kind == "name" and k + 1 < len(code) and tokens[code[k + 1]][1] == "(":
+            k = _matching(tokens, code, k + 1, 1)
+        if k < 0:
+            return -1
+        if k + 1 < len(code) and tokens[code[k + 1]][1] == "**":
+            k += 2
+            while k < len(code) and tokens[code[k]][1] in ("-", "+"):
+                k += 1
+            continue
+        return k
+    return -1
+
+
+def _remainders(text: str) -> str:
+    """R's ``%%`` and ``%/%`` bind tighter than ``*`` and ``/`` (``2 * x %% 3`` is
+    ``2 * (x %% 3)``), Python's ``%`` and ``//`` as tightly: each becomes a call of its two
+    operands, ``r_mod(x, 3)``, shown again as R writes it."""
+    while True:
+        tokens = _tokens(text)
+        code = _code_indices(tokens)
+        at = next((k for k, i in enumerate(code) if tokens[i][0] == "op"
+                   and tokens[i][1] in _REMAINDER_CALLS), None)  # fmt: skip
+        if at is None:
+            return text
+        first = _operand_before(tokens, code, at - 1) if at > 0 else -1
+        last = _operand_after(tokens, code, at + 1)
+        if first < 0 or last < 0:  # no operand: left for patsy to report
+            return text
+        left = "".join(t for _, t in tokens[code[first] : code[at]]).strip()
+        right = "".join(t for _, t in tokens[code[at + 1] : code[last] + 1]).strip()
+        call = f"{_REMAINDER_CALLS[tokens[code[at]][1]]}({left}, {right})"
+        text = (
+            "".join(t for _, t in tokens[: code[first]])
+            + call
+            + "".join(t for _, t in tokens[code[last] + 1 :])
+        )
+
+
+def _negations(text: str) -> str:
+    """R's ``!x``: below comparisons and arithmetic, above ``&`` and ``|`` (``!x > 3 & z``
+    is ``(!(x > 3)) & z``): ``r_not(...)`` of everything up to the next ``&``, ``|``,
+    comma or closing bracket at its level (Python's ``!`` is not an operator)."""
+    while True:
+        tokens = _tokens(text)
+        code = _code_indices(tokens)
+        at = next((k for k, i in enumerate(code) if tokens[i] == ("op", "!")), None)
+        if at is None:
+            return text
+        k = at + 1
+        while k < len(code):
+            kind, token = tokens[code[k]]
+            if kind in ("op", "list") and token in "([{":
+                k = _matching(tokens, code, k, 1)
+                if k < 0:
+                    return text
+            elif kind == "op" and token in (")", "]", "}", "&", "|", ",", "~"):
+                break
+            k += 1
+        if k == at + 1:
+            return text
+        stop = code[k] if k < len(code) else len(tokens)
+        body = "".join(t for _, t in tokens[code[at] + 1 : stop])
+        trail = body[len(body.rstrip()) :]
+        text = (
+            "".join(t for _, t in tokens[: code[at]])
+            + f"r_not({body.strip()})"
+            + trail
+            + "".join(t for _, t in tokens[stop:])
+        )
 
 
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
@@ -189,7 +325,8 @@ _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 def _comparisons_first(text: str) -> str:
     """R's precedence of ``&`` and ``|`` below comparisons: ``x > 3 & z < 2`` is
     ``(x > 3) & (z < 2)`` in R, but Python's ``&`` binds first; each operand of ``&``/``|``
-    that holds a comparison is put in parentheses."""
+    that holds a comparison is put in parentheses, written ``r_group(...)`` so that the
+    term is shown as R shows it."""
     if "&" not in text and "|" not in text:
         return text
     tokens = _tokens(text)
@@ -206,7 +343,7 @@ def _comparisons_first(text: str) -> str:
                 if compares and len(parts) > 1 and body not in ("&", "|"):
                     lead = piece[: len(piece) - len(piece.lstrip())]
                     trail = piece[len(piece.rstrip()) :]
-                    piece = f"{lead}({body}){trail}"
+                    piece = f"{lead}r_group({body}){trail}"
                 done.append(piece)
 
         i = start
@@ -392,6 +529,47 @@ def r_number(text: str) -> str:
     return fixed if len(fixed) <= len(scientific) else scientific
 
 
+def _unmarked(code: str) -> str:
+    """``code`` with the calls that stand for R's operators written as the operators:
+    ``r_mod(x, 3)`` as ``x % 3``, ``r_not(x > 1)`` as ``!x > 1``, ``r_group(a)`` as ``a``."""
+    while True:
+        tokens = _tokens(code)
+        code_at = _code_indices(tokens)
+        at = next((k for k, i in enumerate(code_at) if tokens[i][0] == "name"
+                   and tokens[i][1] in ("r_mod", "r_intdiv", "r_not", "r_group")
+                   and k + 1 < len(code_at) and tokens[code_at[k + 1]][1] == "("), None)  # fmt: skip
+        if at is None:
+            return code
+        close = _matching(tokens, code_at, at + 1, 1)
+        if close < 0:
+            return code
+        name = tokens[code_at[at]][1]
+        inner = "".join(t for _, t in tokens[code_at[at + 1] + 1 : code_at[close]])
+        if name in _MARKERS:
+            depth, split = 0, None
+            for j, (kind, token) in enumerate(_tokens(inner)):
+                if kind in ("op", "list") and token in "([{":
+                    depth += 1
+                elif kind == "op" and token in ")]}":
+                    depth -= 1
+                elif token == "," and depth == 0:
+                    split = j
+                    break
+            if split is None:
+                return code
+            parts = _tokens(inner)
+            left = "".join(t for _, t in parts[:split]).strip()
+            right = "".join(t for _, t in parts[split + 1 :]).strip()
+            shown = f"{left} {_MARKERS[name]} {right}"
+        else:
+            shown = ("!" if name == "r_not" else "") + inner.strip()
+        code = (
+            "".join(t for _, t in tokens[: code_at[at]])
+            + shown
+            + "".join(t for _, t in tokens[code_at[close] + 1 :])
+        )
+
+
 def r_code(code: str) -> str:
     """A term as R writes it: patsy's ``I(hp ** 2)`` is R's ``I(hp^2)``.
 
@@ -404,7 +582,7 @@ def r_code(code: str) -> str:
     >>> r_code("factor(g, levels=['b', 'a'])")
     'factor(g, levels = c("b", "a"))'
     """
-    tokens = _tokens(code)
+    tokens = _tokens(_unmarked(code))
     out: list[str] = []
     skip_space = False
     unwrap: list[int] = []  # depths at which an ordered_column( was dropped

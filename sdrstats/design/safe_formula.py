@@ -76,7 +76,11 @@ CONTRASTS = frozenset({"Treatment", "Sum", "Helmert", "Poly", "Diff"})
 #: Every function a stored formula may call by a bare name.
 ALLOWED_FUNCTIONS = frozenset(R_FUNCTIONS) | PATSY_FUNCTIONS
 
-_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+#: Binary operators a stored formula may use: arithmetic, and ``&``/``|`` (R's element-wise
+#: logical and/or of comparisons).
+_ARITHMETIC = (
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.BitAnd, ast.BitOr,
+)  # fmt: skip
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _MAX_EXPONENT = 1000
 _MAX_LENGTH = 20_000
@@ -149,7 +153,9 @@ class _Checker:
             self.numeric(node.operand)
         elif isinstance(node, ast.BinOp):
             if not isinstance(node.op, _ARITHMETIC):
-                raise self.refuse(f"the operator {type(node.op).__name__} is not arithmetic")
+                raise self.refuse(
+                    f"the operator {type(node.op).__name__} is not arithmetic or logical"
+                )
             self.numeric(node.left)
             self.numeric(node.right)
             if isinstance(node.op, ast.Pow):

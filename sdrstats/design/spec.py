@@ -54,7 +54,7 @@ class ModelSpec:
     dropped : str or None
         Why they were dropped, for messages ("9 of 12 rows were dropped for undefined values
         (NaN) of ['log(x1)']"); None when no row was.
-    formula, design_info, design_columns, x_columns, rhs, source
+    formula, design_info, design_columns, x_columns, rhs, source : optional
         What :meth:`transform_x` needs to put new rows through the same formula transforms
         and factor levels (``None`` for array input).
     notes : tuple of str
@@ -68,6 +68,12 @@ class ModelSpec:
         to ``n``); ``None`` for an unweighted fit.
     groups : ndarray of shape (n,) or None
         The group of each fitted row (partial IRE's ``group=``), else ``None``.
+    n_rows : int or None
+        The rows a fit read when the spec holds none of them (chunked or Dask data: ``X``
+        then has no rows); ``None`` when ``X`` holds the fitted rows.
+    data : object or None
+        The chunks or Dask partitions a fit without rows passes over (the generic chunk
+        driver of :mod:`sdrstats.scale.fit`); never saved or pickled.
 
     Examples
     --------
@@ -96,12 +102,16 @@ class ModelSpec:
     case_weights: np.ndarray | None = field(default=None, repr=False)
     groups: np.ndarray | None = field(default=None, repr=False)
     dropped: str | None = field(default=None, repr=False)
+    n_rows: int | None = field(default=None, repr=False)
+    data: Any = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and
-        # the formula's source columns when first needed after unpickling.
+        # the formula's source columns when first needed after unpickling. The chunks a fit
+        # without rows read stay with the caller.
         state = dict(self.__dict__)
         state["design_info"] = None
+        state["data"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -123,7 +133,13 @@ class ModelSpec:
 
     @property
     def n(self) -> int:
-        return self.X.shape[0]
+        """Rows fitted (those ``X`` holds, or those a fit on chunked data read)."""
+        return self.X.shape[0] if self.n_rows is None else self.n_rows
+
+    @property
+    def keeps_rows(self) -> bool:
+        """Whether ``X`` and ``Y`` hold the fitted rows (False for chunked or Dask data)."""
+        return self.n_rows is None
 
     def resampled(self, X: np.ndarray, Y: np.ndarray, rows: np.ndarray | None = None) -> ModelSpec:
         """The spec of a refit on ``X``, ``Y``, rows of this spec (all of them, or ``rows``).

@@ -19,9 +19,9 @@ Writing a new method: subclass :class:`Estimator`, declare ``method``, ``respons
 :func:`sdrstats.fitting.formula_functions.formula_doc`.
 
 What a generic layer needs from a family it asks the estimator for, never importing the
-family: ``capabilities`` (what the method can do), ``statistics()`` and ``fit_statistics()``
-(a mergeable accumulator, for chunked and Dask data), ``replicate_kernel()`` (a fast weighted
-bootstrap).
+family: ``capabilities`` (what the method can do), ``fit_output`` of a spec that holds chunks
+instead of rows (a ``from_statistics`` method passes its mergeable accumulators over them, as
+over the one chunk of rows in memory), ``replicate_kernel()`` (a fast weighted bootstrap).
 """
 
 from __future__ import annotations
@@ -331,6 +331,8 @@ class Estimator(FamilyHooks, Registered):
         """
         if spec.case_weights is not None and not self.capabilities.case_weights:
             raise self._no_case_weights()
+        if not spec.keeps_rows:
+            raise self.statistics_unavailable()
         return self._fit(spec.X, spec.Y, weights=weights, random_state=random_state)
 
     def _check_response(self, spec: ModelSpec) -> None:
@@ -400,6 +402,8 @@ class Estimator(FamilyHooks, Registered):
         """
         self._validate_options()  # an option may have been assigned directly since
         self._check_response(spec)
+        if not spec.keeps_rows:
+            return self._fit_without_rows(spec, call)
         try:
             if spec.n < 2:
                 raise TooFewRowsError(
@@ -523,6 +527,26 @@ class Estimator(FamilyHooks, Registered):
         if self.capabilities.nested_directions and (width is None or width >= d):
             return dataclasses.replace(output, d=d)
         return self.clone(d=d).fit_output(spec, random_state=random_state)
+
+    def _fit_without_rows(self, spec: ModelSpec, call: str | None) -> Results:
+        """The fit of a spec holding chunks instead of rows: the family's passes over them
+        check the data as they read it; the rows read (and a class response's levels) go to
+        the result's spec."""
+        if not self.capabilities.from_statistics:
+            raise self.statistics_unavailable()
+        seed = fit_seed(self.options.get("random_state"))
+        output = self.fit_output(spec, random_state=seed)
+        seen = {
+            "n_rows": int(output.extras.pop("n_rows")),
+            "n_dropped": int(getattr(spec.data, "n_dropped", 0)),
+        }
+        if "y_levels" in output.extras:
+            seen["y_levels"] = output.extras.pop("y_levels")
+        results = self.results_class(
+            self, dataclasses.replace(spec, **seen), output, call=call, random_state=seed
+        )
+        results._settle_dimension()  # d=None: the method's rule, from the accumulated sums
+        return results
 
     def fit(self, X: Any, y: Any, *, missing: str = "drop", sample_weight: Any = None) -> Results:
         """Fit to arrays (or a predictor DataFrame and a response Series).

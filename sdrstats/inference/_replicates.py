@@ -14,8 +14,8 @@ do not depend on ``n_jobs`` or on how replicates are grouped.
 
 Two resampling schemes: ``"multinomial"`` (``n`` rows drawn with replacement, the classical
 bootstrap) and ``"poisson"`` (every row an independent Poisson(1) count keyed by its position,
-:mod:`.poisson`; a fit from chunks or Dask partitions, which keeps no rows, forms the weighted
-slice sums of its replicates in one more pass over the data through the kernel's
+:mod:`.poisson`; a weighted kernel forms its replicates' slice sums in one more pass over the
+fit's rows, in memory or on chunks and Dask partitions alike, through its
 ``poisson_replicates``).
 """
 
@@ -28,7 +28,13 @@ from typing import Any
 import numpy as np
 
 from ..base.budget import SEED_BYTES, STEP_SECONDS, check_count
-from ..base.parallel import as_seed_sequence, effective_n_jobs, parallel_map, spawn_seeds
+from ..base.parallel import (
+    as_seed_sequence,
+    blas_threads_of,
+    effective_n_jobs,
+    parallel_map,
+    spawn_seeds,
+)
 from .poisson import counts_from_keys, replicate_keys
 
 #: Replicates per task of the weighted path (fixed, so results never depend on n_jobs).
@@ -102,17 +108,6 @@ def in_memory_poisson_counts(keys: np.ndarray, positions: np.ndarray) -> np.ndar
     if positions.size == positions[-1] + 1:  # rows 0..n-1: no gather needed
         return counts_from_keys(keys, 0, positions.size)
     return counts_from_keys(keys, 0, int(positions.max()) + 1)[:, positions]
-
-
-class _PoissonChunk:
-    """Replicates of a block of Poisson keys through the fit's weighted kernel."""
-
-    def __init__(self, kernel: Any, positions: np.ndarray) -> None:
-        self.kernel = kernel
-        self.positions = positions
-
-    def __call__(self, keys: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
-        return self.kernel.replicates(in_memory_poisson_counts(keys, self.positions))
 
 
 def _refit_one(
@@ -239,7 +234,13 @@ def bootstrap_replicates(
         size = max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
         chunks = [seeds[i : i + size] for i in range(0, B, size)]
     pieces = parallel_map(
-        fn, chunks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+        fn,
+        chunks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc=desc,
+        count_option=("B", B),
+        blas_threads=blas_threads_of(results.spec.X.shape[1]),  # p x p work per replicate
     )
     return _collect(pieces, name)
 
@@ -258,7 +259,7 @@ def _poisson_replicates(
     """The ``"poisson"`` scheme: replicate ``b`` weights row ``i`` by its Poisson count."""
     base = as_seed_sequence(random_state)  # a Generator is consumed once, here
     keys = replicate_keys(base, range(B))
-    if hasattr(kernel, "poisson_replicates"):  # a fit without rows: one pass over its data
+    if kernel is not None:  # weighted slice sums: one pass over the rows, wherever they live
         items = kernel.poisson_replicates(keys, n_jobs=n_jobs, progress=progress, desc=desc)
         return _collect([items], "weighted slice moments, one pass over the data")
     if not results.spec.X.shape[0]:
@@ -266,25 +267,25 @@ def _poisson_replicates(
             f"The Poisson bootstrap of this {results.method} fit needs its rows or its data "
             "source, and it has neither; fit it again on the data."
         )
-    if engine == "moments" and kernel is None:
+    if engine == "moments":
         raise ValueError(f"The weighted-moment bootstrap is not available for {results.method}.")
     positions = row_positions(results)
-    if kernel is not None:
-        blocks = [keys[i : i + CHUNK] for i in range(0, B, CHUNK)]
-        fn: Any = _PoissonChunk(kernel, positions)
-        name = "weighted slice moments"
-    else:
-        seeds = list(zip(keys, spawn_seeds(base, B)))
-        size = CHUNK if n_jobs in (None, 1) else max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
-        blocks = [seeds[i : i + size] for i in range(0, B, size)]
-        fn = partial(
-            _chunk_refits, results=results, changes=changes, scheme="poisson", positions=positions
-        )
-        name = "refit on rows repeated by their Poisson counts"
-    pieces = parallel_map(
-        fn, blocks, n_jobs=n_jobs, progress=progress, desc=desc, count_option=("B", B)
+    seeds = list(zip(keys, spawn_seeds(base, B)))
+    size = CHUNK if n_jobs in (None, 1) else max(1, -(-B // (4 * effective_n_jobs(n_jobs))))
+    blocks = [seeds[i : i + size] for i in range(0, B, size)]
+    fn = partial(
+        _chunk_refits, results=results, changes=changes, scheme="poisson", positions=positions
     )
-    return _collect(pieces, name)
+    pieces = parallel_map(
+        fn,
+        blocks,
+        n_jobs=n_jobs,
+        progress=progress,
+        desc=desc,
+        count_option=("B", B),
+        blas_threads=blas_threads_of(results.spec.X.shape[1]),  # p x p work per replicate
+    )
+    return _collect(pieces, "refit on rows repeated by their Poisson counts")
 
 
 def _collect(pieces: list[list[Any]], name: str) -> Replicates:

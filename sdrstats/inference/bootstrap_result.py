@@ -56,6 +56,15 @@ class BootstrapResult:
     d, B, n_failed : int
         Dimension compared, number of replicates and how many failed.
 
+    See Also
+    --------
+    Results.bootstrap : The call that returns it.
+    sdrstats.plotting.plot_bootstrap : Its plot.
+
+    References
+    ----------
+    :cite:t:`ye2003`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -147,6 +156,11 @@ class BootstrapResult:
     def summary(self) -> Summary:
         """Distance quantiles and per-direction stability (text, HTML, LaTeX).
 
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
+
         Examples
         --------
         >>> import sdrstats as sdr
@@ -216,30 +230,32 @@ class BootstrapResult:
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
 
-    def plot(self, ax: Any = None) -> Any:
+    def plot(self, *, ax: Any = None, axes: Any = None, figsize: Any = None) -> Any:
         """Histogram of the distances and per-direction stability.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
-            One Axes draws the histogram only; default a new figure with both panels.
+            One Axes: draw the histogram of the distances only.
+        axes : sequence of two matplotlib Axes, optional
+            Where to draw the histogram and the box plots; default a new figure of both.
+        figsize : tuple of float, optional
+            Size of a new figure in inches; default a page width (7 x 3).
 
         Returns
         -------
-        matplotlib Axes or array of Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
-        >>> axes = fit.bootstrap(B=20, random_state=0, progress=False).plot()
+        >>> fig = fit.bootstrap(B=20, random_state=0, progress=False).plot()
         """
         from ..plotting.inference import plot_bootstrap
 
-        return plot_bootstrap(self, ax=ax)
+        return plot_bootstrap(self, ax=ax, axes=axes, figsize=figsize)
 
 
 __all__ = ["BootstrapResult", "QUANTILES"]

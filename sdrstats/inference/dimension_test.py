@@ -60,6 +60,15 @@ class DimensionTest:
         Which p-values chose ``d`` when the table has several columns of them (SAVE's and
         pHd's normal-theory ones), as the fit's dimension line names them.
 
+    See Also
+    --------
+    Results.test_dimension : The call that returns it.
+    sdrstats.plotting.plot_dimension_test : Its plot.
+
+    References
+    ----------
+    :cite:t:`li1991`; :cite:t:`cook2001`; :cite:t:`ye2003`; :cite:t:`luo2016`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -104,6 +113,11 @@ class DimensionTest:
     def describe(self) -> str:
         """The rule as a fit's dimension line names it, with its level and resampling size.
 
+        Returns
+        -------
+        str
+            E.g. ``"the permutation test at level 0.05 (999 permutations)"``.
+
         Examples
         --------
         >>> import sdrstats as sdr
@@ -125,6 +139,11 @@ class DimensionTest:
 
     def display_table(self) -> pd.DataFrame:
         """The table with R-style column names, as printed.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The table with R's column names (``Stat``, ``df``, ``p.value``...).
 
         Examples
         --------
@@ -181,6 +200,11 @@ class DimensionTest:
     def summary(self) -> Summary:
         """The table and the chosen dimension as a :class:`~sdrstats.base.tables.Summary`.
 
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
+
         Examples
         --------
         >>> import sdrstats as sdr
@@ -202,30 +226,30 @@ class DimensionTest:
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
 
-    def plot(self, ax: Any = None) -> Any:
-        """Plot the rule's curve (p-values per hypothesis, ladle or bootstrap curve).
+    def plot(self, *, ax: Any = None, figsize: Any = None) -> Any:
+        """Plot the rule's criterion by dimension (p-values on a log scale), the chosen d marked.
 
         Parameters
         ----------
         ax : matplotlib Axes, optional
             Where to draw; default a new figure.
+        figsize : tuple of float, optional
+            Size of a new figure in inches; default one column (3.4 x 2.8).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-        >>> ax = fit.test_dimension().plot()
+        >>> fig = fit.test_dimension().plot()
         """
         from ..plotting.inference import plot_dimension_test
 
-        return plot_dimension_test(self, ax=ax)
+        return plot_dimension_test(self, ax=ax, figsize=figsize)
 
 
 def dimension_how(test: DimensionTest | None) -> str:

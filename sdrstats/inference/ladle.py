@@ -82,7 +82,7 @@ def ladle(
         when it was given, else ``p - 2`` if ``p <= 10`` and ``floor(p / log p)``
         beyond (capped at ``p - 1`` and at the directions the fit has; a kernel of rank
         ``r`` has ``r``, and the eigenvalue after the last is 0).
-    random_state, n_jobs, progress
+    random_state, n_jobs, progress : optional
         As :func:`sdrstats.inference.bootstrap.bootstrap`; by default the fit's
         ``"test_dimension/ladle"`` stream.
 
@@ -92,6 +92,11 @@ def ladle(
         ``table`` indexed by ``k = 0..d_max`` with columns ``f`` (scaled bootstrap
         eigenvector variability), ``phi`` (scaled eigenvalue) and ``g = f + phi``; ``d`` is
         the minimiser of ``g``.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    permutation_test, bootstrap_dimension : The other resampling rules.
 
     Notes
     -----
@@ -106,6 +111,10 @@ def ladle(
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR,
     B = 100, 1000 replications): d = 1 was chosen in 99.8% of the runs of a single-index
     model, and d = 2 in 63% of the runs of Li's (1991) two-index model (d = 1 in 35%).
+
+    References
+    ----------
+    :cite:t:`luo2016`.
 
     Examples
     --------
@@ -181,11 +190,16 @@ def _embedding_ladle(
     training rows: ``Ê_k`` spans the first ``k`` coordinates of the full fit's embedding
     (centred, orthonormalised), ``Ê*_{k,b}`` those of replicate ``b``, refitted on resampled
     rows and embedding the same rows, and ``f0(k) = mean_b (1 - |det(Ê_kᵀ Ê*_{k,b})|)``.
-    The eigenvalues are the method's own (of its kernel eigenproblem).
+    The eigenvalues are the method's own (of its kernel eigenproblem), divided by the
+    largest: Luo & Li's ``phi`` is not scale-free, and a kernel eigenproblem's eigenvalues
+    have no natural scale (kernel SPCA's shrink as ``1/n²``), so unscaled they were so small
+    beside ``f`` that the ladle chose ``d = 0`` on every model with more than one direction.
     """
     name = results.method
     B = check_int(B, "B", "the ladle rule", low=2)
     eig = np.sort(np.abs(np.asarray(results.output.eigenvalues, dtype=float)))[::-1]
+    if eig.size and eig[0] > 0:
+        eig = eig / eig[0]
     coef = results.output.extras.get("coef")
     width = np.asarray(coef).shape[1] if coef is not None else len(eig)
     d_max = _d_max(results, d_max, min(len(eig), width), "ladle")
@@ -202,7 +216,7 @@ def _embedding_ladle(
         f0[k] = np.mean([1 - abs(np.linalg.det(q.T @ _column_space(e[:, :k]))) for e in good])
     failed = B - len(good)
     note = "d minimises g = f (variability of the embedding of the training rows) + phi "
-    note += "(eigenvalue); replicates refit resampled rows" + (
+    note += "(eigenvalue / the largest); replicates refit resampled rows" + (
         f", {failed} failed." if failed else "."
     )
     return _ladle_result(f0, eig, name, B, random_state, note)
@@ -236,7 +250,7 @@ def bootstrap_dimension(
         Distance of a replicate's ``k``-dimensional subspace to the full-sample one.
         ``1 - r`` (trace correlation) is on the same 0..1 scale for every ``k``, which the
         comparison across ``k`` needs; ``projection`` grows with ``k``.
-    random_state, n_jobs, progress
+    random_state, n_jobs, progress : optional
         As :func:`sdrstats.inference.bootstrap.bootstrap`.
 
     Returns
@@ -244,6 +258,11 @@ def bootstrap_dimension(
     DimensionTest
         ``table`` indexed by ``k = 1..d_max`` with the mean, sd and median distance; ``d``
         minimises the mean distance.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    ladle : The rule that adds the eigenvalues to this variability.
 
     Notes
     -----
@@ -254,6 +273,10 @@ def bootstrap_dimension(
     B = 100, 1000 replications): d = 1 was chosen in 100% of the runs of a single-index
     model, but d = 2 in only 26% of the runs of Li's (1991) two-index model; prefer
     :func:`ladle` or a test when d >= 2 is plausible.
+
+    References
+    ----------
+    :cite:t:`ye2003`.
 
     Examples
     --------

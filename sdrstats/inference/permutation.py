@@ -115,13 +115,17 @@ def _permuted_statistic(
     results: Any,
     whitening: _Whitening | _GroupWhitening,
     splits: list[Any],
+    refit_d: int | None = None,
 ) -> float:
     m, seed = task
     rng = np.random.default_rng(seed)
     # Keep (y, first m reduced predictors); permute the rows of the orthogonal part.
     Xp = whitening.permuted(splits[m], rng)
+    changes = {} if refit_d is None else {"d": refit_d}
     try:
-        out = results.refit(Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)))
+        out = results.refit(
+            Xp, results.spec.Y, random_state=int(rng.integers(2**31 - 1)), **changes
+        )
     except (ValueError, np.linalg.LinAlgError):
         return np.nan
     values = np.sort(eigen_importance(results, out.eigenvalues))[::-1]
@@ -130,6 +134,29 @@ def _permuted_statistic(
 
 def _chunk(tasks: list[tuple[int, Any]], **kw: Any) -> list[float]:
     return [_permuted_statistic(t, **kw) for t in tasks]
+
+
+def _tested_solution(results: Any, d_max: int | None) -> tuple[Any, int | None]:
+    """The solution whose eigenvalues the test reads, and the ``d`` its refits solve.
+
+    A fit with nested directions keeps every eigenvalue it tests (None: refit as fitted). A
+    method whose solutions of different dimensions are separate fits keeps only its ``d``
+    (MAVE's ``d`` from its CV): it is tested on its solution of dimension ``d_max`` (default
+    ``d + 1``, capped at its own ``d_max`` and at p), refitted at that dimension, so that the
+    hypotheses reach above the fit's ``d``.
+    """
+    est = results.estimator
+    kept = results.output.basis.shape[1]
+    if est.capabilities.nested_directions or "d" not in est.params:
+        return results.output, None
+    own = results.options.get("d_max") or results.p
+    top = min(results.d + 1 if d_max is None else int(d_max), own, results.p)
+    if top <= kept:
+        return results.output, None
+    output = est.output_for_dimension(
+        results.output, top, results.spec, random_state=results.random_state
+    )
+    return output, output.basis.shape[1]
 
 
 @accepts_aliases({"numdir": "d_max"})
@@ -153,8 +180,12 @@ def permutation_test(
         Permutations per hypothesis.
     d_max : int, optional
         Largest dimension tested: hypotheses ``m = 0 .. d_max - 1``; default the fit's
-        ``d_max`` option when it has one, else 4, capped at the number of eigenvalues. R's
-        name ``numdir`` is accepted as an alias.
+        ``d_max`` option when it has one, else 4, capped at the number of eigenvalues. A
+        method whose directions of different dimensions are separate fits (MAVE, the
+        SDSPCAAN family) is tested on its ``d_max``-dimensional solution, and by default up
+        to one dimension above the fit's ``d`` (the refits solve that dimension each time),
+        so the test can choose more than the rule that set ``d``. R's name ``numdir`` is
+        accepted as an alias.
     level : float, default 0.05
         Hypothesis ``m`` is rejected when its p-value is at most ``level`` (a test of exact
         size ``level`` under exchangeability when ``level * (n_permutations + 1)`` is an
@@ -164,7 +195,7 @@ def permutation_test(
         Seed of the permutations (hypothesis ``m`` uses child ``m``); default the fit's
         ``"test_dimension/permutation"`` stream (:meth:`sdrstats.Results.stream`).
     n_jobs : int, default 1
-        joblib workers; results do not depend on it.
+        Workers (joblib); results do not depend on it.
     progress : bool, default True
         Progress bar when the loop runs over about 2 s.
 
@@ -172,6 +203,11 @@ def permutation_test(
     -------
     DimensionTest
         ``table`` columns ``stat`` (sum of the remaining ``|eigenvalues|``) and ``p_value``.
+
+    See Also
+    --------
+    DimensionTest : What it returns.
+    ladle, bootstrap_dimension : The other resampling rules.
 
     Notes
     -----
@@ -190,6 +226,10 @@ def permutation_test(
     Calibration (``benchmarks/calibration.md``; normal predictors, n = 200, p = 6, SIR, 99
     permutations, 1000 replications): under a single-index model "1D vs >= 2D" was rejected
     at level 0.05 in 4.3% ± 0.6% of the runs, and in 82.5% under Li's (1991) two-index model.
+
+    References
+    ----------
+    :cite:t:`cook2001`.
 
     Examples
     --------
@@ -210,7 +250,10 @@ def permutation_test(
     )
     n_permutations = check_int(n_permutations, "n_permutations", "the permutation test", low=1)
     level = check_float(level, "level", "the permutation test", low=0, high=1, strict_low=True)
-    available = min(len(eig), results.output.basis.shape[1], results.p)
+    output, refit_d = _tested_solution(results, d_max)
+    if refit_d is not None:
+        eig = eigen_importance(results, output.eigenvalues)
+    available = min(len(eig), output.basis.shape[1], results.p)
     if d_max is None:
         # the fit's d_max (R's numdir for the moment methods), else four hypotheses as R's
         own = results.options.get("d_max")
@@ -226,7 +269,7 @@ def permutation_test(
     groups = getattr(results.spec, "groups", None)
     X = results.spec.X
     whitening = _Whitening(X) if groups is None else _GroupWhitening(X, groups)
-    basis = np.asarray(results.output.basis, dtype=float)
+    basis = np.asarray(output.basis, dtype=float)
     splits = [whitening.split(basis[:, :m]) for m in range(numdir)]
     tasks = [
         (m, s)
@@ -235,7 +278,7 @@ def permutation_test(
     ]
     size = max(1, -(-len(tasks) // (8 * effective_n_jobs(n_jobs))))  # ~8 tasks per worker
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    fn = partial(_chunk, results=results, whitening=whitening, splits=splits)
+    fn = partial(_chunk, results=results, whitening=whitening, splits=splits, refit_d=refit_d)
     values = np.concatenate(
         parallel_map(
             fn,

@@ -100,7 +100,7 @@ def _restart(
     res = grassmann_minimize(
         fun, W0, max_iter=settings["max_iter"], tol=settings["tol"], callback=callback
     )
-    # The seed's step 4: the model chosen by CV at the final W, refitted on all samples.
+    # Tangkaratt et al.'s step 4: the model chosen by CV at the final W, refitted on all samples.
     final_tuning = tune(res.W)
     final = problem.solve(res.W, final_tuning.sigma, final_tuning.lam, gradient=False)
     sigma_z, sigma_y = split_sigma(final_tuning.sigma)
@@ -390,7 +390,7 @@ class CriterionEstimator(Estimator):
             desc=f"{self.method} restarts",
             count_option=("n_restarts", o["n_restarts"]),
         )
-        # The seed keeps the restart with the smallest SCE^ (select_by="criterion"); values
+        # Tangkaratt et al. keep the restart with the smallest SCE^ (select_by="criterion"); values
         # at different (σ, λ) are not on one scale, so "cv" compares held-out scores instead.
         key = "value" if o["select_by"] == "criterion" else "cv_score"
         best = {d: min((r for r in runs if r["d"] == d), key=lambda r: r[key]) for d in dims}

@@ -41,13 +41,22 @@ class DensityFit(SaveLoadMixin):
     options : dict
         The estimator's options.
 
+    See Also
+    --------
+    lscde : The formula function that returns it.
+    ConditionalDensity : The density it holds.
+
+    References
+    ----------
+    :cite:t:`sugiyama2010`.
+
     Examples
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
     >>> fit = sdr.lscde("lbm ~ ht + wt", ais, random_state=0)
     >>> fit
-    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; location_scale, held-out log score = -2.806>
+    <DensityFit: LSCDE of lbm given ht, wt (no reduction), n = 202; location_scale, held-out log score = -2.773>
     >>> fit.conditional_density().method
     'LSCDE'
     """

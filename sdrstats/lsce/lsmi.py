@@ -27,10 +27,15 @@ class LSMI(CriterionEstimator):
         logarithmic step on that side (up to 3 points); a σ still at an end, or at an end of
         a grid given here, raises a :class:`~sdrstats.TuningWarning`.
     {shared}
+    See Also
+    --------
+    lsmi : The formula function (``sdr.lsmi(formula, data)``).
+    sdrstats.lsce.results.DensityReductionResults : What ``fit`` returns.
+    lsce, lscde : The conditional-entropy method and the density estimate.
+
     References
     ----------
-    Suzuki, T. and Sugiyama, M. Sufficient dimension reduction via squared-loss mutual
-    information estimation. Neural Computation 25(3), 2013.
+    :cite:t:`suzuki2013`.
 
     Examples
     --------
@@ -97,6 +102,16 @@ def lsmi(
     DensityReductionResults
         ``criterion`` is SMI^; ``conditional_density()`` fits the density layer's default model
         (:func:`sdrstats.lscde`) on the reduced predictors.
+
+    See Also
+    --------
+    LSMI : The estimator, for arrays (``LSMI(...).fit(X, y)``).
+    sdrstats.lsce.results.DensityReductionResults : What it returns.
+    lsce, lscde : The conditional-entropy method and the density estimate.
+
+    References
+    ----------
+    :cite:t:`suzuki2013`.
 
     Examples
     --------

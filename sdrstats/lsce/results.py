@@ -21,8 +21,17 @@ class DensityReductionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    lsce, lsmi : The methods that return it.
+    ConditionalDensity : Its fitted density.
+
+    References
+    ----------
+    :cite:t:`tangkaratt2015`; :cite:t:`suzuki2013`.
 
     Examples
     --------
@@ -69,7 +78,8 @@ class DensityReductionResults(Results):
 
         By default (``estimator=None`` or ``"lscde"``) the density layer's default model on
         ``transform()``, as for every fit: the LSCDE model chosen by held-out log-likelihood
-        among separate widths for ``z`` and ``y`` and the location-scale form
+        among separate widths for ``z`` and ``y`` and the location-scale form, whose spread
+        may also follow directions of the predictors beyond the fit's
         (:func:`sdrstats.density.conditional_density_for`). ``"lsce"`` gives LSCE's own
         density, the single-width LSCDE solution at the final projection (Tangkaratt et al.
         2015, eq. 10; LSCE fits only); ``"eps_kde"`` the ε-neighbour KDE.
@@ -197,34 +207,34 @@ class DensityReductionResults(Results):
         return blocks
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
-        """Plots; by default ``y`` against the reduced predictors with the fitted density.
+        """Plots; with one direction by default ``y`` against it with the fitted density.
 
         Parameters
         ----------
         kind : str, default "summary"
-            ``"summary"``: ``y`` against the first one or two reduced predictors with the
-            conditional mean and a 10-90 % band; other kinds go to the common plots
-            (:meth:`sdrstats.Results.plot`).
+            ``"summary"``: with one direction, ``y`` against it with the conditional mean and
+            a 10-90 % band of the fitted density; with two or more, the scatterplot matrix of
+            every fit (:meth:`sdrstats.Results.plot`). ``"density"``: the fitted density
+            over one direction (the band) or two (a 3-D surface of the conditional mean).
+            Other kinds go to the common plots (:meth:`sdrstats.Results.plot`).
         **options
-            Passed to the plot (``ax``, ...).
+            Passed to the plot (``ax``, ``figsize``, ``band``...).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import numpy as np, pandas as pd
         >>> import sdrstats as sdr
         >>> rng = np.random.default_rng(0)
         >>> df = pd.DataFrame(rng.standard_normal((80, 3)), columns=["x1", "x2", "x3"])
         >>> df["y"] = df.x1 + 0.2 * rng.standard_normal(80)
         >>> fit = sdr.lsce("y ~ .", df, d=1, n_restarts=2, random_state=0, progress=False)
-        >>> ax = fit.plot()
+        >>> fig = fit.plot()
         """
-        if kind != "summary":
+        if kind not in ("summary", "density") or (kind == "summary" and self.d > 1):
             return super().plot(kind=kind, **options)
         from ..plotting.density import plot_density_fit
 

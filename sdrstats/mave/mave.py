@@ -7,9 +7,9 @@ import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..base.budget import STEP_SECONDS, check_count
+from ..base.parallel import blas_threads_for
 from ..base.validation import Interval, Options, TooFewRowsError
 from ..base.warnings import ConvergenceWarning
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
@@ -74,8 +74,8 @@ class MAVE(Estimator):
         by ``d_rule``. With ``d`` given the CV table is computed only when asked for.
     d_max : int, default 10
         Solutions are kept for every dimension ``1..d_max`` (capped at the number of
-        predictors kept by screening), available through ``directions_for(k)``. (R's
-        ``MAVE`` calls it ``max.dim``.)
+        predictors kept by screening), available through ``directions_for(k)``; R's
+        ``MAVE`` calls it ``max.dim``.
     screen : int, optional
         When there are more predictors than ``screen`` (default ``⌈n / log n⌉`` as in R), only
         the ``screen`` predictors with the largest distance correlation with the response
@@ -119,6 +119,12 @@ class MAVE(Estimator):
         and ``conditional_density()`` draw from streams derived from it. None draws one,
         which the summary prints.
 
+    See Also
+    --------
+    mave : The formula function (``sdr.mave(formula, data)``).
+    sdrstats.mave.results.MaveResults : What ``fit`` returns.
+    sir, lsce : Methods that need no local smoothing, or model the whole density.
+
     Notes
     -----
     The predictors are standardised and whitened. OPG estimates the subspace from the outer
@@ -150,12 +156,7 @@ class MAVE(Estimator):
 
     References
     ----------
-    Xia, Y., Tong, H., Li, W. K. & Zhu, L.-X. (2002). An adaptive estimation of dimension
-    reduction space. JRSS B 64, 363–410. Xia, Y. (2007). A constructive approach to the
-    estimation of dimension reduction directions. Ann. Statist. 35, 2654–2690. Li, R.,
-    Zhong, W. & Zhu, L. (2012). Feature screening via distance correlation learning. JASA 107,
-    1129–1139. Hang, W. & Xia, Y. (2021). MAVE: methods for dimension reduction. R package
-    version 1.3.11.
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------
@@ -295,9 +296,9 @@ class MAVE(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
-        # one BLAS thread: the blocked products are too small to gain from threads, and two
-        # OpenBLAS threads on shared cores were 16x slower in bench_mave.py
-        with threadpool_limits(limits=1, user_api="blas"):
+        # local systems of order p + 1: on two OpenBLAS threads on shared cores the blocked
+        # products were 16x slower in bench_mave.py
+        with blas_threads_for(X.shape[1] + 1):
             return self._fit_arrays(X, Y, weights)
 
     def _fit_arrays(
@@ -406,7 +407,8 @@ class MAVE(Estimator):
         extras = output.extras
         if extras["cv"] is None:
             inputs = extras["cv_inputs"]
-            with threadpool_limits(limits=1, user_api="blas"):
+            # local fits of order d + 1 for d = 1..d_max (the keys of "reduced")
+            with blas_threads_for(max(inputs["reduced"], default=0) + 1):
                 extras["cv"] = cv_values(inputs["reduced"], inputs["targets"], inputs["weights"])
         return extras["cv"]
 
@@ -479,6 +481,16 @@ def mave(
     Returns
     -------
     MaveResults
+
+    See Also
+    --------
+    MAVE : The estimator, for arrays (``MAVE(...).fit(X, y)``).
+    sdrstats.mave.results.MaveResults : What it returns.
+    sir, lsce : Methods that need no local smoothing, or model the whole density.
+
+    References
+    ----------
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------

@@ -27,8 +27,16 @@ class MaveResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    mave : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`xia2002`; :cite:t:`xia2007`.
 
     Examples
     --------

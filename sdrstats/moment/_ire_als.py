@@ -1,7 +1,19 @@
-"""IRE's numerical core: the discrepancy, its alternating least squares and ``Γ_ζ``.
+"""IRE's numerical core: the discrepancy and its alternating least squares.
 
-Everything here works in the whitened ``z`` scale on arrays; :mod:`sdrstats.moment.ire` builds
-the estimator, its tests and results on top.
+Everything here works in the whitened ``z`` scale on p × p and p(h−1) × p(h−1) arrays (never on
+rows); :mod:`sdrstats.moment.ire_passes` accumulates the ``Γ_ζ`` this module is given, and
+:mod:`sdrstats.moment.ire` builds the estimator, its tests and results on top.
+
+The discrepancy of one group (IRE) or of several (partial IRE) is
+
+.. math:: F(B, \\{C_g\\}) = n \\sum_g \\mathrm{vec}(ζ_g − TBC_g)ᵀ\\, Γ_g^{-1}\\, \\mathrm{vec}(ζ_g − TBC_g)
+
+with ``Γ_g = G_gᵀ G_g`` (upper Cholesky factor ``G_g``). Its alternating least squares never
+forms a design: ``vec(TBC) = (I ⊗ TB) vec C = (C ⊗ T) vec B`` have Kronecker structure, so the
+normal equations of each step are ``Γ^{-1}`` contracted with ``TB`` (or with a row of ``C``
+and ``T``) block by block: ``O(N² d)`` per step for ``N = p(h−1)``, where a dense whitened
+design cost ``O(N² h d)``. ``Γ^{-1}`` comes once per ``Γ`` from its Cholesky factor (LAPACK
+``potri``); the criterion itself is a triangular solve with the factor.
 """
 
 from __future__ import annotations
@@ -12,6 +24,9 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.lapack
+import scipy.special
+from threadpoolctl import threadpool_limits
 
 from ..base.warnings import ConvergenceWarning
 from ..stats.chi2 import chi2_sf
@@ -31,6 +46,40 @@ def chi2_upper(stat: float, df: float) -> float:
     return float("nan")
 
 
+#: The small-sample versions of IRE's test statistic (``correction=`` of its test).
+CORRECTIONS = (None, "F", "yuan_bentler")
+
+
+def corrected_upper(stat: float, df: float, n: int, correction: str | None) -> float:
+    """Upper tail of an IRE discrepancy ``stat`` on ``df`` degrees of freedom from ``n`` rows.
+
+    IRE's statistic is a minimum discrepancy in the metric of a covariance estimated from the
+    same rows, like Browne's (1984) asymptotically distribution-free statistic of covariance
+    structures, and its χ² reference rejects too often when ``n`` is not large against the
+    number of moments. Two corrections from that literature:
+
+    * ``None`` — R ``dr``'s reference, ``χ²(df)`` (:func:`chi2_upper`);
+    * ``"F"`` — Yuan & Bentler's (1999) F statistic ``T (n − df) / ((n − 1) df)`` against
+      ``F(df, n − df)``; for "0D vs > 0D" it is the exact Hotelling-``T²`` scaling of a mean
+      vector tested in the metric of its estimated covariance;
+    * ``"yuan_bentler"`` — Yuan & Bentler's (1997) ``T / (1 + T/n)`` against ``χ²(df)``.
+
+    Rows with ``df <= 0`` (exact fits) and ``df >= n`` keep R's value.
+
+    Examples
+    --------
+    >>> [round(corrected_upper(60.0, 48, 500, c), 4) for c in CORRECTIONS]
+    [0.1146, 0.2594, 0.2691]
+    """
+    if correction is None or df <= 0 or df >= n:
+        return chi2_upper(stat, df)
+    if correction == "F":
+        return float(scipy.special.fdtrc(df, n - df, stat * (n - df) / ((n - 1) * df)))
+    if correction == "yuan_bentler":
+        return chi2_sf(stat / (1.0 + stat / n), df)
+    raise ValueError(f"correction must be one of {CORRECTIONS}; got {correction!r}.")
+
+
 def helmert_basis(h: int) -> np.ndarray:
     """Orthonormal ``h × (h−1)`` basis of the contrasts (R's ``qr.Q(qr(contr.helmert(h)))``).
 
@@ -44,44 +93,12 @@ def helmert_basis(h: int) -> np.ndarray:
     return basis / np.linalg.norm(basis, axis=0)
 
 
-def gamma_factor(
-    Z: np.ndarray,
-    labels: np.ndarray,
-    fractions: np.ndarray,
-    means: np.ndarray,
-    contrasts: np.ndarray,
-    weights: np.ndarray | None = None,
-) -> np.ndarray:
-    """Upper Cholesky factor ``G`` of ``Γ_ζ = Gᵀ G`` (Cook & Ni 2005, p. 411 and 414).
-
-    ``means`` (p × h) are the slice means used in the residuals ``ε_i = e_{s(i)} − f −
-    (z_iᵀ ξ̃) diag(f)``: the raw slice means, their projection on a fitted span, or zero for
-    the independence test. ``Γ_ζ`` is the covariance (divisor n) of ``vec(z_i ε_iᵀ A)``,
-    which equals ``(Aᵀ ⊗ I) cov(vec(z_i ε_iᵀ)) (A ⊗ I)``.
-    """
-    n, p = Z.shape
-    resid = -fractions[None, :] - (Z @ means) * fractions[None, :]
-    resid[np.arange(n), labels] += 1.0
-    projected = resid @ contrasts  # n × (h−1)
-    h1 = projected.shape[1]
-    # row i is vec(z_i (Aᵀε_i)ᵀ) in column-major order: entry s*p + j is z_ij * (Aᵀε_i)_s
-    g = np.einsum("ij,is->isj", Z, projected).reshape(n, h1 * p)
-    if weights is None:
-        centred = g - g.mean(axis=0)
-        cov = centred.T @ centred / n
-    else:
-        w = weights / weights.sum()
-        centred = g - w @ g
-        cov = centred.T @ (centred * w[:, None])
-    return covariance_factor(cov, n, p)
-
-
 def covariance_factor(cov: np.ndarray, n: float, p: int) -> np.ndarray:
     """Upper Cholesky factor of ``Γ_ζ`` (p(h−1) square, from ``n`` rows), or an error saying
     to use fewer slices when it is singular."""
     h1 = cov.shape[0] // p
     try:
-        return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False)
+        return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False, check_finite=False)
     except np.linalg.LinAlgError:
         # Γ_ζ has p(h−1) rows; n rows cannot estimate it when h approaches n/p.
         raise ValueError(
@@ -91,54 +108,152 @@ def covariance_factor(cov: np.ndarray, n: float, p: int) -> np.ndarray:
         ) from None
 
 
-class Discrepancy:
-    """``F(B, C) = n‖G^{-T}(vec ζ − vec(T B C))‖²`` and its alternating least squares.
+def _gsolve(a1: np.ndarray, a2: np.ndarray) -> np.ndarray:
+    """Pseudo-inverse solve with R ``dr``'s (MASS ``ginv``) threshold ``√eps · s_1``."""
+    u, s, vt = np.linalg.svd(a1)
+    if s.size == 0 or s[0] == 0:
+        return np.zeros(a1.shape[1])
+    keep = s > np.sqrt(np.finfo(float).eps) * s[0]
+    return vt[keep].T @ ((u[:, keep].T @ a2) / s[keep])
 
-    ``T`` (p × m) restricts the span to ``span(T)`` (the identity when unrestricted); ``B`` is
-    m × d in ``T``'s coordinates.
+
+class _Group:
+    """One group's ``ζ`` (p × h1) and ``Γ`` through its factor: targets and metric.
+
+    ``Γ^{-1}`` is held as an ``N × N`` array (``N = h1 p``, index ``s p + j`` for column
+    ``s``, row ``j`` of ζ) and contracted with ``TB`` or a row of ``C`` by plain matrix
+    products of reshaped views, never copied into another layout.
     """
 
-    def __init__(self, zeta: np.ndarray, factor: np.ndarray, n: float) -> None:
-        self.zeta, self.factor, self.n = zeta, factor, n
-        # G^{-T} once: the iterations apply it hundreds of times to small blocks
-        self.inverse_t = scipy.linalg.solve_triangular(
-            factor, np.eye(factor.shape[0]), trans="T", lower=False
-        )
-        self.target = self.whiten(zeta.reshape(-1, order="F"))
+    def __init__(self, zeta: np.ndarray, factor: np.ndarray) -> None:
+        self.zeta, self.factor = zeta, factor
+        self.p, self.h1 = zeta.shape
+        self.target = self.whiten(zeta.reshape(-1, order="F"))  # G^{-T} vec ζ
+        self._inverse: np.ndarray | None = None
+        self._weighted_zeta: np.ndarray | None = None
 
     def whiten(self, values: np.ndarray) -> np.ndarray:
-        return self.inverse_t @ values
+        """``G^{-T} v`` by a triangular solve."""
+        return scipy.linalg.solve_triangular(
+            self.factor, values, trans="T", lower=False, check_finite=False
+        )
+
+    @property
+    def inverse(self) -> np.ndarray:
+        """``Γ^{-1}`` (N × N), from the factor (LAPACK ``potri``) on first use."""
+        if self._inverse is None:
+            inv, info = scipy.linalg.lapack.dpotri(self.factor, lower=0)
+            if info != 0:
+                raise np.linalg.LinAlgError("Γ_ζ is singular.")
+            # potri fills the upper triangle (of a Fortran-ordered array): the full symmetric
+            # matrix in C order, so the contractions reshape it without copying N² floats
+            upper = np.triu(inv)
+            upper += np.triu(inv, 1).T
+            self._inverse = upper
+        return self._inverse
+
+    @property
+    def weighted_zeta(self) -> np.ndarray:
+        """``Γ^{-1} vec ζ`` as an h1 × p array."""
+        if self._weighted_zeta is None:
+            self._weighted_zeta = (self.inverse @ self.zeta.reshape(-1, order="F")).reshape(
+                self.h1, self.p
+            )
+        return self._weighted_zeta
+
+    def value(self, fitted: np.ndarray) -> float:
+        """``‖G^{-T} vec(ζ − fitted)‖²``."""
+        return float(np.sum((self.target - self.whiten(fitted.reshape(-1, order="F"))) ** 2))
+
+    def update_c(self, D: np.ndarray) -> np.ndarray:
+        """``C`` (d × h1) minimising the group's discrepancy given ``TB = D`` (p × d):
+        normal equations ``(I ⊗ D)ᵀ Γ^{-1} (I ⊗ D) vec C = (I ⊗ D)ᵀ Γ^{-1} vec ζ``."""
+        h1, p, d = self.h1, self.p, D.shape[1]
+        N = h1 * p
+        # Γ^{-1}(I ⊗ D): every p-block of columns times D (N·h1 × p times p × d)
+        right = (self.inverse.reshape(N * h1, p) @ D).reshape(h1, p, h1 * d)
+        normal = np.matmul(D.T, right).reshape(h1 * d, h1 * d)  # (I ⊗ D)ᵀ · that
+        rhs = (self.weighted_zeta @ D).reshape(-1)  # entry (s, a): (Dᵀ Γ^{-1}ζ)_{a s}
+        try:
+            coef = scipy.linalg.solve(normal, rhs, assume_a="pos", check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning):
+            coef = np.linalg.lstsq(normal, rhs, rcond=None)[0]
+        return coef.reshape(h1, d).T
+
+    def column_terms(self, c: np.ndarray, residual: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(c ⊗ I)ᵀ Γ^{-1} (c ⊗ I)`` (p × p) and ``(c ⊗ I)ᵀ Γ^{-1} vec(residual)`` (p): the
+        normal equations of one column ``b`` of ``B`` with its row ``c`` of ``C``, before
+        ``T``."""
+        h1, p = self.h1, self.p
+        side = (c @ self.inverse.reshape(h1, p * h1 * p)).reshape(p, h1, p)  # Σ_s c_s W_s·
+        matrix = np.einsum("jtl,t->jl", side, c)
+        rhs = side.reshape(p, h1 * p) @ residual.reshape(-1, order="F")
+        return matrix, rhs
+
+
+class Discrepancy:
+    """``F(B, {C_g}) = n Σ_g ‖G_g^{-T}(vec ζ_g − vec(T B C_g))‖²`` and its ALS.
+
+    ``T`` (p × m) restricts the span to ``span(T)`` (the identity when unrestricted); ``B`` is
+    m × d in ``T``'s coordinates. One group is IRE; several, partial IRE (one ``B`` shared by
+    the groups, a ``C_g`` each). With one group, ``update_c`` returns that group's ``C``.
+
+    Parameters
+    ----------
+    zeta : ndarray of shape (p, h1), or list of them
+        ``ζ`` of each group.
+    factor : ndarray, or list of them
+        The upper Cholesky factor of each group's ``Γ_ζ``.
+    n : float
+        The number of cases.
+    label : str, default "IRE"
+        Names the method in a convergence warning.
+    """
+
+    def __init__(self, zeta: Any, factor: Any, n: float, label: str = "IRE") -> None:
+        self.pooled = isinstance(zeta, list)
+        zetas = zeta if self.pooled else [zeta]
+        factors = factor if self.pooled else [factor]
+        self.groups = [_Group(z, G) for z, G in zip(zetas, factors)]
+        self.zeta = zetas[0]
+        self.n, self.label = n, label
+        self.target = np.concatenate([g.target for g in self.groups])
 
     def independence(self) -> float:
-        """``n vec(ζ)ᵀ Γ_ζ^{-1} vec(ζ)``: the discrepancy at ``B = 0`` ("0D vs > 0D")."""
-        return float(np.sum(self.n * self.target**2))
+        """``n Σ_g vec(ζ_g)ᵀ Γ_g^{-1} vec(ζ_g)``: the discrepancy at ``B = 0`` ("0D vs > 0D")."""
+        return float(self.n * np.sum(self.target**2))
 
-    def value(self, TB: np.ndarray, C: np.ndarray) -> float:
-        fitted = (TB @ C).reshape(-1, order="F")
-        return float(self.n * np.sum((self.target - self.whiten(fitted)) ** 2))
+    def _cs(self, C: Any) -> list[np.ndarray]:
+        return C if self.pooled else [C]
 
-    def update_c(self, TB: np.ndarray) -> np.ndarray:
-        d, h1 = TB.shape[1], self.zeta.shape[1]
-        design = self.whiten(np.kron(np.eye(h1), TB))
-        coef = np.linalg.lstsq(design, self.target, rcond=None)[0]
-        return coef.reshape(d, h1, order="F")
+    def value(self, TB: np.ndarray, C: Any) -> float:
+        return float(self.n * sum(g.value(TB @ c) for g, c in zip(self.groups, self._cs(C))))
 
-    def update_b(self, T: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    def update_c(self, TB: np.ndarray) -> Any:
+        out = [g.update_c(TB) for g in self.groups]
+        return out if self.pooled else out[0]
+
+    def update_b(self, T: np.ndarray, B: np.ndarray, C: Any) -> np.ndarray:
+        """Each column ``b_k`` given the others (projected off them, unit length), as R."""
         B = B.copy()
+        Cs = self._cs(C)
         m, d = B.shape
         for k in range(d):
             others = np.delete(B, k, axis=1)
-            residual = self.zeta - T @ others @ np.delete(C, k, axis=0)
             if d > 1:
                 q, _ = np.linalg.qr(others)
                 complement = np.eye(m) - q @ q.T
             else:
                 complement = np.eye(m)
-            design = self.whiten(np.kron(C[k][:, None], T) @ complement)
-            bk = np.linalg.lstsq(design, self.whiten(residual.reshape(-1, order="F")), rcond=None)[
-                0
-            ]
-            bk = complement @ bk
+            matrix, rhs = np.zeros((m, m)), np.zeros(m)
+            for g, Cg in zip(self.groups, Cs):
+                residual = g.zeta - T @ others @ np.delete(Cg, k, axis=0)
+                inner, side = g.column_terms(Cg[k], residual)
+                matrix += T.T @ inner @ T
+                rhs += T.T @ side
+            # the least-squares solution of smallest norm in the complement of the others
+            a1 = complement @ matrix @ complement
+            bk = complement @ (complement @ _gsolve(a1, complement @ rhs))
             norm = np.linalg.norm(bk)
             B[:, k] = bk / norm if norm > 0 else B[:, k]
         return B
@@ -160,6 +275,16 @@ class Discrepancy:
         p = self.zeta.shape[0]
         T = np.eye(p) if T is None else T
         B = np.eye(T.shape[1])[:, :d] if start is None else np.array(start, dtype=float)
+        for group in self.groups:
+            group.inverse  # noqa: B018 -- Γ^{-1} once, with the caller's BLAS threads
+        # the sweeps are many small dense problems: one BLAS thread is faster than two, and
+        # much faster when other jobs share the cores
+        with threadpool_limits(1, user_api="blas"):
+            return self._sweeps(d, T, B, tol, max_iter)
+
+    def _sweeps(
+        self, d: int, T: np.ndarray, B: np.ndarray, tol: float, max_iter: int
+    ) -> tuple[np.ndarray, float, int]:
         C = self.update_c(T @ B)
         err = self.value(T @ B, C)
         iterations = 0
@@ -175,11 +300,11 @@ class Discrepancy:
                 if err <= 1e-12 * self.n * float(self.target @ self.target):
                     break
                 warnings.warn(
-                    f"IRE's alternating least squares for d = {d} stopped after {iterations} "
-                    f"sweeps with relative change {abs(err - old) / old:.1e} > tol = {tol:g}; "
-                    "raise max_iter or tol.",
+                    f"{self.label}'s alternating least squares for d = {d} stopped after "
+                    f"{iterations} sweeps with relative change {abs(err - old) / old:.1e} > "
+                    f"tol = {tol:g}; raise max_iter or tol.",
                     ConvergenceWarning,
-                    stacklevel=4,
+                    stacklevel=5,
                 )
                 break
         return T @ B, err, iterations
@@ -229,7 +354,7 @@ def solve_rounds(
     (the slice means projected on its span). Each ``d`` is fitted with the first ``Γ_ζ``,
     then ``steps`` times re-estimated at its fitted span and refitted (Cook & Ni 2005); the
     fits of different ``d`` are independent, so every round asks ``gammas`` for all of them at
-    once (one pass over chunked data). ``make_disc`` turns factor(s) into a discrepancy,
+    once (one pass over the rows). ``make_disc`` turns factor(s) into a discrepancy,
     ``reorder`` puts a fitted basis in importance order and ``finish`` post-processes it.
     Returns the solutions, the minimised criteria (with the independence value at 0) and the
     sweeps used.
@@ -252,7 +377,8 @@ def solve_rounds(
     for d, (disc, B, F, it) in fits.items():
         if d > 1:
             B = reorder(disc, B, tol, max_iter)
-        solutions[d], criteria[d], iterations[d] = finish(B), F, it
+        solutions[d], criteria[d] = finish(B), F
+        iterations[d] = it
     return solutions, criteria, iterations
 
 
@@ -260,7 +386,6 @@ __all__ = [
     "Discrepancy",
     "chi2_upper",
     "covariance_factor",
-    "gamma_factor",
     "helmert_basis",
     "importance_order",
     "projected_means",

@@ -6,6 +6,13 @@ frequency weights, the full-sample slices) needs only ``counts (b × n_s) @ feat
 per slice, then p×p work: whitening, the method's own kernel and one eigen-decomposition. The
 inference layer draws the counts and asks the fit for this kernel
 (``estimator.replicate_kernel(results)``); it never imports the moment family.
+
+The Poisson bootstrap (Hanley & MacGibbon 2006) keys row ``i``'s count ``c_bi`` in replicate
+``b`` by the row's position (:mod:`sdrstats.inference.poisson`), so its sums are one more pass
+of a mergeable accumulator over the fit's rows (:class:`PoissonSliceSums`): the rows in memory
+as one chunk, or the chunks and Dask partitions of a fit that keeps no rows. Either way the
+merged sums are finished into ``B`` fits by the same p×p code, so the replicates do not depend
+on where the rows live.
 """
 
 from __future__ import annotations
@@ -13,11 +20,169 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
+from ..base.parallel import parallel_map
+from ..inference.poisson import counts_from_keys
+from ..scale.rows import RowsInMemory
 from ._core import SliceMoments, Standardized
+from .statistics import SliceRule
 
 #: Largest n × (number of features) the weighted path builds; beyond it, refits are used.
 MAX_FEATURE_CELLS = 60_000_000
+#: Row positions whose Poisson counts are drawn at once (``B × WINDOW`` bytes of counts).
+WINDOW = 2**15
+#: Feature cells (rows × features) of one block of rows in the Poisson pass: 16 MB of float64.
+FEATURE_CELLS = 2**21
+#: Replicates finished per task (fixed, so the results never depend on ``n_jobs``).
+FINISH_BLOCK = 50
+
+
+def feature_block_rows(n_features: int) -> int:
+    """Rows per block of features: as many as fit :data:`FEATURE_CELLS`, 256 to 8192."""
+    return int(np.clip(FEATURE_CELLS // n_features, 256, 8192))
+
+
+class PoissonSliceSums:
+    """Per replicate and slice, the Poisson-weighted sums of ``[1, x0, vech(x0 x0ᵀ)]``.
+
+    The accumulator of the Poisson bootstrap's pass: ``update_positioned(X, y, positions)``
+    adds rows with their positions in the data (each block of rows draws its counts from the
+    positions, puts its rows in the fit's slices and adds ``counts @ features`` slice by
+    slice, one BLAS product per block), ``merge`` adds another accumulator's sums.
+
+    Parameters
+    ----------
+    keys : ndarray of shape (B, 2), dtype uint64
+        Philox keys of the replicates (:func:`sdrstats.inference.poisson.replicate_keys`).
+    rule : SliceRule
+        How rows fall into the fit's slices: cut points of a continuous response, class
+        labels, or (rows in memory, one update of them all) the fit's own slices.
+    slice_keys : list
+        The slices' keys in the fit's order (the slice numbers for the fit's own slices).
+    center, spread : ndarray of shape (p,)
+        Shift and scale of the features (the fit's mean and standard deviations).
+
+    Attributes
+    ----------
+    sums : ndarray of shape (h, B, k) or None
+        The sums (None until a row is added); ``k = 1 + p + p(p+1)/2``.
+    n_rows : int
+        Rows added.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sdrstats.inference.poisson import replicate_keys
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.standard_normal((100, 2)), rng.standard_normal(100)
+    >>> rule = SliceRule(cuts=np.array([0.0]))
+    >>> acc = PoissonSliceSums(replicate_keys(0, range(3)), rule, [0, 1], np.zeros(2), np.ones(2))
+    >>> whole = acc.update_positioned(X, y, np.arange(100)).sums
+    >>> halves = PoissonSliceSums(acc.keys, rule, [0, 1], np.zeros(2), np.ones(2))
+    >>> halves = halves.update_positioned(X[:40], y[:40], np.arange(40)).merge(
+    ...     PoissonSliceSums(acc.keys, rule, [0, 1], np.zeros(2), np.ones(2))
+    ...     .update_positioned(X[40:], y[40:], np.arange(40, 100)))
+    >>> whole.shape, bool(np.allclose(whole, halves.sums))
+    ((2, 3, 6), True)
+    """
+
+    def __init__(
+        self,
+        keys: np.ndarray,
+        rule: SliceRule,
+        slice_keys: list[Any],
+        center: np.ndarray,
+        spread: np.ndarray,
+    ) -> None:
+        self.keys = np.asarray(keys, dtype=np.uint64)
+        self.rule = rule
+        self.slice_keys = list(slice_keys)
+        self.center = np.asarray(center, dtype=float)
+        self.spread = np.asarray(spread, dtype=float)
+        p = self.center.size
+        self.n_features = 1 + p + p * (p + 1) // 2
+        self.sums: np.ndarray | None = None
+        self.n_rows = 0
+
+    def _slice_numbers(self, y: np.ndarray) -> np.ndarray:
+        """The fit's slice of each row (its place in ``slice_keys``)."""
+        found = np.asarray(self.rule.keys(y)).reshape(-1)
+        if self.rule.slices is not None:
+            numbers = found.astype(np.int64)
+        else:
+            numbers = pd.Index(self.slice_keys).get_indexer(found)
+        if np.any(numbers < 0):
+            raise ValueError(
+                "A row falls in a slice the fit did not have: the data changed since the fit. "
+                "Fit again on the data before bootstrapping."
+            )
+        return np.asarray(numbers, dtype=np.int64)
+
+    def update_positioned(
+        self, X: np.ndarray, y: np.ndarray, positions: np.ndarray
+    ) -> PoissonSliceSums:
+        """Add rows ``X`` (response ``y``) at increasing 0-based ``positions`` in the data."""
+        n_rows = X.shape[0]
+        if n_rows == 0:
+            return self
+        h, n_reps = len(self.slice_keys), self.keys.shape[0]
+        if self.sums is None:
+            self.sums = np.zeros((h, n_reps, self.n_features))
+        slices = self._slice_numbers(y)
+        positions = np.asarray(positions, dtype=np.int64)
+        counts = np.empty((n_reps, WINDOW), dtype=np.uint8)
+        start = 0
+        while start < n_rows:
+            first = int(positions[start])
+            stop = int(np.searchsorted(positions, first + WINDOW, side="left"))
+            span = int(positions[stop - 1]) - first + 1
+            drawn = counts_from_keys(self.keys, first, first + span, out=counts[:, :span])
+            self._add(X[start:stop], slices[start:stop], drawn[:, positions[start:stop] - first])
+            start = stop
+        self.n_rows += n_rows
+        return self
+
+    def _add(self, X: np.ndarray, slices: np.ndarray, counts: np.ndarray) -> None:
+        """``sums[s] += counts[:, rows of s] @ features(rows of s)``, by blocks of rows."""
+        p = self.center.size
+        order = np.argsort(slices, kind="stable")
+        bounds = np.concatenate(
+            [[0], np.cumsum(np.bincount(slices, minlength=len(self.slice_keys)))]
+        )
+        block = feature_block_rows(self.n_features)
+        features = np.empty((min(block, X.shape[0]), self.n_features))
+        features[:, 0] = 1.0
+        for s in range(len(self.slice_keys)):
+            for lo in range(bounds[s], bounds[s + 1], block):
+                rows = order[lo : min(lo + block, bounds[s + 1])]
+                m = rows.size
+                f = features[:m]
+                x0 = f[:, 1 : p + 1]
+                np.subtract(X[rows], self.center, out=x0)
+                x0 /= self.spread
+                at = p + 1
+                for j in range(p):  # vech(x0 x0ᵀ) in numpy.triu_indices order
+                    np.multiply(x0[:, j : j + 1], x0[:, j:], out=f[:, at : at + p - j])
+                    at += p - j
+                self.sums[s] += counts[:, rows].astype(float) @ f
+
+    def merge(self, other: PoissonSliceSums) -> PoissonSliceSums:
+        """Add the sums of other rows."""
+        if other.sums is not None:
+            self.sums = other.sums.copy() if self.sums is None else self.sums + other.sums
+        self.n_rows += other.n_rows
+        return self
+
+
+class _Finish:
+    """Replicates of a block of slice sums (a picklable task)."""
+
+    def __init__(self, kernel: WeightedReplicates) -> None:
+        self.kernel = kernel
+
+    def __call__(self, sums: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
+        return self.kernel.replicates_from_sums(sums)
 
 
 class WeightedReplicates:
@@ -65,6 +230,11 @@ class WeightedReplicates:
         self.bounds = np.concatenate([[0], np.cumsum(sizes)])
         x0 = ((X - center) / spread)[self.order]
         self.features = np.hstack([np.ones((n, 1)), x0, x0[:, self.iu[0]] * x0[:, self.iu[1]]])
+        # the Poisson pass reads the rows as one chunk, sliced as the weighted refit slices
+        self.source: Any = RowsInMemory.of_spec(results.spec)
+        self.rule = SliceRule(slices=self.slices)
+        self.slice_keys: list[Any] = list(range(self.slices.nslices))
+        self.method = results.method
 
     def _setup(self, estimator: Any, slices: Any, center: np.ndarray, spread: np.ndarray) -> None:
         self.estimator = estimator
@@ -74,6 +244,8 @@ class WeightedReplicates:
         self.p = self.center.size
         self.iu = np.triu_indices(self.p)
         self.Y = None
+        self.source, self.rule, self.slice_keys = None, None, []
+        self.n, self.method = 0, getattr(estimator, "method", "")
 
     @classmethod
     def from_statistics(
@@ -118,6 +290,102 @@ class WeightedReplicates:
         kernel._setup(estimator, slices, center, spread)
         kernel.features = None
         return kernel
+
+    @classmethod
+    def of_source(cls, results: Any) -> WeightedReplicates:
+        """The kernel of a fit that keeps no rows: its Poisson replicates take one pass over
+        the fit's chunks or Dask partitions.
+
+        Parameters
+        ----------
+        results : MomentResults
+            A SIR, SAVE or DR fit on chunked or Dask data (holding its data source).
+
+        Returns
+        -------
+        WeightedReplicates
+            Without rows: :meth:`poisson_replicates` and :meth:`replicates_from_sums` work.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", sdr.chunks_from([ais[:90], ais[90:]]),
+        ...               nslices=8)
+        >>> kernel = fit.estimator.replicate_kernel(fit)
+        >>> kernel.features is None, len(kernel.slice_keys)
+        (True, 8)
+        """
+        extras = results.output.extras
+        if "weights_vary" in extras:
+            raise ValueError(
+                f"The bootstrap of a case-weighted {results.method} fit on chunked or Dask data "
+                "is not available yet (its replicates need R's weighted sums, which the one-pass "
+                "Poisson bootstrap does not form). Load the data with pandas to bootstrap the "
+                "weighted fit."
+            )
+        if "slice_keys" not in extras:
+            raise ValueError(
+                f"This chunked {results.method} fit does not record its slices; fit it again "
+                "to bootstrap it."
+            )
+        std, moments = results._prepared()
+        kernel = cls.from_statistics(results.estimator, moments.slices, std.mean, std.scale)
+        cuts = extras.get("cut_points")
+        kernel.rule = (
+            SliceRule(classes=True) if cuts is None else SliceRule(cuts=np.asarray(cuts, float))
+        )
+        kernel.slice_keys = list(extras["slice_keys"])
+        kernel.source = results.spec.data
+        kernel.n, kernel.method = results.n, results.method
+        return kernel
+
+    def poisson_replicates(
+        self, keys: np.ndarray, *, n_jobs: int | None = 1, progress: bool = True, desc: str = ""
+    ) -> list[tuple[np.ndarray, np.ndarray] | str]:
+        """Basis and eigenvalues (or error text) of the replicates with Philox ``keys``.
+
+        One pass of :class:`PoissonSliceSums` over the fit's rows (in memory or on chunks)
+        gives every replicate's weighted slice sums; ``n_jobs`` finishes the replicates in
+        blocks of :data:`FINISH_BLOCK` (results do not depend on it).
+
+        Parameters
+        ----------
+        keys : ndarray of shape (B, 2), dtype uint64
+            From :func:`sdrstats.inference.poisson.replicate_keys`.
+        n_jobs : int, default 1
+            Workers of the finishing step.
+        progress : bool, default True
+            Progress bar of the finishing step.
+        desc : str
+            Its label.
+
+        Returns
+        -------
+        list of (ndarray, ndarray) or str
+        """
+        if self.source is None:
+            raise ValueError(
+                f"This chunked {self.method} fit no longer holds its chunks or Dask DataFrame "
+                "(it was pickled or loaded); fit it again on the data to bootstrap it."
+            )
+        template = PoissonSliceSums(keys, self.rule, self.slice_keys, self.center, self.spread)
+        total = self.source.reduce_positioned(template)
+        if total.n_rows != self.n or total.sums is None:
+            raise ValueError(
+                f"The bootstrap pass read {total.n_rows} complete rows, but the fit used "
+                f"{self.n}: the data changed since the fit. Fit again on the data."
+            )
+        sums = np.ascontiguousarray(np.swapaxes(total.sums, 0, 1))  # (B, h, k)
+        blocks = [sums[i : i + FINISH_BLOCK] for i in range(0, sums.shape[0], FINISH_BLOCK)]
+        # the finishing tasks need no rows: a kernel without them travels to the workers
+        finisher = WeightedReplicates.from_statistics(
+            self.estimator, self.slices, self.center, self.spread
+        )
+        pieces = parallel_map(
+            _Finish(finisher), blocks, n_jobs=n_jobs, progress=progress, desc=desc
+        )
+        return [item for piece in pieces for item in piece]
 
     @property
     def n_features(self) -> int:
@@ -218,7 +486,7 @@ class WeightedReplicates:
             moments = SliceMoments(
                 counts[b] / total[b], means[b], None if second is None else second[b], self.slices
             )
-            kernels.append(est.kernel(std, moments, self.Y))
+            kernels.append(est.kernel(std, moments))
         M = np.stack(kernels)
         values, vectors = np.linalg.eigh((M + np.swapaxes(M, 1, 2)) / 2)
         order = np.argsort(-np.abs(values) if est.by_abs else -values, axis=1, kind="stable")
@@ -269,4 +537,10 @@ class WeightedReplicates:
         return [total, mean, scale, chol, counts, means, second]
 
 
-__all__ = ["WeightedReplicates", "MAX_FEATURE_CELLS"]
+__all__ = [
+    "FEATURE_CELLS",
+    "MAX_FEATURE_CELLS",
+    "PoissonSliceSums",
+    "WINDOW",
+    "WeightedReplicates",
+]

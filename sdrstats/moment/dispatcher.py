@@ -300,6 +300,12 @@ def dr(
     TypeError
         For an option the method does not take, or a misspelt one.
 
+    See Also
+    --------
+    sir, save, phd, ire : The methods it dispatches to, with this package's names.
+    sdrstats.moment.results.MomentResults : What it returns.
+    dr_weights : R's ``dr.weights``.
+
     Notes
     -----
     R's other arguments: ``chi2approx`` is an argument of the tests
@@ -312,8 +318,7 @@ def dr(
 
     References
     ----------
-    Weisberg, S. (2002). Dimension reduction regression in R. Journal of Statistical
-    Software 7(1).
+    :cite:t:`weisberg2002`; :cite:t:`chiaromonte2002`.
 
     Examples
     --------

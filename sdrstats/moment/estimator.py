@@ -1,10 +1,11 @@
-"""The common path of the moment methods: options, slices, and the accumulator.
+"""The common path of the moment methods: options, slices, and the passes of the fit.
 
-:class:`MomentEstimator` holds what SIR, SAVE, pHd, DR and CUME share: the slicing options, the
-data checks, and every fit through the family's accumulator (:mod:`.statistics`): in memory
-(``statistics_of``, the one-chunk case), from chunks and Dask (``fit_statistics``) and the
-weighted bootstrap (``replicate_kernel``). A method adds its kernel ``M`` and, where R ``dr``
-has one, its asymptotic test.
+:class:`MomentEstimator` holds what SIR, SAVE, pHd, DR, CUME and IRE share: the slicing
+options, the data checks, and every fit as passes of the family's accumulators
+(:mod:`.statistics`) over a source of rows (:meth:`MomentEstimator.fit_source`): the rows in
+memory as one chunk, or chunks and Dask partitions, with the same code; and the weighted
+bootstrap (``replicate_kernel``). A method adds its kernel ``M`` (or its own passes) and,
+where R ``dr`` has one, its asymptotic test.
 """
 
 from __future__ import annotations
@@ -16,15 +17,13 @@ import numpy as np
 from ..base.validation import Interval, Options, check_int, too_few_rows_error
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..results.fitted import Results
+from ..scale.rows import RowsInMemory
 from ..stats.slicing import default_nslices, make_slices
-from ._core import SliceMoments, Standardized
+from ._core import SliceMoments, Standardized, default_names
 from ._replicates import WeightedReplicates
-from .case_weights import case_weighted_prepare
-from .chunked import ChunkedResults, fit_sliced
-from .chunked_bootstrap import ChunkedReplicates
-from .chunked_weights import fit_sliced_weighted
 from .results import MomentResults
-from .statistics import MomentStatistics, SliceRule, output_from_kernel
+from .sliced import fit_sliced, prepare_source
+from .statistics import MomentStatistics, SliceRule
 
 
 class MomentEstimator(Estimator):
@@ -61,12 +60,7 @@ class MomentEstimator(Estimator):
     uses_slices: ClassVar[bool] = True
     second_moments: ClassVar[bool] = False
     by_abs: ClassVar[bool] = False
-    #: The asymptotic test needs only the eigenvalues and slice sizes (works on chunked fits).
-    asymptotic_test_from_statistics: ClassVar[bool] = False
-    #: Chunked and Dask fits take R's case weights (a column named by ``weights=``).
-    chunked_case_weights: ClassVar[bool] = False
     results_class = MomentResults
-    chunked_results_class = ChunkedResults
 
     def __init__(
         self,
@@ -102,7 +96,7 @@ class MomentEstimator(Estimator):
             raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
         if self.uses_slices and not categorical and self.options["cut_points"] is None:
             h = self.nslices_for(p)
-            self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or np.unique(Y).size > h)
+            self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or _more_values(Y, h))
 
     def check_nslices(self, n: float, p: int, more_values: bool) -> None:
         """R's rule: a response with at most ``h`` distinct values is sliced by value, so only
@@ -141,10 +135,12 @@ class MomentEstimator(Estimator):
         classes: bool = False,
         response: bool = False,
     ) -> MomentStatistics:
-        """An empty accumulator of this method's statistics for rows of ``p`` predictors.
+        """An empty accumulator of this method's slice statistics for rows of ``p`` predictors.
 
         Rows fall into slices by ``cut_points`` (default the ``cut_points`` option), or by
-        their class label (``classes=True``); methods without slices keep one group.
+        their class label (``classes=True``); methods without slices keep one group. Its
+        ``update(X, y)`` adds rows, ``merge`` adds an accumulator of other rows and
+        ``finish()`` is the fit (SIR, SAVE, DR).
 
         Parameters
         ----------
@@ -155,7 +151,7 @@ class MomentEstimator(Estimator):
         classes : bool, default False
             Slice by class label.
         response : bool, default False
-            Also keep the response's moments (R²(OLS|dr), chunked pHd).
+            Also keep the response's moments (R²(OLS|dr) of a fit without rows).
 
         Returns
         -------
@@ -179,50 +175,41 @@ class MomentEstimator(Estimator):
             )
         return MomentStatistics(self, p, rule, response=response)
 
-    def statistics_of(
-        self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None = None
-    ) -> MomentStatistics:
-        """The accumulator of the rows ``X`` in memory: the one-chunk case, rows kept.
-
-        The slices are those of the whole response (R ``dr``'s slicing).
+    def source_of(self, spec: Any, weights: np.ndarray | None = None) -> Any:
+        """What the fit's passes read: the spec's rows as one chunk, or its chunks.
 
         Parameters
         ----------
-        X : ndarray of shape (n, p)
-            Predictors.
-        Y : ndarray
-            Response as ``_fit`` takes it.
+        spec : ModelSpec
+            Rows (with their case weights and groups), or chunked or Dask data.
         weights : ndarray of shape (n,), optional
-            Case weights.
+            Frequency weights of a refit (bootstrap multiplicities).
 
         Returns
         -------
-        MomentStatistics
+        RowsInMemory or sdrstats.scale.fit.ChunkedData
 
         Examples
         --------
         >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> X, y = np.log(ais[["wt", "ht"]].to_numpy()), ais["lbm"].to_numpy()
-        >>> round(sdr.SIR(nslices=4).statistics_of(X, y).n)
-        202
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"), nslices=8)
+        >>> source = fit.estimator.source_of(fit.spec)
+        >>> source.keeps_rows, source.p
+        (True, 2)
         """
-        p = X.shape[1]
-        rule = SliceRule(slices=self._slices(Y, p)) if self.uses_slices else SliceRule(single=True)
-        return MomentStatistics(self, p, rule, keep_rows=True).update(X, Y, weights)
-
-    def _prepare(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        weights: np.ndarray | None = None,
-        *,
-        case_weights: np.ndarray | None = None,
-        names: list[str] | None = None,
-    ) -> tuple[Standardized, SliceMoments | None]:
-        if case_weights is not None:
-            return case_weighted_prepare(self, X, Y, case_weights, names)
-        return self.statistics_of(X, Y, weights).prepared(names)
+        if not spec.keeps_rows:
+            if weights is not None:
+                raise ValueError(
+                    f"{self.method} on chunked or Dask data refits from its passes, not from "
+                    "weighted rows: frequency weights need the rows in memory."
+                )
+            return spec.data
+        if spec.case_weights is not None and weights is not None:
+            raise ValueError(
+                f"{self.method} with case weights refits resampled rows (rows=), not weighted "
+                "ones: frequency weights on top of R's case weights are not available."
+            )
+        return RowsInMemory.of_spec(spec, frequency=weights)
 
     def prepare_spec(self, spec: Any) -> tuple[Standardized, SliceMoments | None]:
         """The whitening and slice moments of a fit's rows, with its case weights.
@@ -244,20 +231,9 @@ class MomentEstimator(Estimator):
         >>> moments.slices.nslices
         8
         """
-        return self._prepare(
-            spec.X, spec.Y, case_weights=spec.case_weights, names=list(spec.x_names)
-        )
+        return prepare_source(self, self.source_of(spec))
 
-    def _case_weights_of(self, spec: Any, weights: np.ndarray | None) -> np.ndarray | None:
-        """The spec's R case weights, refused together with frequency weights."""
-        if spec.case_weights is not None and weights is not None:
-            raise ValueError(
-                f"{self.method} with case weights refits resampled rows (rows=), not weighted "
-                "ones: frequency weights on top of R's case weights are not available."
-            )
-        return spec.case_weights
-
-    def kernel(self, std: Standardized, moments: SliceMoments | None, Y: np.ndarray) -> np.ndarray:
+    def kernel(self, std: Standardized, moments: SliceMoments) -> np.ndarray:
         raise NotImplementedError
 
     def fit_output(
@@ -267,12 +243,15 @@ class MomentEstimator(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
-        """The fit of ``spec``'s rows with its case weights; errors name its predictors.
+        """The fit of ``spec``'s rows (or chunks) with its case weights.
+
+        The method's passes (:meth:`fit_source`) run over the spec's rows as one chunk, or
+        over its chunks or Dask partitions: the same code either way.
 
         Parameters
         ----------
         spec : ModelSpec
-            Rows, names and case weights.
+            Rows, names and case weights; or chunked or Dask data.
         weights : ndarray of shape (n,), optional
             Frequency weights (bootstrap multiplicities).
         random_state : optional
@@ -290,13 +269,7 @@ class MomentEstimator(Estimator):
         >>> sdr.SAVE(nslices=8).fit_output(spec).d
         2
         """
-        return self._fit_rows(
-            spec.X,
-            spec.Y,
-            weights=weights,
-            case_weights=self._case_weights_of(spec, weights),
-            names=list(spec.x_names),
-        )
+        return self.fit_source(self.source_of(spec, weights))
 
     def _fit(
         self,
@@ -306,54 +279,42 @@ class MomentEstimator(Estimator):
         weights: np.ndarray | None = None,
         random_state: Any = None,
     ) -> EstimatorOutput:
-        return self._fit_rows(X, Y, weights=weights)
+        categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+        names = default_names(X.shape[1])
+        source = RowsInMemory(X, Y, x_names=names, categorical=categorical, frequency=weights)
+        return self.fit_source(source)
 
-    def _fit_rows(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        *,
-        weights: np.ndarray | None = None,
-        case_weights: np.ndarray | None = None,
-        names: list[str] | None = None,
-    ) -> EstimatorOutput:
-        """The fit of rows ``X``, ``Y`` (``names`` label the predictors in errors)."""
-        if case_weights is not None:
-            std, moments = case_weighted_prepare(self, X, Y, case_weights, names)
-            output = output_from_kernel(self, std, moments, self.kernel(std, moments, Y))
-            output.center = X.mean(axis=0)  # R's dr.direction centres x by its plain mean
-            return output
-        return self.statistics_of(X, Y, weights).finish(names)
+    def fit_source(self, source: Any) -> EstimatorOutput:
+        """The method's passes over ``source``: rows in memory, or chunks.
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked data (see :mod:`sdrstats.moment.chunked`).
+        SIR, SAVE and DR take one pass of slice sums (:func:`.sliced.fit_sliced`); pHd, CUME
+        and IRE state their own passes.
 
         Parameters
         ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
+        source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+            The rows.
 
         Returns
         -------
-        tuple of (EstimatorOutput, dict)
+        EstimatorOutput
 
         Examples
         --------
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> sdr.save("lbm ~ log(wt) + log(ht)", parts, nslices=8).n  # calls fit_statistics
+        >>> sdr.save("lbm ~ log(wt) + log(ht)", parts, nslices=8).n  # its passes read chunks
         202
         """
-        if getattr(source, "weights", None) is not None:
-            return fit_sliced_weighted(self, source)
         return fit_sliced(self, source)
 
-    def replicate_kernel(self, results: Results) -> WeightedReplicates | ChunkedReplicates | None:
+    def replicate_kernel(self, results: Results) -> WeightedReplicates | None:
         """Weighted-moment bootstrap replicates (SIR, SAVE, DR), or None for a row refit.
 
-        A fit on chunks or Dask partitions gets a :class:`ChunkedReplicates`, whose Poisson
-        replicates take one more pass over its data.
+        A fit on chunks or Dask partitions gets a kernel without rows
+        (:meth:`WeightedReplicates.of_source`), whose Poisson replicates take one more pass
+        over its data, as the rows in memory do.
 
         Parameters
         ----------
@@ -376,8 +337,8 @@ class MomentEstimator(Estimator):
             return None
         if results.spec.case_weights is not None:
             return None  # R case weights: replicates refit the resampled rows with them
-        if isinstance(results, ChunkedResults):
-            return ChunkedReplicates(results)
+        if not results.spec.keeps_rows:
+            return WeightedReplicates.of_source(results)
         if not WeightedReplicates.fits(results.n, results.p):
             return None
         return WeightedReplicates(results)
@@ -394,6 +355,12 @@ class MomentEstimator(Estimator):
             if ev is not None:
                 d_max = max(1, min(d_max, int(np.sum(np.abs(np.asarray(ev)) > 1e-15))))
         return min(results.p, check_int(d_max, "d_max", self.method, low=1))
+
+
+def _more_values(y: np.ndarray, h: int) -> bool:
+    """Whether ``y`` has more than ``h`` distinct values (a few of its values usually tell)."""
+    head = np.unique(y[: 4 * (h + 1)])
+    return head.size > h or np.unique(y).size > h
 
 
 def response_vector(Y: np.ndarray, method: str) -> np.ndarray:

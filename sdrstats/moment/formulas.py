@@ -54,6 +54,16 @@ def sir(
     -------
     MomentResults
 
+    See Also
+    --------
+    SIR : The estimator, for arrays (``SIR(...).fit(X, y)``).
+    sdrstats.moment.results.MomentResults : What it returns.
+    save, directional_regression : See directions in which the response is symmetric.
+
+    References
+    ----------
+    :cite:t:`li1991`; :cite:t:`weisberg2002`; :cite:t:`cook2004`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -107,6 +117,16 @@ def save(
     -------
     MomentResults
 
+    See Also
+    --------
+    SAVE : The estimator, for arrays (``SAVE(...).fit(X, y)``).
+    sdrstats.moment.results.MomentResults : What it returns.
+    sir, directional_regression : The other slicing methods.
+
+    References
+    ----------
+    :cite:t:`cook1991`; :cite:t:`shao2007`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -148,6 +168,16 @@ def phd(
     Returns
     -------
     MomentResults
+
+    See Also
+    --------
+    PHD : The estimator, for arrays (``PHD(...).fit(X, y)``).
+    sdrstats.moment.results.MomentResults : What it returns.
+    sir, save : Slicing methods; pHd sees only curvature in the mean.
+
+    References
+    ----------
+    :cite:t:`li1992`; :cite:t:`cook1998`.
 
     Examples
     --------
@@ -195,6 +225,16 @@ def directional_regression(
     -------
     MomentResults
 
+    See Also
+    --------
+    DirectionalRegression : The estimator, for arrays (``DirectionalRegression(...).fit(X, y)``).
+    sdrstats.moment.results.MomentResults : What it returns.
+    sir, save : The methods it combines.
+
+    References
+    ----------
+    :cite:t:`li2007`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -236,6 +276,16 @@ def cume(
     Returns
     -------
     MomentResults
+
+    See Also
+    --------
+    CUME : The estimator, for arrays (``CUME(...).fit(X, y)``).
+    sdrstats.moment.results.MomentResults : What it returns.
+    sir : Slicing into a fixed number of slices instead of every cut point.
+
+    References
+    ----------
+    :cite:t:`zhu2010`.
 
     Examples
     --------

@@ -21,21 +21,57 @@ from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
-from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ._core import Standardized
 from ._ire_als import (
+    CORRECTIONS,
     Discrepancy,
     chi2_upper,
-    gamma_factor,
+    corrected_upper,
     helmert_basis,
     importance_order,
-    projected_means,
     solve_rounds,
 )
-from .chunked_weights import using_weights
+from .ire_passes import fit_ire
 from .methods import MomentEstimator, MomentResults
-from .pire import fit_grouped, fit_partial_ire, group_column, group_values, partial_coordinate_test
+from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
+
+#: The line under the test table naming a small-sample version of the statistic.
+CORRECTION_NOTES = {
+    "F": "p-values: Yuan & Bentler's (1999) F version, T (n - df) / ((n - 1) df) ~ F(df, n - df).",
+    "yuan_bentler": "p-values: Yuan & Bentler's (1997) T / (1 + T/n) ~ chi2(df).",
+}
+
+
+#: Rows per slice-mean moment below which the summary says the χ² test runs large.
+SMALL_SAMPLE_ROWS = 20
+
+
+def small_sample_note(n: int, extras: dict[str, Any]) -> str | None:
+    """The summary's line when ``n`` is small for the number of slice-mean moments.
+
+    IRE's tests weigh the ``m = p(h − 1)`` moments of ``vec(ζ)`` (summed over the groups of
+    partial IRE) by the inverse of their covariance estimated from the same ``n`` rows. With
+    fewer than :data:`SMALL_SAMPLE_ROWS` rows a moment the χ² reference rejects a true
+    dimension well above its level (``benchmarks/bench_ire_size.md``).
+
+    Examples
+    --------
+    >>> print(small_sample_note(500, {"dfs": {0: 48}}))
+    n = 500 is small for the 48 slice-mean moments the tests weigh (p(h - 1); fewer than 20 rows a moment): the chi2 tests can reject a true dimension more often than their level (8-12% at level 0.05 with 6 rows a moment, in simulation). test_dimension(correction="F") is a small-sample version; fewer slices also help.
+    >>> small_sample_note(2000, {"dfs": {0: 48}}) is None
+    True
+    """
+    moments = extras.get("dfs", {}).get(0)
+    if not moments or n >= SMALL_SAMPLE_ROWS * moments:
+        return None
+    return (
+        f"n = {n} is small for the {moments} slice-mean moments the tests weigh (p(h - 1); "
+        f"fewer than {SMALL_SAMPLE_ROWS} rows a moment): the chi2 tests can reject a true "
+        "dimension more often than their level (8-12% at level 0.05 with 6 rows a moment, in "
+        'simulation). test_dimension(correction="F") is a small-sample version; fewer '
+        "slices also help."
+    )
 
 
 class IREResults(MomentResults):
@@ -43,8 +79,17 @@ class IREResults(MomentResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    ire : The method that returns it.
+    sdrstats.moment.results.MomentResults : The moment methods' results.
+
+    References
+    ----------
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
 
     Examples
     --------
@@ -57,50 +102,18 @@ class IREResults(MomentResults):
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
+        note = small_sample_note(self.n, self.output.extras)
+        if note:
+            at = next(
+                (i + 1 for i, b in enumerate(blocks) if b.title.startswith("Large-sample")),
+                len(blocks),
+            )
+            blocks.insert(at, Block("Small sample", text=note))
         blocks.append(Block("Solutions for various dimensions", text=""))
         for k, basis in sorted(self.output.extras["solutions"].items()):
             frame = pd.DataFrame(basis, index=self.x_names, columns=dir_labels(k))
             blocks.append(Block(f"Dimension = {k}", table=frame))
         return blocks
-
-
-class ChunkedIREResults(ChunkedMixin, IREResults):
-    """An IRE or partial IRE fit computed from chunks or Dask partitions; the rows are not kept.
-
-    Directions, the solutions of every dimension, the dimension tests and the coordinate
-    tests (marginal and conditional) need only the accumulated statistics and equal the
-    in-memory fit's; what needs the rows (``transform()`` of the training rows, bootstrap,
-    plots) raises an error saying to load the data in memory. ``row_passes`` and
-    ``slicing_passes`` count the passes over the rows and over the response.
-
-    Parameters
-    ----------
-    estimator, spec, output, call
-        As :class:`sdrstats.Results`; :func:`ire` given chunked data builds it.
-    n_rows, prepared, r2_moments
-        As :class:`sdrstats.moment.chunked.ChunkedResults`.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts, d_max=2)
-    >>> type(fit).__name__, fit.n, fit.test_dimension().table.index[0]
-    ('ChunkedIREResults', 202, '0D vs > 0D')
-    """
-
-    def _dimension_rules(self) -> dict[str, Any]:
-        return {"asymptotic": lambda **kw: self.estimator.asymptotic_test(self, **kw)}
-
-    def _prepared(self) -> Any:
-        return self._chunk_prepared
-
-    def _eigen_table(self, k: int) -> pd.DataFrame | None:
-        return None  # IRE has no eigenvalues (as in memory)
-
-    def _method_line(self) -> str:
-        return using_weights(super()._method_line(), self.output.extras)
 
 
 class IRE(MomentEstimator):
@@ -143,6 +156,12 @@ class IRE(MomentEstimator):
         model spec carries the rows' levels, see :mod:`.pire`); refits on resampled rows
         (the bootstrap) keep each row's level; case weights are not available with it.
 
+    See Also
+    --------
+    ire : The formula function (``sdr.ire(formula, data)``).
+    sdrstats.moment.ire.IREResults : What ``fit`` returns.
+    sir : The method whose slice means IRE refits optimally.
+
     Notes
     -----
     With ``ξ`` the p × h slice means of ``z``, ``f`` the slice fractions and ``A`` an
@@ -163,20 +182,29 @@ class IRE(MomentEstimator):
     then depend slightly on the predictors' scales; R's numbers carry the same error. Pass a
     smaller ``tol`` (and larger ``max_iter``) for the exact minimum.
 
-    Chunked and Dask data (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included)
-    give the in-memory fit: the exact slices come from passes over the response alone (per
-    group for partial IRE), then the rows are read **twice** when every slicing has at least
-    as many slices as predictors (R's defaults do): once for the moments, once for sums from
-    which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed form. With
-    fewer slices than predictors each pass keeps only the spans it needs, and the rows are
-    read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per re-estimation
-    round, for all dimensions at once; the final ``Γ_ζ``). The fit records the counts in
-    ``row_passes`` and ``slicing_passes``; see :mod:`sdrstats.moment.chunked_ire`.
+    The fit is passes over the rows, the same in memory and on chunked and Dask data
+    (``sdr.ire(formula, sdr.chunks_from(...))``, partial IRE included): the slice moments,
+    then sums from which ``Γ_ζ`` follows (per-slice second moments and, through their
+    symmetric pair products, the third and fourth moments ``Γ_ζ`` is made of; see
+    :mod:`sdrstats.moment.ire_passes`). When every slicing has at least as many slices as
+    predictors (R's defaults do) the rows are read **twice**: once for the moments, once for
+    sums from which every ``Γ_ζ`` of every dimension and re-estimation step follows in closed
+    form. With fewer slices than predictors each pass keeps only the spans it needs, and the
+    rows are read ``steps + 3`` times (the moments; the first ``Γ_ζ``; one pass per
+    re-estimation round, for all dimensions at once; the final ``Γ_ζ``). On chunks the exact
+    slices come from passes over the response alone (per group for partial IRE), and the fit
+    records the counts in ``row_passes`` and ``slicing_passes``.
+
+    Most of the work is ``Γ_ζ``'s: its fourth moments take about ``n p⁴/24`` products at R's
+    default slicing (``n k² p²/4`` along spans of ``k`` columns below it, for each span a
+    round asks for), against ``n p²/2`` for one ``X.T @ X``; each ``Γ_ζ`` (of size
+    ``p(h−1)``) then takes a Cholesky factorisation and, for the alternating least squares, its
+    inverse. The sweeps themselves use the Kronecker structure of the discrepancy (see
+    :mod:`sdrstats.moment._ire_als`) and cost little next to those.
 
     References
     ----------
-    Cook, R. D. and Ni, L. (2005). Sufficient dimension reduction via inverse regression: a
-    minimum discrepancy approach. JASA 100, 410–428.
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
 
     Examples
     --------
@@ -196,8 +224,6 @@ class IRE(MomentEstimator):
         nested_directions=False,
     )
     results_class = IREResults
-    chunked_case_weights = True  # not with group= (refused in memory too, as R)
-    chunked_results_class = ChunkedIREResults
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,
         "steps": [Interval(int, 0, None)],
@@ -270,31 +296,6 @@ class IRE(MomentEstimator):
             )
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked or Dask data: IRE's passes (see :mod:`.chunked_ire`).
-
-        Parameters
-        ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
-
-        Returns
-        -------
-        tuple of (EstimatorOutput, dict)
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # calls fit_statistics
-        >>> fit.row_passes
-        2
-        """
-        from .chunked_ire import fit_ire
-
-        return fit_ire(self, source)
-
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
         d, p = self.options["d"], X.shape[1]
@@ -356,40 +357,42 @@ class IRE(MomentEstimator):
         >>> fit.estimator.fit_output(fit.spec).extras["numdir"]
         2
         """
-        if self.options["group"] is not None:
-            groups = group_values(self, spec.groups, spec.n, weights)
-            return fit_partial_ire(self, spec.X, spec.Y, groups)
+        if self.options["group"] is not None and spec.keeps_rows:
+            group_values(self, spec.groups, spec.n, weights)
         return super().fit_output(spec, weights=weights, random_state=random_state)
 
-    def _fit_rows(
-        self,
-        X: np.ndarray,
-        Y: np.ndarray,
-        *,
-        weights: np.ndarray | None = None,
-        case_weights: np.ndarray | None = None,
-        names: list[str] | None = None,
-    ) -> EstimatorOutput:
-        if self.options["group"] is not None:  # arrays alone carry no groups
-            group_values(self, None, X.shape[0], weights)
-        std, moments = self._prepare(X, Y, weights, case_weights=case_weights, names=names)
-        f, xi = self._fractions(std, moments), moments.means.T  # xi: p × h
-        labels, contrasts = moments.slices.labels, helmert_basis(xi.shape[1])
+    def fit_source(self, source: Any) -> EstimatorOutput:
+        """IRE's passes over ``source``: the slice moments, then the sums every ``Γ_ζ``
+        follows from (see :mod:`sdrstats.moment.ire_passes`); partial IRE with ``group=``.
 
-        def gammas(requests: list[Any]) -> list[np.ndarray]:
-            return [
-                gamma_factor(std.Z, labels, f, projected_means(xi, r), contrasts, std.weights)
-                for r in requests
-            ]
+        Parameters
+        ----------
+        source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+            The rows.
 
-        return self.solve(std, moments, f, gammas)
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.ire("lbm ~ log(wt) + log(ht) + log(hg)", parts)  # its passes read chunks
+        >>> fit.row_passes
+        2
+        """
+        if self.options["group"] is not None and source.keeps_rows:
+            group_values(self, source.groups, source.n, source.frequency)
+        return fit_ire(self, source)
 
     def solve(self, std: Standardized, moments: Any, f: np.ndarray, gammas: Any) -> EstimatorOutput:
         """IRE's fits from the slice moments and a source of ``Γ_ζ`` factors.
 
         ``gammas(requests)`` gives the factor of each request (see
-        :func:`._ire_als.solve_rounds`): from the rows in memory, or from passes over chunked
-        data (:mod:`.chunked_ire`); the rest is the same for both.
+        :func:`._ire_als.solve_rounds`), from the sums of passes over the rows
+        (:mod:`.ire_passes`).
         """
         n, xi = std.n, moments.means.T
         p, h = xi.shape
@@ -436,27 +439,52 @@ class IRE(MomentEstimator):
     def output_for_dimension(
         self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
     ) -> EstimatorOutput:
-        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted)."""
+        """The fit's ``d``-dimensional solution (every ``d`` up to ``d_max`` is fitted); a
+        rule rejecting every dimension IRE can fit (at most ``p - 1``) gets the largest."""
         solutions, criteria = output.extras.get("solutions", {}), output.extras.get("criteria", {})
+        if solutions and d >= spec.p:
+            d = max(solutions)
         if d in solutions:
             return dataclasses.replace(
                 output, basis=solutions[d], d=d, criterion=criteria.get(d, output.criterion)
             )
         return super().output_for_dimension(output, d, spec, random_state=random_state)
 
-    @staticmethod
-    def _fractions(std: Standardized, moments: Any) -> np.ndarray:
-        """Slice fractions; with R case weights R's IRE uses the counts, not the weights."""
-        if getattr(std, "case_weights", None) is not None:
-            sizes = moments.slices.sizes
-            return sizes / sizes.sum()
-        return moments.fractions
-
     # -- tests ---------------------------------------------------------------------------
     def asymptotic_test(
-        self, results: Results, d_max: int | None = None, level: float = 0.05
+        self,
+        results: Results,
+        d_max: int | None = None,
+        level: float = 0.05,
+        correction: str | None = None,
     ) -> DimensionTest:
-        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table)."""
+        """Cook & Ni's χ² tests "dD vs > dD" for d = 0..d_max (R ``dr``'s table).
+
+        Parameters
+        ----------
+        results : Results
+            The IRE fit.
+        d_max : int, optional
+            Largest hypothesis tested; default the fit's ``d_max``.
+        level : float, default 0.05
+            Level at which the smallest non-rejected ``d`` is chosen.
+        correction : {None, "F", "yuan_bentler"}, default None
+            None is R ``dr``'s χ² reference. The statistic weighs the ``p(h − 1)`` slice-mean
+            moments by the inverse of their covariance estimated from the same rows, and the
+            χ² reference rejects a true dimension too often unless ``n`` is large against
+            that number: ``"F"`` (Yuan & Bentler 1999) and ``"yuan_bentler"`` (Yuan &
+            Bentler 1997) are small-sample versions (see
+            :func:`sdrstats.moment._ire_als.corrected_upper`; their size by simulation is in
+            ``benchmarks/bench_ire_size.md``).
+
+        Returns
+        -------
+        DimensionTest
+        """
+        if correction not in CORRECTIONS:
+            raise ValueError(
+                f"IRE's test: correction must be one of {list(CORRECTIONS)}; got {correction!r}."
+            )
         ex = results.output.extras
         top = (
             ex["numdir"]
@@ -470,7 +498,8 @@ class IRE(MomentEstimator):
         rows = range(top + 1)
         stat = np.array([ex["criteria"][k] for k in rows])
         df = np.array([ex["dfs"][k] for k in rows])
-        pv = np.array([chi2_upper(s, k) for s, k in zip(stat, df)])
+        n = results.n
+        pv = np.array([corrected_upper(s, k, n, correction) for s, k in zip(stat, df)])
         table = pd.DataFrame(
             {
                 "stat": stat,
@@ -488,6 +517,7 @@ class IRE(MomentEstimator):
             level=level,
             title="Large-sample Marginal Dimension Tests",
             display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
+            note=CORRECTION_NOTES.get(correction),
         )
 
     def coordinate_test_basis(
@@ -570,6 +600,16 @@ def ire(
     MomentResults
         With R ``dr``'s IRE summary (the solution of every dimension).
 
+    See Also
+    --------
+    IRE : The estimator, for arrays (``IRE(...).fit(X, y)``).
+    sdrstats.moment.ire.IREResults : What it returns.
+    sir : The method whose slice means IRE refits optimally.
+
+    References
+    ----------
+    :cite:t:`cook2005`; :cite:t:`wen2007`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -581,4 +621,4 @@ def ire(
     return fit_formula(IRE, locals(), "ire")
 
 
-__all__ = ["IRE", "IREResults", "ChunkedIREResults", "ire"]
+__all__ = ["IRE", "IREResults", "ire"]

@@ -17,13 +17,13 @@ from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf
 from ..stats.moment_kernels import save_kernel, sir_kernel
-from ._core import SliceMoments
-from .chunked import ChunkedResults, fit_cume, pair_covariance_block
-from .chunked_weights import fit_cume_weighted
+from ._core import SliceMoments, Standardized
+from .cumulative import fit_cume
 from .estimator import MomentEstimator, response_vector
 from .partial import PartialSlicing, partial_dimension_test
 from .phd import PHD
 from .results import MomentResults
+from .statistics import pair_covariance_block
 
 #: The options of the partial methods (SIR's and SAVE's ``group=`` and ``pool=``).
 PARTIAL_CONSTRAINTS: dict[str, list[Any]] = {"group": [str, None], "pool": ["boolean"]}
@@ -60,19 +60,21 @@ class SIR(PartialSlicing, MomentEstimator):
     group : str, optional
         A column of ``data`` (or ``"~ G"``): partial SIR, one subspace shared by the levels
         of ``G``, each level whitened and sliced on its own rows. Only the formula function
-        fits it (the model spec carries each row's level); its refits keep each row's level;
-        case weights and chunked data are not available with it.
+        fits it (the model spec carries each row's level, or chunks their group column);
+        its refits keep each row's level; case weights are not available with it.
     pool : bool, default False
         With ``group=``: whiten every level by the pooled within-level covariance instead
         of its own (R's ``pool = TRUE``).
 
+    See Also
+    --------
+    sir : The formula function (``sdr.sir(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    save, directional_regression : See directions in which the response is symmetric.
+
     References
     ----------
-    Li, K.-C. (1991). Sliced inverse regression for dimension reduction. Journal of the
-    American Statistical Association 86, 316–327.
-
-    Chiaromonte, F., Cook, R. D. and Li, B. (2002). Sufficient dimension reduction in
-    regressions with categorical predictors. Annals of Statistics 30, 475–497.
+    :cite:t:`li1991`; :cite:t:`weisberg2002`; :cite:t:`cook2004`.
 
     Examples
     --------
@@ -87,8 +89,6 @@ class SIR(PartialSlicing, MomentEstimator):
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
-    asymptotic_test_from_statistics = True
-    chunked_case_weights = True
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,
         **PARTIAL_CONSTRAINTS,
@@ -109,7 +109,7 @@ class SIR(PartialSlicing, MomentEstimator):
     ) -> None:
         self._set_options(locals())
 
-    def kernel(self, std, moments, Y):
+    def kernel(self, std: Standardized, moments: SliceMoments) -> np.ndarray:
         return sir_kernel(moments.fractions, moments.means)
 
     def asymptotic_test(
@@ -174,13 +174,15 @@ class SAVE(PartialSlicing, MomentEstimator):
         With ``group=``: whiten every level by the pooled within-level covariance instead
         of its own (R's ``pool = TRUE``).
 
+    See Also
+    --------
+    save : The formula function (``sdr.save(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir, directional_regression : The other slicing methods.
+
     References
     ----------
-    Cook, R. D. and Weisberg, S. (1991). Discussion of "Sliced inverse regression for
-    dimension reduction". Journal of the American Statistical Association 86, 328–332.
-
-    Shao, Y., Cook, R. D. and Weisberg, S. (2007). Marginal tests with sliced average variance
-    estimation. Biometrika 94, 285–296.
+    :cite:t:`cook1991`; :cite:t:`shao2007`.
 
     Examples
     --------
@@ -193,9 +195,8 @@ class SAVE(PartialSlicing, MomentEstimator):
 
     method = "save"
     second_moments = True
-    #: A chunked fit makes a second pass for the fourth moments of its general test.
+    #: A fit on chunks makes a second pass for the fourth moments of its general test.
     test_needs_pair_moments = True
-    chunked_case_weights = True
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
@@ -224,8 +225,31 @@ class SAVE(PartialSlicing, MomentEstimator):
         mean_outer = moments.means[:, :, None] * moments.means[:, None, :]
         return moments.second - mean_outer
 
-    def kernel(self, std, moments, Y):
+    def kernel(self, std: Standardized, moments: SliceMoments) -> np.ndarray:
         return save_kernel(moments.fractions, self._within(moments))
+
+    def asymptotic_test_available(self, results: Results) -> bool:
+        """The general test reads the rows in memory; a fit on chunks, the fourth moments its
+        second pass accumulated (for ``p <= 70``).
+
+        Parameters
+        ----------
+        results : Results
+            The fit.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.save("lbm ~ log(wt) + log(ht)", sdr.datasets.load("ais"))
+        >>> fit.estimator.asymptotic_test_available(fit)
+        True
+        """
+        extras = results.output.extras
+        return self.partial or results.spec.keeps_rows or "pair_moments" in extras
 
     def asymptotic_test(
         self, results: Results, d_max: int | None = None, level: float = 0.05
@@ -251,7 +275,7 @@ class SAVE(PartialSlicing, MomentEstimator):
                 u = std.Z @ theta
                 outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
                 sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
-            else:  # a chunked fit: the same covariance from accumulated fourth moments
+            else:  # a fit on chunks: the same covariance from accumulated fourth moments
                 sigma = pair_covariance_block(pair_moments, m) / 2
             tr, tr2 = np.trace(sigma), float(np.sum(sigma**2))
             stat.append(t)
@@ -311,14 +335,14 @@ class DirectionalRegression(MomentEstimator):
     cut_points : sequence of float, optional
         Given slice boundaries; overrides ``nslices``.
 
-    References
-    ----------
-    Li, B. and Wang, S. (2007). On directional regression for dimension reduction. Journal
-    of the American Statistical Association 102, 997–1008.
-
     See Also
     --------
-    SIR, SAVE : the slice moments it combines.
+    SIR, SAVE : The slice moments it combines.
+    directional_regression : The formula function.
+
+    References
+    ----------
+    :cite:t:`li2007`.
 
     Examples
     --------
@@ -332,7 +356,6 @@ class DirectionalRegression(MomentEstimator):
 
     method = "directional_regression"
     second_moments = True
-    chunked_case_weights = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
 
     def __init__(
@@ -348,7 +371,7 @@ class DirectionalRegression(MomentEstimator):
     ) -> None:
         self._set_options(locals())
 
-    def kernel(self, std, moments, Y):
+    def kernel(self, std: Standardized, moments: SliceMoments) -> np.ndarray:
         f, means, second = moments.fractions, moments.means, moments.second
         p = means.shape[1]
         sir = means.T @ (means * f[:, None])
@@ -380,6 +403,16 @@ class CUME(MomentEstimator):
         ``bootstrap()`` and ``conditional_density()`` draw from streams derived from it. None
         draws one, which the summary prints.
 
+    See Also
+    --------
+    cume : The formula function (``sdr.cume(formula, data)``).
+    sdrstats.moment.results.MomentResults : What ``fit`` returns.
+    sir : Slicing into a fixed number of slices instead of every cut point.
+
+    References
+    ----------
+    :cite:t:`zhu2010`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -399,36 +432,6 @@ class CUME(MomentEstimator):
     uses_slices = False
     response = "continuous"
     capabilities = Capabilities(from_statistics=True, case_weights=True)
-    chunked_case_weights = True
-
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunks or Dask (see :func:`sdrstats.moment.chunked.fit_cume`).
-
-        A Dask DataFrame is sorted by the response on the cluster; a chunk source is read
-        once per range of the response (each range holding at most
-        ``sdrstats.moment.chunked.CUME_BATCH_ROWS`` rows, whose per-value sums are held).
-
-        Parameters
-        ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
-
-        Returns
-        -------
-        tuple of (EstimatorOutput, dict)
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> ais = sdr.datasets.load("ais")
-        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> fit = sdr.cume("lbm ~ log(wt) + log(ht)", parts)
-        >>> bool(np.allclose(fit.eigenvalues, sdr.cume("lbm ~ log(wt) + log(ht)", ais).eigenvalues))
-        True
-        """
-        if getattr(source, "weights", None) is not None:
-            return fit_cume_weighted(self, source)
-        return fit_cume(self, source)
 
     def __init__(
         self,
@@ -440,19 +443,33 @@ class CUME(MomentEstimator):
     ) -> None:
         self._set_options(locals())
 
-    def kernel(self, std, moments, Y):
-        y = response_vector(Y, "cume")
-        if np.unique(y).size < 2:
-            raise ValueError("The response has a single value; cume needs a response that varies.")
-        Z = std.Z
-        case = getattr(std, "case_weights", None)
-        w = case if case is not None else (np.ones(len(y)) if std.weights is None else std.weights)
-        values, inverse = np.unique(y, return_inverse=True)
-        grouped = np.zeros((values.size, Z.shape[1]))
-        np.add.at(grouped, inverse, Z * w[:, None])
-        cumulative = np.cumsum(grouped, axis=0) / std.n  # m(t) at each distinct value
-        group_w = np.bincount(inverse, weights=w, minlength=values.size)
-        return cumulative.T @ (cumulative * group_w[:, None]) / std.n
+    def fit_source(self, source: Any) -> EstimatorOutput:
+        """CUME's passes over ``source`` (see :mod:`sdrstats.moment.cumulative`): the moments, then
+        the cumulative sums over the rows sorted by the response.
+
+        On chunks, each range of the response holding at most
+        ``sdrstats.moment.cumulative.CUME_BATCH_ROWS`` rows is one pass; a Dask DataFrame is sorted
+        by the response on the cluster; in memory, the rows are one chunk and one range.
+
+        Parameters
+        ----------
+        source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+            The rows.
+
+        Returns
+        -------
+        EstimatorOutput
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.cume("lbm ~ log(wt) + log(ht)", parts)
+        >>> bool(np.allclose(fit.eigenvalues, sdr.cume("lbm ~ log(wt) + log(ht)", ais).eigenvalues))
+        True
+        """
+        return fit_cume(self, source)
 
 
 __all__ = [
@@ -464,5 +481,4 @@ __all__ = [
     "CUME",
     "MomentEstimator",
     "MomentResults",
-    "ChunkedResults",
 ]

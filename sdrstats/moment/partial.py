@@ -43,6 +43,12 @@ are R's and the eigenvalues and statistics R's divided by the number of levels; 
 directions differ slightly. The coordinate test of partial SIR uses each level's own ``n_g``
 and equals R's. Case weights are not available with ``group=``.
 
+Everything above is a function of per-level, per-slice counts, sums and (SAVE)
+cross-products of ``x``: one pass over the rows (:class:`~.statistics.GroupedStatistics`),
+which runs over the rows in memory or over chunks and Dask partitions holding the group
+column (each level then sliced exactly on its own response by passes over the response and
+the column, for a numeric response).
+
 References
 ----------
 Chiaromonte, F., Cook, R. D. and Li, B. (2002). Sufficient dimension reduction in regressions
@@ -64,8 +70,8 @@ from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothes
 from ..scale import is_chunked
 from ..stats.chi2 import chi2_sf, weighted_chi2_sf
 from ..stats.linalg import canonical_basis, sym_eigh_desc
-from ..stats.slicing import make_slices
-from .pire import fit_grouped, group_values
+from .pire import fit_grouped, group_column, group_values
+from .statistics import GroupedStatistics, level_rules
 
 #: R's default number of slices in every level for the partial methods (``dr.fit.psir``).
 PARTIAL_NSLICES = 2
@@ -83,11 +89,6 @@ def symmetric_power(matrix: np.ndarray, exponent: float) -> np.ndarray:
     return (vectors * np.abs(values) ** exponent) @ vectors.T
 
 
-def _levels(groups: np.ndarray) -> list[Any]:
-    """The levels in order of first appearance (R's ``unique``)."""
-    return list(dict.fromkeys(np.asarray(groups).tolist()))
-
-
 def _check_covariance(cov: np.ndarray, names: list[str], where: str, remedy: str) -> None:
     """Refuse a covariance that cannot be whitened, naming the predictor or the level."""
     var = np.diag(cov)
@@ -101,31 +102,19 @@ def _check_covariance(cov: np.ndarray, names: list[str], where: str, remedy: str
         raise ValueError(f"The predictors are (nearly) collinear {where}; {remedy}")
 
 
-def fit_partial(
-    est: Any,
-    X: np.ndarray,
-    Y: np.ndarray,
-    groups: np.ndarray,
-    *,
-    categorical: bool = False,
-    names: list[str] | None = None,
-) -> EstimatorOutput:
-    """The partial SIR or SAVE fit of rows ``X``, ``Y`` in the levels of ``groups``.
+def fit_partial(est: Any, source: Any) -> EstimatorOutput:
+    """The partial SIR or SAVE fit of the rows of ``source`` in the levels of their group.
+
+    One pass over the rows (:class:`~.statistics.GroupedStatistics`): per level and slice,
+    the counts, sums and (SAVE) cross-products of ``x``, each level sliced by its own rule; the
+    whitening and the kernel follow from these p × p statistics (see the module notes).
 
     Parameters
     ----------
     est : SIR or SAVE
         The estimator, with its ``group`` option set.
-    X : ndarray of shape (n, p)
-        Predictors.
-    Y : ndarray
-        One response column (or class codes when ``categorical``).
-    groups : ndarray of shape (n,)
-        The level of each row.
-    categorical : bool, default False
-        The response is a class label: each level is sliced by class.
-    names : list of str, optional
-        Predictor names, for the messages.
+    source : RowsInMemory or sdrstats.scale.fit.ChunkedData
+        The rows with their groups (in memory), or chunks that hold the group column.
 
     Returns
     -------
@@ -145,36 +134,43 @@ def fit_partial(
     """
     o = est.options
     method, pool = est.method, bool(o["pool"])
-    n, p = X.shape
-    names = names or [f"x{j + 1}" for j in range(p)]
-    if not categorical and Y.ndim == 2 and Y.shape[1] > 1:
+    p, names = source.p, list(source.x_names)
+    if source.keeps_rows and not source.categorical and source.Y.reshape(source.n, -1).shape[1] > 1:
         raise ValueError(
-            f"Partial {method.upper()} (group=) takes one response column; got {Y.shape[1]}. "
-            "R's dr treats a matrix response with group= as an ordinary multivariate fit: "
-            f"drop group= for that."
-        )
-    y = np.asarray(Y).reshape(-1) if categorical else np.asarray(Y, dtype=float).reshape(-1)
-    levels = _levels(groups)
-    if len(levels) < 2:
-        raise ValueError(
-            f"The 'group' column {o['group']!r} has one level ({levels[0]!r}) in the fitted "
-            f"rows; partial {method} needs at least two. Drop group= for the ordinary fit."
+            f"Partial {method.upper()} (group=) takes one response column; got "
+            f"{source.Y.shape[1]}. R's dr treats a matrix response with group= as an ordinary "
+            "multivariate fit: drop group= for that."
         )
     h = o["nslices"] or PARTIAL_NSLICES
-    rows = [np.flatnonzero(groups == g) for g in levels]
     least = 2 if pool else p + 1
-    for g, r in zip(levels, rows):
-        if r.size < least:
+
+    def enough(g: Any, n_g: int) -> None:
+        if n_g < least:
             whiten = "the pooled covariance" if pool else "its own covariance"
             raise ValueError(
-                f"Group {g!r} of {o['group']!r} has {r.size} rows; partial {method} whitens "
+                f"Group {g!r} of {o['group']!r} has {n_g} rows; partial {method} whitens "
                 f"each group by {whiten}, which needs at least {least} rows in every group. "
                 "Merge small groups" + (", pass pool=True" if not pool else "") + " or drop "
                 "predictors."
             )
-    means = [X[r].mean(axis=0) for r in rows]
-    covs = [np.cov(X[r], rowvar=False, bias=True).reshape(p, p) for r in rows]
-    pooled = sum((r.size / n) * c for r, c in zip(rows, covs))
+
+    rules = level_rules(est, source, o["group"], h, check=enough)
+    if len(rules) < 2:
+        (only,) = rules
+        raise ValueError(
+            f"The 'group' column {o['group']!r} has one level ({only!r}) in the fitted "
+            f"rows; partial {method} needs at least two. Drop group= for the ordinary fit."
+        )
+    template = GroupedStatistics(
+        p, rules, second=method == "save", response=not (source.keeps_rows or source.categorical)
+    )
+    acc = source.reduce(template, column=o["group"])
+    levels = list(rules)
+    stats = [acc.parts[level].ordered() for level in levels]
+    n_rows = [part.n for part in stats]
+    n = float(sum(n_rows))
+    covs = [part.cov for part in stats]
+    pooled = sum((n_g / n) * c for n_g, c in zip(n_rows, covs))
     _check_covariance(pooled, names, "within the groups", "drop or combine predictors.")
     if not pool:
         for g, c in zip(levels, covs):
@@ -188,31 +184,24 @@ def fit_partial(
     scales = [pooled if pool else c for c in covs]
     M = np.zeros((p, p))
     kernels, sizes = [], []
-    for r, mean, scale in zip(rows, means, scales):
-        Z = (X[r] - mean) @ symmetric_power(scale, -0.5)
-        slices = make_slices(
-            y[r],
-            h,
-            function=o["slice_function"],
-            categorical=categorical,
-            cut_points=o["cut_points"],
-        )
-        counts = slices.sizes.astype(float)
-        sizes.append(slices.sizes)
-        onehot = slices.indicator()
-        slice_means = (Z.T @ onehot) / counts  # p × h_g
+    for part, n_g, scale in zip(stats, n_rows, scales):
+        root = symmetric_power(scale, -0.5)  # z = (x − x̄_g) Σ^{-1/2}
+        counts = part.counts
+        sizes.append(np.rint(counts).astype(np.int64))
+        slice_means = root @ (part.sums / counts[:, None]).T  # p × h_g, about the level mean
         if method == "sir":
-            zeta = slice_means * np.sqrt(counts / r.size)
+            zeta = slice_means * np.sqrt(counts / n_g)
             kernels.append(zeta)
-            M += (r.size / n) * zeta @ zeta.T
+            M += (n_g / n) * zeta @ zeta.T
         else:
             inner = np.empty((counts.size, p, p))
-            for s in range(counts.size):
-                block = Z[slices.labels == s]
+            for s, count in enumerate(counts):
                 within = np.eye(p)
-                if block.shape[0] >= 3:  # R: I for a slice of fewer than 3 rows
-                    within = within - np.cov(block, rowvar=False, bias=True).reshape(p, p)
-                inner[s] = np.sqrt(counts[s] / n) * within
+                if count >= 3:  # R: I for a slice of fewer than 3 rows
+                    mean_s = part.sums[s] / count
+                    cov_s = part.cross[s] / count - np.outer(mean_s, mean_s)
+                    within = within - root @ cov_s @ root
+                inner[s] = np.sqrt(count / n) * within
             kernels.append(inner)
             M += np.einsum("sij,sjk->ik", inner, inner)
     values, vectors = sym_eigh_desc(M)
@@ -224,15 +213,19 @@ def fit_partial(
         "raw_vectors": vectors,
         "slice_sizes": np.concatenate(sizes),
         "group_levels": levels,
-        "group_n": [int(r.size) for r in rows],
+        "group_n": [int(round(n_g)) for n_g in n_rows],
         "group_slice_sizes": sizes,
         "group_roots": [symmetric_power(scale, 0.5) for scale in scales],
         "pool_root": symmetric_power(pooled, 0.5),
         "group_kernels": kernels,
     }
-    return EstimatorOutput(
-        basis=basis, d=d, eigenvalues=values, center=X.mean(axis=0), extras=extras
-    )
+    center = sum(part.n * part.mean for part in stats) / n
+    output = EstimatorOutput(basis=basis, d=d, eigenvalues=values, center=center, extras=extras)
+    if not source.keeps_rows:
+        output.extras.update(
+            {"n_rows": int(round(n)), "n_chunks": source.n_chunks, "ols_moments": acc.ols_moments()}
+        )
+    return output
 
 
 def _slices_and_levels(extras: dict[str, Any]) -> tuple[int, int]:
@@ -427,16 +420,15 @@ class PartialSlicing:
                 formula, data, missing=missing, subset=subset, weights=weights, **options
             )
         label = f"Partial {cls.method.upper()} (group=)"
-        if is_chunked(data):
-            raise ValueError(
-                f"{label} needs the data in memory: every group is whitened and sliced on its "
-                "own rows. Load the data as a pandas DataFrame (or fit ire(..., group=), "
-                "which runs on chunks)."
-            )
         if weights is not None:
             raise ValueError(
                 f"{label} with case weights is not available (R's psir weighs the groups' "
                 "covariances but not their slice means). Drop weights= or group=."
+            )
+        if is_chunked(data):  # the chunks' group column is read with every pass
+            options["group"] = group_column(group)
+            return super().from_formula(  # type: ignore[misc]
+                formula, data, missing=missing, subset=subset, **options
             )
         options = {k: v for k, v in options.items() if k != "group"}
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
@@ -483,14 +475,13 @@ class PartialSlicing:
             return super().fit_output(  # type: ignore[misc]
                 spec, weights=weights, random_state=random_state
             )
-        groups = group_values(self, spec.groups, spec.n, weights)
+        if spec.keeps_rows:
+            group_values(self, spec.groups, spec.n, weights)
         if spec.case_weights is not None:
             raise ValueError(
                 f"Partial {self.method.upper()} (group=) with case weights is not available."
             )
-        return fit_partial(
-            self, spec.X, spec.Y, groups, categorical=spec.categorical, names=list(spec.x_names)
-        )
+        return fit_partial(self, self.source_of(spec))
 
     def replicate_kernel(self, results: Results) -> Any:
         """None for a partial fit (its bootstrap refits resampled rows), else the method's.

@@ -28,7 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", "", str(text))
+    """A predictor's name for matching: as shown (``Q("a b")`` is ```a b```), without
+    spaces or R's backquotes, so ``"a b"``, ```a b``` and ``Q("a b")`` name one column."""
+    return re.sub(r"\s+", "", display(str(text))).replace("`", "")
 
 
 def predictor_terms(results: Results) -> dict[str, list[int]]:
@@ -164,7 +166,7 @@ class CoordinateTest:
     statistic : float
         The test statistic.
     df : float or None
-        χ² degrees of freedom where the reference distribution is a χ² (IRE; SAVE's normal
+        The χ² degrees of freedom where the reference distribution is a χ² (IRE; SAVE's normal
         theory); ``None`` for a weighted sum of χ²₁ (SIR).
     p_value : float
         The p-value selected by ``weights``.
@@ -177,6 +179,15 @@ class CoordinateTest:
         ``None`` for the marginal test, else the dimension conditioned on.
     method, weights, chi2approx : str
         The SDR method, which p-value is ``p_value`` and the weighted-χ² approximation.
+
+    See Also
+    --------
+    sdrstats.moment.results.MomentResults.coordinate_test : The call that returns it.
+    sdrstats.moment.predictor_tests.StepResult : Backward elimination by this test.
+
+    References
+    ----------
+    :cite:t:`cook2004`.
 
     Examples
     --------
@@ -469,6 +480,15 @@ class StepResult:
         One row per removed predictor: its statistic and p-value when removed.
     removed, kept : list of str
         Predictor names removed (in order) and kept.
+
+    See Also
+    --------
+    sdrstats.moment.results.MomentResults.step : The call that returns it.
+    sdrstats.moment.predictor_tests.CoordinateTest : The test each step uses.
+
+    References
+    ----------
+    :cite:t:`cook2004`.
 
     Examples
     --------

@@ -13,13 +13,24 @@ from ._core import SliceMoments, Standardized
 class MomentResults(Results):
     """Results of a moment method; adds R ``dr``'s predictor tests where the method has them.
 
-    Built by :func:`sir`, :func:`save`, :func:`phd`, :func:`dr` and :func:`cume`; the
+    Built by :func:`sir`, :func:`save`, :func:`phd`, :func:`dr` and :func:`cume`, from rows
+    in memory or from chunked or Dask data (then its spec keeps no rows: what needs only the
+    accumulated statistics works as in memory; what needs the rows says to load them); the
     constructor's parameters are those of :class:`sdrstats.Results`.
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`.
+
+    See Also
+    --------
+    sir, save, phd, directional_regression, cume : The methods that return it.
+    sdrstats.moment.predictor_tests.CoordinateTest : What ``coordinate_test`` returns.
+
+    References
+    ----------
+    :cite:t:`weisberg2002`; :cite:t:`li1991`; :cite:t:`cook2004`.
 
     Examples
     --------
@@ -45,11 +56,14 @@ class MomentResults(Results):
         return (
             f"partial {self.estimator.label} (group {self.options['group']}: "
             f"{', '.join(map(str, ex['group_levels']))}{pooled}) with {slices} slices, "
-            f"n = {sizes}."
+            f"n = {sizes}{self._chunks_note()}."
         )
 
     def _prepared(self) -> tuple[Standardized, SliceMoments | None]:
-        """Standardised data and slice moments of the fit (recomputed, not stored)."""
+        """Standardised data and slice moments of the fit: recomputed from the rows (not
+        stored), or those a fit on chunked data accumulated (it keeps no rows)."""
+        if not self.spec.keeps_rows:
+            return self.output.extras["prepared"]
         if not hasattr(self, "_prepared_cache"):
             self._prepared_cache = self.estimator.prepare_spec(self.spec)
         return self._prepared_cache
@@ -122,7 +136,7 @@ class MomentResults(Results):
             names); default none.
         d : int, optional
             Conditional test of that dimension; default the marginal test.
-        weights, chi2approx
+        weights, chi2approx : optional
             As :meth:`coordinate_test`; for SIR, ``weights="restricted"`` reproduces R's
             ``drop1.dr`` table and ranking.
 
@@ -171,7 +185,7 @@ class MomentResults(Results):
             Stop when this many predictors remain (as R).
         stop : float, default 0.0
             Stop when every candidate's p-value is below ``stop`` (0: never, as R).
-        weights, chi2approx
+        weights, chi2approx : optional
             As :meth:`coordinate_test`.
 
         Returns

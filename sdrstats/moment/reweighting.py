@@ -61,6 +61,11 @@ def dr_weights(
         One weight per row of ``data`` (same index): NaN for rows outside ``subset`` or with
         a missing predictor, which a fit with the same ``subset`` drops anyway.
 
+    See Also
+    --------
+    sdrstats.sir : A moment method that takes the weights (``weights=``).
+    sdrstats.dr : R's ``dr()``, which takes them too.
+
     Notes
     -----
     R's ``dr.weights`` takes the centre and covariance from ``MASS::cov.rob``, whose default
@@ -70,12 +75,7 @@ def dr_weights(
 
     References
     ----------
-    Cook, R. D. and Nachtsheim, C. J. (1994). Reweighting to achieve elliptically contoured
-    covariates in regression. *Journal of the American Statistical Association* 89, 592-599.
-
-    See Also
-    --------
-    sdrstats.sir : a moment method that takes the weights (``weights=``).
+    :cite:t:`cook1994`; :cite:t:`weisberg2002`.
 
     Examples
     --------

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..base.tables import Block
 from ..inference.ratio import eigenvalue_ratio
+from ..stats.distances import subspace_distance
 from .lasso_sir import LassoSIRResults
 
 
@@ -21,8 +22,17 @@ class OnlineSIRResults(LassoSIRResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; :meth:`OnlineSIR.results` builds it.
+
+    See Also
+    --------
+    OnlineSIR : The stream whose snapshot it is.
+    online_sir : The formula function over a stream.
+
+    References
+    ----------
+    :cite:t:`cheng2020`; :cite:t:`cai2020`.
 
     Examples
     --------
@@ -66,6 +76,68 @@ class OnlineSIRResults(LassoSIRResults):
             )
             blocks.insert(3, Block("Cut points", text=text))
         return blocks
+
+    def plot(self, kind: str = "stream", **options: Any) -> Any:
+        """Plots; by default the stream's tracked eigenvalues and how far each estimate moved.
+
+        Parameters
+        ----------
+        kind : str, default "stream"
+            ``"stream"``: two panels against the rows seen, the tracked eigenvalues and the
+            projection distance between successive recorded estimates of the subspace.
+            Other kinds as :meth:`sdrstats.Results.plot` (they draw rows, so only a fit made
+            in memory by ``OnlineSIR(...).fit(X, y)`` has them).
+        **options
+            Passed to the plot (``axes``, ``figsize``, ...).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((2000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(2000)
+        >>> stream = sdr.OnlineSIR(d=1, init_size=200, block_size=100)
+        >>> for start in range(0, 2000, 400):
+        ...     _ = stream.partial_fit(X[start:start + 400], y[start:start + 400])
+        >>> fig = stream.results().plot()
+        """
+        if kind != "stream":
+            if not self._has_rows:
+                raise ValueError(
+                    f"plot(kind={kind!r}) draws the rows, which a stream does not keep; "
+                    "kind='stream' plots what the stream recorded."
+                )
+            return super().plot(kind=kind, **options)
+        from ..plotting.traces import plot_stream
+
+        eigenvalues, steps = self._stream_trace()
+        return plot_stream(
+            eigenvalues,
+            steps,
+            distance="projection",
+            title=f"{self.estimator.label}: the stream",
+            **options,
+        )
+
+    def _stream_trace(self) -> tuple[pd.DataFrame, pd.Series]:
+        """The recorded eigenvalues and the projection distance of each estimate to the last."""
+        ex = self.extras
+        index = pd.Index(np.asarray(ex.get("trace_n_seen", []), dtype=np.int64), name="n_seen")
+        values = np.asarray(ex.get("trace_eigenvalues", np.empty((0, self.d))), dtype=float)
+        bases = np.asarray(ex.get("trace_bases", np.empty((0, self.p, self.d))), dtype=float)
+        eigenvalues = pd.DataFrame(
+            values.reshape(len(index), -1),
+            index=index,
+            columns=[f"lambda{j + 1}" for j in range(values.reshape(len(index), -1).shape[1])],
+        )
+        steps = [np.nan] + [
+            subspace_distance(bases[t - 1], bases[t], "projection") for t in range(1, len(bases))
+        ]
+        return eigenvalues, pd.Series(steps[: len(index)], index=index, name="projection_distance")
 
     @property
     def _has_rows(self) -> bool:
@@ -121,6 +193,11 @@ class OnlineSIRResults(LassoSIRResults):
         *args, **kwargs
             As :meth:`sdrstats.Results.bootstrap`.
 
+        Returns
+        -------
+        BootstrapResult
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -147,6 +224,11 @@ class OnlineSIRResults(LassoSIRResults):
         ----------
         *args, **kwargs
             As :meth:`sdrstats.Results.conditional_density`.
+
+        Returns
+        -------
+        ConditionalDensity
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
 
         Examples
         --------

@@ -3,7 +3,7 @@
 :func:`init_state` builds the state from the initial batch and :func:`update_block` applies
 Algorithm 1 of Cheng & Cui (2020) to a block of ``m`` rows: sufficient statistics (2.6), the
 eigen-tracker, the pseudo-response (2.13) and the truncated gradient (2.14). With ``m = 1``
-it is the seed's one-observation recursion.
+it is Cheng & Cui's (2020) one-observation recursion.
 """
 
 from __future__ import annotations

@@ -14,8 +14,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import Lasso, LassoCV
-from sklearn.model_selection import KFold
 
 from ..base.budget import check_loops
 from ..base.parallel import as_seed_sequence, parallel_map
@@ -117,6 +115,9 @@ def cv_lasso(
     :func:`glmnet_eps` times it. The chosen one is the smallest penalty with the least mean
     cross-validated squared error, and never the first of the path (whose fit is empty).
     """
+    from sklearn.linear_model import Lasso, LassoCV  # here: scikit-learn takes 0.15 s to import
+    from sklearn.model_selection import KFold
+
     n, p = Z.shape
     folds = KFold(n_folds, shuffle=True, random_state=int(seed))
     model = LassoCV(
@@ -140,6 +141,8 @@ def cv_lasso(
 
 def fixed_lasso(Z: np.ndarray, target: np.ndarray, alpha: float, max_iter: int) -> np.ndarray:
     """One Lasso fit, ``argmin (1/2n)‖target - Zβ‖² + alpha‖β‖₁`` (no intercept: all centred)."""
+    from sklearn.linear_model import Lasso
+
     return np.asarray(
         Lasso(alpha=alpha, fit_intercept=False, max_iter=max_iter).fit(Z, target).coef_,
         dtype=float,
@@ -151,8 +154,16 @@ class LassoSIRResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    lasso_sir : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`lin2019`.
 
     Examples
     --------
@@ -287,6 +298,12 @@ class LassoSIR(Estimator):
     progress : bool, default True
         A progress bar over the directions (shown for long fits only).
 
+    See Also
+    --------
+    lasso_sir : The formula function (``sdr.lasso_sir(formula, data)``).
+    sdrstats.online.LassoSIRResults : What ``fit`` returns.
+    online_sir : The same method over a stream of rows.
+
     Notes
     -----
     The predictors are first centred and scaled to unit variance, ``z = (x - x̄) / s``
@@ -316,8 +333,7 @@ class LassoSIR(Estimator):
 
     References
     ----------
-    Lin, Q., Zhao, Z. and Liu, J. S. (2019). Sparse sliced inverse regression via Lasso.
-    Journal of the American Statistical Association 114, 1726-1739.
+    :cite:t:`lin2019`.
 
     Examples
     --------
@@ -591,6 +607,16 @@ def lasso_sir(
     Returns
     -------
     LassoSIRResults
+
+    See Also
+    --------
+    LassoSIR : The estimator, for arrays (``LassoSIR(...).fit(X, y)``).
+    sdrstats.online.LassoSIRResults : What it returns.
+    online_sir : The same method over a stream of rows.
+
+    References
+    ----------
+    :cite:t:`lin2019`.
 
     Examples
     --------

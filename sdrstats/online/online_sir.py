@@ -90,12 +90,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         the initial batch (a normalised least-mean-squares step, stable since
         ``γ‖x̃‖² ≈ 1 < 2``).
     decay_after : "auto", float or None
-        ``τ``: the step is ``γ`` for the first ``τ`` rows and ``γ·τ/t`` after (the seed's
+        ``τ``: the step is ``γ`` for the first ``τ`` rows and ``γ·τ/t`` after (Cheng & Cui's
         condition (C6), ``γ_t = C/t``, which lets the least-squares error vanish). ``"auto"``
         (default) is ``τ = 2·p``: the constant phase gives ``γ·λ_min(Σ)·τ ≈ 2·λ_min/λ̄``
         and the decaying phase adds ``log(t/τ)`` times that, while the stationary noise of
         a constant step (which dominated at ``p = 1000`` with ``τ = 10·p``) dies out.
-        ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on the seed's models.
+        ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on Cheng & Cui's models.
         ``None`` keeps ``γ`` constant.
     gravity : float
         ``g`` of the truncated gradient, the online counterpart of the Lasso penalty
@@ -114,7 +114,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Rows of the initial batch (default 500); buffered until they have all arrived, so
         bounded by ``sdr.set_config(max_memory=...)`` (checked on the first chunk).
     block_size : int
-        Largest block of rows applied in one update (default 1000). ``1`` is the seed's
+        Largest block of rows applied in one update (default 1000). ``1`` is Cheng & Cui's
         one-observation recursion; see Notes for what a block changes.
     trace_size : int
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
@@ -126,15 +126,21 @@ class OnlineSIR(StreamStateMixin, Estimator):
         stream takes a number from its own random id (kept when it is saved), which the
         summary prints; a fit in memory draws one.
 
+    See Also
+    --------
+    online_sir : The formula function (``sdr.online_sir(formula, data)``).
+    sdrstats.online.OnlineSIRResults : What ``fit`` returns.
+    lasso_sir : The batch method it follows.
+
     Notes
     -----
     State after ``t`` rows: ``x̄_t``, slice counts and slice sums ``S_h`` of ``x``; then
     ``d̂_t = (S − x̄_t nᵀ)/t`` and ``D̂_t = (1/H) d̂_t d̂_tᵀ``. The pseudo-response of a row in
-    slice ``h`` is ``ỹ_j = d̂_{t,h}ᵀ η̂_j / (H λ̂_j)``. The seed's (2.13) has the factor
+    slice ``h`` is ``ỹ_j = d̂_{t,h}ᵀ η̂_j / (H λ̂_j)``. Cheng & Cui's (2020) eq. (2.13) has the factor
     ``(t+1)/H`` instead of ``1/H``; with ``d̂`` divided by ``t`` as in (2.5) that makes the
     regression target grow linearly along the stream, whereas ours satisfies
     ``E[x̃ỹ_j] = η_j`` exactly as batch Lasso-SIR (``XᵀỸ/n = η̂``), so ``β_j`` estimates
-    ``Σ^{-1}η_j`` with a fixed step. The eigenvalues are those of ``D̂`` (the seed's CCIPCA
+    ``Σ^{-1}η_j`` with a fixed step. The eigenvalues are those of ``D̂`` (Cheng & Cui's CCIPCA
     and SGD formulas omit the ``1/H``; it only rescales ``λ``).
 
     A block of ``m`` rows updates the statistics exactly, then applies one tracker step with
@@ -144,6 +150,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
     reproduces the one-at-a-time recursion; ``tests/test_online_sir.py`` checks that blocks
     of 1000 change the final estimate by little (det distance < 0.02 on a model with
     distance ~0.01 to the truth).
+
+    References
+    ----------
+    :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`.
 
     Examples
     --------
@@ -323,17 +333,23 @@ class OnlineSIR(StreamStateMixin, Estimator):
         missing : {"drop", "raise"}
             Rows with missing values are dropped with a warning, or raise.
 
-        An empty chunk is ignored. A chunk whose columns differ from the first chunk's,
-        non-finite values, or a class label unseen in the first chunk raise ``ValueError``.
-
-        The update is all-or-nothing: if anything fails part-way through a chunk (bad rows, an
-        interrupt, a worker dying), the state is restored to the end of the last completed
-        chunk, so feeding the chunk again does not count any row twice.
-
         Returns
         -------
         OnlineSIR
             The model itself, updated.
+
+        Raises
+        ------
+        ValueError
+            A chunk whose columns differ from the first chunk's, non-finite values, or a class
+            label unseen in the first chunk.
+
+        Notes
+        -----
+        An empty chunk is ignored. The update is all-or-nothing: if anything fails part-way
+        through a chunk (bad rows, an interrupt, a worker dying), the state is restored to the
+        end of the last completed chunk, so feeding the chunk again does not count any row
+        twice.
 
         Examples
         --------
@@ -521,6 +537,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
             "learning_rate": s["learning_rate"],
             "eta": s.get("eta"),
             "spectrum": self._spectrum(),
+            # the recorded estimates along the stream, for the results' plot
+            "trace_n_seen": np.asarray([n for n, _, _ in self._trace], dtype=np.int64),
+            "trace_eigenvalues": np.asarray([lam for _, lam, _ in self._trace], dtype=float),
+            "trace_bases": np.asarray([basis for _, _, basis in self._trace], dtype=float),
         }
         tracked = int(s["lam"].size)
         output = EstimatorOutput(
@@ -590,6 +610,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
     def summary(self) -> Summary:
         """R-style summary of the current estimate (text, HTML, LaTeX).
 
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -614,6 +639,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         *args, **kwargs
             As :meth:`sdrstats.Results.conditional_density`.
 
+        Returns
+        -------
+        ConditionalDensity
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
+
         Examples
         --------
         >>> import numpy as np, sdrstats as sdr
@@ -635,6 +665,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         *args, **kwargs
             As :meth:`sdrstats.Results.bootstrap`, for a model fitted in memory by
             ``OnlineSIR(...).fit(X, y)``.
+
+        Returns
+        -------
+        BootstrapResult
+            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
 
         Examples
         --------
@@ -665,6 +700,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Returns
         -------
         DimensionTest
+            The rule's table and choice, from the spectrum the stream tracks (no rows kept).
 
         Examples
         --------
@@ -687,6 +723,36 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     def _repr_html_(self) -> str:
         return self.summary()._repr_html_()
+
+    def plot(self, kind: str = "stream", **options: Any) -> Any:
+        """Plot the stream: its tracked eigenvalues and how far each estimate moved.
+
+        Parameters
+        ----------
+        kind : str, default "stream"
+            ``"stream"``: two panels against the rows seen, the tracked eigenvalues and the
+            projection distance between successive recorded estimates of the subspace (it
+            falls as the estimate settles). Other kinds as
+            :meth:`OnlineSIRResults.plot <sdrstats.online.OnlineSIRResults.plot>`.
+        **options
+            Passed to the plot (``axes``, ``figsize``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.standard_normal((3000, 5))
+        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(3000)
+        >>> stream = sdr.OnlineSIR(d=1, init_size=200, block_size=100)
+        >>> for start in range(0, 3000, 500):
+        ...     _ = stream.partial_fit(X[start:start + 500], y[start:start + 500])
+        >>> fig = stream.plot()
+        """
+        return self.results().plot(kind, **options)
 
     @property
     def trace(self) -> pd.DataFrame:

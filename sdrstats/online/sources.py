@@ -164,6 +164,16 @@ def online_sir(
     OnlineSIR
         The fitted stream; call ``partial_fit`` to continue it.
 
+    See Also
+    --------
+    OnlineSIR : The estimator, for arrays (``OnlineSIR(...).fit(X, y)``).
+    sdrstats.online.OnlineSIRResults : What it returns.
+    lasso_sir : The batch method it follows.
+
+    References
+    ----------
+    :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`.
+
     Examples
     --------
     >>> import sdrstats as sdr

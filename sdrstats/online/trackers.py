@@ -3,7 +3,7 @@
 The sparse online SIR (Cheng & Cui 2020, §2.1) tracks the eigenpairs of
 ``D̂_t = (1/H) d̂_t d̂_tᵀ`` where ``d̂_t`` (p x H) holds the centred slice sums divided by
 ``t``. ``D̂_t`` itself (p x p) is only formed by the perturbation tracker. Each tracker
-updates ``(λ, η)`` after a block of ``m`` new observations (``m = 1`` is the seed's
+updates ``(λ, η)`` after a block of ``m`` new observations (``m = 1`` is Cheng & Cui's
 recursion; see :class:`~sdrstats.online.OnlineSIR` for blocks):
 
 * ``perturbation`` (2.7)-(2.8): first-order perturbation of the eigenpairs of the running
@@ -82,7 +82,7 @@ def sgd_step(
 
     ``λ_j ← λ_j + w(φ_jᵀφ_j/H − λ_j)`` and
     ``η_j ← η_j + (w/λ̂_1)(d̂φ_j − Σ_{i≤j} η_i φ_iᵀφ_j)/H``. The step of ``η`` is divided by
-    the leading eigenvalue so that it does not depend on the scale of ``D̂`` (the seed's
+    the leading eigenvalue so that it does not depend on the scale of ``D̂`` (Cheng & Cui's
     ``γ_n`` is left unspecified).
     """
     H = dhat.shape[1]
@@ -101,7 +101,7 @@ def ipca_step(
     """Reduced-rank incremental PCA (2.12): Rayleigh–Ritz of ``D̂`` on ``[η, residual]``.
 
     ``touched`` lists the slice columns the new observation(s) fell in; their residuals
-    ``(I − ηηᵀ) d̂_k`` extend the basis (one column for a single observation, as the seed).
+    ``(I − ηηᵀ) d̂_k`` extend the basis (one column for a single observation, as Cheng & Cui).
     """
     H, d = dhat.shape[1], eta.shape[1]
     cols = dhat[:, touched]

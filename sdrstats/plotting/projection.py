@@ -1,95 +1,126 @@
-"""Scatter of a 2-D projection coloured by the response (matplotlib imported when drawn).
+"""Rows on two reduced predictors, coloured by the response (matplotlib imported when drawn).
 
-Used by ``plot()`` of the supervised-PCA family (spca, kspca, bpca, kdr) and usable with any
-fitted result that has ``transform``.
+Used by ``plot()`` of the supervised-PCA family (spca, kspca, bpca, kdr) and of SDSPCAAN, and
+usable with any fitted result that has ``transform``. A fit with one direction has no second
+axis: it is drawn as the one-direction summary plot (a density and a strip of points per
+class, or the response against the direction).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from .panels import class_densities, marked_scatter, scatter_smooth
+from .style import COLUMN_WIDTH, finish, single_axes
+
+
+def _response_of(results: Any, newdata: Any) -> np.ndarray | None:
+    """The response of the plotted rows: class labels or numbers; ``None`` if absent."""
+    spec = results.spec
+    if newdata is None:
+        if spec.categorical:
+            return np.asarray([str(v) for v in spec.y_levels], dtype=object)[spec.Y]
+        return np.asarray(spec.Y, dtype=float).reshape(spec.n, -1)[:, 0]
+    name = spec.y_names[0]
+    if not hasattr(newdata, "columns") or name not in newdata.columns:
+        return None
+    column = newdata[name]
+    return column.astype(str).to_numpy() if spec.categorical else column.to_numpy(dtype=float)
 
 
 def plot_projection(
     results: Any,
     newdata: Any = None,
-    dims: tuple[int, int] = (0, 1),
+    *,
+    which: Sequence[int] = (1, 2),
     ax: Any = None,
+    figsize: Sequence[float] | None = None,
     title: str | None = None,
-    s: float = 14.0,
+    s: float = 10.0,
 ) -> Any:
-    """Scatter of two reduced predictors, coloured by class (or by a numeric response).
+    """Two reduced predictors against each other, coloured by class or by the response.
+
+    With one direction (``d = 1``) there is no second axis: a class response gets a density
+    and a strip of points per class along ``Dir1``, a numeric one is drawn against ``Dir1``
+    with a lowess curve.
 
     Parameters
     ----------
     results : Results
         A fitted result.
     newdata : DataFrame, optional
-        Rows to project (they must contain the response); default the training rows.
-    dims : tuple of two ints, default (0, 1)
-        Which reduced predictors to plot; with ``d = 1`` the second axis is a jitter-free
-        zero line.
+        Rows to project; default the training rows. Without the response column the points
+        are drawn in one colour.
+    which : tuple of two int, default (1, 2)
+        The reduced predictors on the axes, by number from 1 (``Dir1``, ``Dir2``).
     ax : matplotlib Axes, optional
+        Where to draw; default a new figure.
+    figsize : tuple of float, optional
+        Size of a new figure in inches; default one column (3.4 x 3.0).
     title : str, optional
-        Default ``"<method>: 2-D projection"``.
-    s : float
+        Default ``"<method>: projection"`` (``"<method>: Dir1 by class"`` with one
+        direction).
+    s : float, default 10
         Marker size.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.figure.Figure
+
+    See Also
+    --------
+    sufficient_summary_plot : The response and the directions as R's ``plot.dr`` draws them.
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> ax = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
-    >>> ax.get_xlabel(), ax.get_ylabel()
-    ('Dir1', 'Dir2')
-    """
-    import matplotlib.pyplot as plt
+    .. plot::
 
-    if len(dims) != 2 or min(dims) < 0:
-        raise ValueError(f"dims must be two reduced-predictor indices (from 0); got {dims!r}.")
-    k = max(dims) + 1
-    if k > results.d and results.d > 1:
-        raise ValueError(f"dims {dims!r} need d >= {k}; the fit has d = {results.d}.")
-    reduced = results.transform(newdata, d=min(k, results.d))
-    spec = results.spec
-    if newdata is None:
-        y_codes = spec.Y
-    else:
-        y_codes = None  # colour by the response column of newdata when present
-    if ax is None:
-        ax = plt.figure(figsize=(5, 4.5)).add_subplot(111)
-    x = reduced.iloc[:, dims[0]].to_numpy()
-    yv = reduced.iloc[:, dims[1]].to_numpy() if reduced.shape[1] > dims[1] else np.zeros(len(x))
-    if spec.categorical:
-        if y_codes is None:
-            values = newdata[spec.y_names[0]].astype(str).to_numpy()
-            labels = [str(v) for v in spec.y_levels]
-        else:
-            labels = [str(v) for v in spec.y_levels]
-            values = np.asarray(labels, dtype=object)[y_codes]
-        for j, level in enumerate(labels):
-            sel = values == level
-            ax.scatter(x[sel], yv[sel], s=s, color=f"C{j % 10}", label=level, alpha=0.8)
-        ax.legend(title=spec.y_names[0], fontsize="small")
-    else:
-        colour = (
-            spec.Y.reshape(spec.n, -1)[:, 0]
-            if y_codes is not None
-            else np.asarray(newdata[spec.y_names[0]], dtype=float)
+       >>> import sdrstats as sdr
+       >>> ais = sdr.datasets.load("ais")
+       >>> fig = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, d=2, add_identity=1.0).plot()
+       >>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+       ('Dir1', 'Dir2')
+    """
+    which = tuple(int(j) for j in which)
+    if len(which) != 2 or min(which) < 1:
+        raise ValueError(
+            f"which must name two reduced predictors by number, from 1 (Dir1); got {which!r}."
         )
-        points = ax.scatter(x, yv, c=colour, s=s, cmap="viridis", alpha=0.8)
-        ax.figure.colorbar(points, ax=ax, label=spec.y_names[0])
-    ax.set_xlabel(reduced.columns[dims[0]])
-    ax.set_ylabel(reduced.columns[dims[1]] if reduced.shape[1] > dims[1] else "")
-    ax.set_title(title or f"{results.method}: 2-D projection")
-    return ax
+    spec = results.spec
+    one = results.d == 1
+    if not one and max(which) > results.d:
+        raise ValueError(f"which {which!r} needs d >= {max(which)}; the fit has d = {results.d}.")
+    reduced = results.transform(newdata, d=1 if one else max(which))
+    response = _response_of(results, newdata)
+    fig, panel = single_axes(ax, figsize, default=(COLUMN_WIDTH, 3.0))
+    label = results.estimator.label
+    if one:
+        x = reduced.iloc[:, 0].to_numpy()
+        if spec.categorical and response is not None:
+            levels = [str(v) for v in spec.y_levels]
+            class_densities(panel, x, response, levels, title=spec.y_names[0])
+            default = f"{label}: Dir1 by class"
+        elif response is not None:
+            scatter_smooth(panel, x, response, size=s)
+            panel.set_ylabel(spec.y_names[0])
+            default = f"{label}: {spec.y_names[0]} against Dir1"
+        else:
+            class_densities(panel, x, np.zeros(len(x)), [0], title="rows")
+            default = f"{label}: Dir1"
+        panel.set_xlabel("Dir1")
+        panel.set_title(default if title is None else title)
+        return finish(fig)
+    x = reduced.iloc[:, which[0] - 1].to_numpy()
+    y = reduced.iloc[:, which[1] - 1].to_numpy()
+    levels = [str(v) for v in spec.y_levels] if spec.categorical else None
+    marked_scatter(panel, x, y, response, levels, spec.y_names[0], size=s)
+    panel.set_xlabel(str(reduced.columns[which[0] - 1]))
+    panel.set_ylabel(str(reduced.columns[which[1] - 1]))
+    panel.set_title(f"{label}: projection" if title is None else title)
+    return finish(fig)
 
 
 __all__ = ["plot_projection"]

@@ -76,6 +76,16 @@ class Results(SummaryMixin, ResultsSaveLoad):
         The seed the fit used (:func:`sdrstats.base.parallel.fit_seed`); default the
         estimator's ``random_state`` option, or a seed drawn now when that is None.
 
+    See Also
+    --------
+    sir, mave, lsce, spca : Formula functions that return one.
+    DimensionTest : What ``test_dimension`` returns.
+    BootstrapResult : What ``bootstrap`` returns.
+
+    References
+    ----------
+    :cite:t:`cook1998`; :cite:t:`weisberg2002`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -315,6 +325,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
         d = self.d if d is None else int(d)
         if d < 1:
             raise ValueError(f"d must be at least 1; got {d}.")
+        if newdata is None and not self.spec.keeps_rows:
+            raise self.rows_needed("transform() of the training rows")
         if newdata is None:
             X, index = self.spec.X, self.spec.index
         else:
@@ -374,11 +386,45 @@ class Results(SummaryMixin, ResultsSaveLoad):
         return est.fit_output(spec, weights=weights, random_state=random_state)
 
     # -- inference -----------------------------------------------------------------------
+    def rows_needed(self, what: str) -> ValueError:
+        """The error for a step that needs rows a fit on chunked or Dask data did not keep.
+
+        Parameters
+        ----------
+        what : str
+            The step, to name it in the message.
+
+        Returns
+        -------
+        ValueError
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> fit = sdr.sir("lbm ~ log(wt) + log(ht)", parts, nslices=8)
+        >>> fit.transform()
+        Traceback (most recent call last):
+        ...
+        ValueError: transform() of the training rows needs the rows, which a fit on chunked or Dask data does not keep; ...
+        """
+        return ValueError(
+            f"{what} needs the rows, which a fit on chunked or Dask data does not keep; load "
+            "the data (or a sample) with pandas and fit in memory for this."
+        )
+
     def _dimension_rules(self) -> dict[str, Callable[..., DimensionTest]]:
         rules: dict[str, Callable[..., DimensionTest]] = {}
         est = self.estimator
-        if est.capabilities.asymptotic_test:
+        if est.capabilities.asymptotic_test and est.asymptotic_test_available(self):
             rules["asymptotic"] = lambda **kw: est.asymptotic_test(self, **kw)
+        if not self.spec.keeps_rows:  # the other rules resample or refit the rows
+            if self.output.eigenvalues is not None:
+                from ..inference.ratio import eigenvalue_ratio
+
+                rules["ratio"] = lambda **kw: eigenvalue_ratio(self, **kw)
+            return rules
         if est.capabilities.cv_test:
             rules["cv"] = lambda **kw: est.cv_test(self, **kw)
         for name, fn in generic_rules(self).items():
@@ -446,7 +492,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         random_state: Any = None,
         n_jobs: int = 1,
         progress: bool = True,
-        scheme: str = "multinomial",
+        scheme: str | None = None,
     ) -> Any:
         """Nonparametric bootstrap of the subspace; see :func:`sdrstats.inference.bootstrap`.
 
@@ -466,11 +512,15 @@ class Results(SummaryMixin, ResultsSaveLoad):
             Parallel workers; the result does not depend on it.
         progress : bool, default True
             Show a progress bar.
-        scheme : {"multinomial", "poisson"}, default "multinomial"
-            ``"multinomial"``: ``n`` rows drawn with replacement. ``"poisson"``: a Poisson(1)
-            count per row, keyed by the row's position in the data, so that the replicates
-            equal those of the same fit on chunks or Dask partitions of the rows (whose
-            bootstrap uses this scheme).
+        scheme : {"multinomial", "poisson"}, optional
+            ``"multinomial"`` (the default in memory): ``n`` rows drawn with replacement.
+            ``"poisson"``: a Poisson(1) count per row, keyed by the row's position in the
+            data, so that the replicates equal those of the same fit on chunks or Dask
+            partitions of the rows. A fit on chunked or Dask data has only this scheme (its
+            default): drawing ``n`` rows needs ``n`` before the first row is read and random
+            access to the rows; its replicates (SIR, SAVE, DR) take one more pass over the
+            data, which must be re-readable and still attached to the fit (not after pickling
+            or loading).
 
         Returns
         -------
@@ -491,6 +541,23 @@ class Results(SummaryMixin, ResultsSaveLoad):
         >>> boot.d, boot.d_rule
         (2, "the fit's d (chosen by the asymptotic test at level 0.05)")
         """
+        if scheme is None:
+            scheme = "multinomial" if self.spec.keeps_rows else "poisson"
+        if not self.spec.keeps_rows:
+            if scheme == "multinomial":
+                raise ValueError(
+                    "The 'scheme' option 'multinomial' is not available for a fit on chunked or "
+                    "Dask data: drawing n rows with replacement needs n before the first row is "
+                    "read and random access to the rows. Use scheme='poisson' (the default "
+                    "here), or load the data with pandas."
+                )
+            if scheme != "poisson":
+                raise ValueError(
+                    "The 'scheme' option of bootstrap must be 'poisson' for a fit on chunked or "
+                    f"Dask data; got {scheme!r}."
+                )
+            if self.estimator.replicate_kernel(self) is None:
+                raise self.rows_needed(f"The bootstrap of {self.method}")
         return bootstrap_subspace(
             self,
             B=B,
@@ -534,28 +601,37 @@ class Results(SummaryMixin, ResultsSaveLoad):
         return conditional_density_for(self, estimator=estimator, **options)
 
     def plot(self, kind: str = "summary", **options: Any) -> Any:
-        """Plots: ``"summary"`` (sufficient summary plot), ``"scree"``, ``"bootstrap"``.
+        """Plot the fit; by default R's ``plot.dr``, the response and the directions.
 
         Parameters
         ----------
-        kind : str, default "summary"
-            Which plot; see :func:`sdrstats.plotting.results.plot_results` for every kind.
+        kind : {"summary", "pairs", "3d", "scree", "dimension", "bootstrap"}, default "summary"
+            ``"summary"``: with two or more directions a scatterplot matrix of the directions
+            and the response, with one a scatter with a lowess curve (a class response: a
+            density and a strip per class); ``"3d"``: the response over two directions;
+            ``"scree"``: the eigenvalues; ``"dimension"`` and ``"bootstrap"``: the plots of
+            ``test_dimension`` and ``bootstrap``. See
+            :func:`sdrstats.plotting.plot_results`.
         **options
-            Passed to the plot (``ax``, ``d``, bootstrap options...).
+            Passed to the plot: ``ax=`` (or ``axes=`` for a grid), ``figsize=``, ``which=``,
+            ``mark_by_y=``..., and the options of ``test_dimension`` or ``bootstrap``
+            (``random_state=`` among them) for those kinds.
 
         Returns
         -------
-        matplotlib Axes or array of Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8)
-        >>> ax = fit.plot("scree")
+        >>> fit = sdr.sir("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, nslices=8, d=2)
+        >>> fig = fit.plot()
+        >>> fig.axes[0].get_ylabel()
+        'Dir1'
         """
+        if not self.spec.keeps_rows:
+            raise self.rows_needed("Plotting")
         return plot_results(self, kind=kind, **options)
 
 

@@ -36,6 +36,51 @@ def ols_r2(
     return np.cumsum((q.T @ z) ** 2)
 
 
+def ols_r2_from_moments(
+    cov: np.ndarray, cov_xy: np.ndarray, basis: np.ndarray, var_fitted: float | None = None
+) -> np.ndarray:
+    """R²(OLS|dr) from moments: squared correlation of the OLS fit with ``span(X B_k)``.
+
+    ``R²_k = hᵀB_k (B_kᵀ Σ B_k)⁻¹ B_kᵀ h / v`` with ``Σ = cov(x)``, ``h`` the covariance of
+    ``x`` with the OLS fitted values and ``v`` their variance, for ``k = 1..K``: the number
+    :func:`ols_r2` computes from rows. Without case weights ``h = cov(x, y)`` and ``v = hᵀ
+    Σ⁻¹ h`` (the default); R's case-weighted fit gives its own ``h`` and ``v``.
+
+    Parameters
+    ----------
+    cov : ndarray of shape (p, p)
+        Covariance of the predictors.
+    cov_xy : ndarray of shape (p,)
+        ``h``: covariance of the predictors with the fitted values.
+    basis : ndarray of shape (p, K)
+        Directions.
+    var_fitted : float, optional
+        ``v``: variance of the fitted values.
+
+    Returns
+    -------
+    ndarray of shape (K,)
+
+    Examples
+    --------
+    >>> ols_r2_from_moments(np.eye(2), np.array([1.0, 0.0]), np.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    # pseudo-inverses, as the rows' least-squares fit: a constant or collinear predictor
+    # (which a method without whitening, SPCA, accepts) leaves the fit and R² defined
+    if var_fitted is None:
+        var_fitted = float(cov_xy @ np.linalg.pinv(cov, rcond=1e-12, hermitian=True) @ cov_xy)
+    out = np.full(basis.shape[1], np.nan)
+    if not var_fitted > 0 or not np.isfinite(var_fitted):
+        return out  # the response is uncorrelated with every predictor (or constant)
+    for k in range(1, basis.shape[1] + 1):
+        B = basis[:, :k]
+        proj = B.T @ cov_xy
+        inner = np.linalg.pinv(B.T @ cov @ B, rcond=1e-12, hermitian=True)
+        out[k - 1] = float(proj @ inner @ proj) / var_fitted
+    return out
+
+
 class SummaryMixin:
     """Summary blocks and display shared by every results class (mixed into ``Results``)."""
 
@@ -60,17 +105,35 @@ class SummaryMixin:
     def _method_line(self) -> str:
         sizes = self.slice_sizes
         w = self.spec.case_weights
-        end = ", using weights." if w is not None and np.ptp(w) > 0 else "."
+        extras = self.output.extras
+        weighted = (w is not None and np.ptp(w) > 0) or extras.get("weights_vary", False)
+        end = (", using weights" if weighted else "") + self._chunks_note()
         if sizes is not None:
-            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}{end}"
-        return f"{self.estimator.label}, n = {self.n}{end}"
+            return f"{self.estimator.label} with {len(sizes)} slices, n = {self.n}{end}."
+        return f"{self.estimator.label}, n = {self.n}{end}."
+
+    def _chunks_note(self) -> str:
+        """``", from k chunks"`` for a fit on chunked or Dask data, else nothing."""
+        n_chunks = self.output.extras.get("n_chunks")
+        if self.spec.keeps_rows or n_chunks is None:
+            return ""
+        return f", from {n_chunks} chunks"
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         ev = self.output.eigenvalues
         if ev is None:
             return None
         rows = {"Eigenvalues": np.asarray(ev[:k], dtype=float)}
-        if not self.spec.categorical and self.output.basis is not None:
+        moments = self.output.extras.get("ols_moments")
+        if not self.spec.keeps_rows:
+            if moments is not None and self.output.basis is not None:
+                rows["R^2(OLS|dr)"] = ols_r2_from_moments(
+                    moments["cov"],
+                    moments["cov_xy"],
+                    self.output.basis[:, :k],
+                    moments.get("var_fitted"),
+                )
+        elif not self.spec.categorical and self.output.basis is not None:
             Y = self.spec.Y.reshape(self.n, -1)
             for j in range(Y.shape[1]):
                 label = (
@@ -96,13 +159,18 @@ class SummaryMixin:
         eig = self._eigen_table(k)
         if eig is not None:
             blocks.append(Block("", table=eig))
-        if self.estimator.capabilities.asymptotic_test:
+        if "asymptotic" in self._dimension_rules():
             test = self.test_dimension("asymptotic")
             blocks.append(Block(test.title, table=test.display_table()))
         return blocks
 
     def summary(self) -> Summary:
         """R ``summary.dr``-style summary (text by ``str()``, HTML, LaTeX).
+
+        Returns
+        -------
+        Summary
+            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
 
         Examples
         --------
@@ -148,4 +216,4 @@ class SummaryMixin:
         return self.summary()._repr_html_()
 
 
-__all__ = ["SummaryMixin", "ols_r2"]
+__all__ = ["SummaryMixin", "ols_r2", "ols_r2_from_moments"]

@@ -1,7 +1,7 @@
 """Data beyond memory and beyond one machine.
 
-The moment methods SIR, SAVE, DR, pHd, CUME and IRE (partial IRE included) and SPCA with a
-linear or class response kernel accept as ``data``, besides a pandas DataFrame:
+The moment methods SIR, SAVE, DR, pHd, CUME and IRE (partial SIR, SAVE and IRE included) and
+SPCA with a linear or class response kernel accept as ``data``, besides a pandas DataFrame:
 
 * a :class:`ChunkSource` — :func:`read_csv_chunks`, :func:`read_parquet_chunks` or
   :func:`chunks_from` (a list of DataFrames, a function returning an iterator of them, or a
@@ -25,10 +25,10 @@ tests (normal theory, general, independence; Cook 1998) come from one more pass 
 fit (for ``p <= 70``). ``subset=`` needs the data in memory: filter the chunks instead.
 
 ``fit.bootstrap()`` of a SIR, SAVE or DR fit on such data is a Poisson bootstrap in one more
-pass over it (:mod:`sdrstats.moment.chunked_bootstrap`): each row's Poisson(1) counts come from
-a counter-based generator keyed by its position, so the replicates equal the in-memory
-``bootstrap(scheme="poisson")`` of the same rows, whatever the chunks or partitions (not yet
-for case-weighted fits).
+pass over it (:class:`sdrstats.moment._replicates.PoissonSliceSums`, the same pass the
+in-memory ``bootstrap(scheme="poisson")`` takes over its rows): each row's Poisson(1) counts
+come from a counter-based generator keyed by its position, so the replicates equal the
+in-memory ones, whatever the chunks or partitions (not yet for case-weighted fits).
 """
 
 from __future__ import annotations

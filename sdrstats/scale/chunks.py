@@ -32,6 +32,11 @@ class ChunkSource:
         Shown in the fit's call.
     reiterable : bool
         False for a one-shot iterator (see :func:`chunks_from`).
+    columns_factory : callable, optional
+        Called with a list of column names, returns a fresh iterator of DataFrames with only
+        those columns (of the ones the data have), chunked as ``factory``'s: a reader that
+        parses only some columns (a CSV file's). Without it :meth:`columns` selects them
+        from ``factory``'s chunks.
 
     Examples
     --------
@@ -47,13 +52,47 @@ class ChunkSource:
         factory: Callable[[], Iterable[pd.DataFrame]],
         description: str = "chunks",
         reiterable: bool = True,
+        columns_factory: Callable[[list[str]], Iterable[pd.DataFrame]] | None = None,
     ) -> None:
         self.factory = factory
         self.description = description
         self.reiterable = reiterable
+        self.columns_factory = columns_factory
         self._passes = 0
 
     def __iter__(self) -> Iterator[pd.DataFrame]:
+        return self._pass(self.factory)
+
+    def columns(self, names: list[str]) -> Iterator[pd.DataFrame]:
+        """One pass over the chunks with only the columns ``names`` (those the chunks have).
+
+        A CSV file's reader parses only these columns: a pass over the response alone costs
+        a fraction of a pass over the rows (:meth:`sdrstats.scale.fit.ChunkedData.response_cuts`).
+
+        Parameters
+        ----------
+        names : list of str
+            The columns wanted.
+
+        Returns
+        -------
+        iterator of DataFrame
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> source = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+        >>> [chunk.shape for chunk in source.columns(["lbm", "ht"])]
+        [(100, 2), (102, 2)]
+        """
+        if self.columns_factory is not None:
+            make = self.columns_factory
+            return self._pass(lambda: make(list(names)))
+        return (_select(chunk, names) for chunk in self._pass(self.factory))
+
+    def _pass(self, make: Callable[[], Iterable[pd.DataFrame]]) -> Iterator[pd.DataFrame]:
+        """One pass: ``make()``'s chunks, checked (a one-shot source is read once)."""
         if self._passes and not self.reiterable:
             raise ValueError(
                 "This fit needs a second pass over the data, but the chunks come from a one-shot "
@@ -62,7 +101,7 @@ class ChunkSource:
                 "cut_points so that one pass suffices."
             )
         self._passes += 1
-        for chunk in self.factory():
+        for chunk in make():
             if not isinstance(chunk, pd.DataFrame):
                 raise TypeError(
                     f"Chunks must be pandas DataFrames; {self.description} gave "
@@ -92,6 +131,19 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     -------
     ChunkSource
 
+    Notes
+    -----
+    The passes that find the exact slices of a continuous response read only the response's
+    columns (and the weights column): pandas' C parser converts no other column
+    (``usecols``), so they cost about a third of a pass over every column. SIR with the
+    default slicing on a 1e6 x 50 file then takes 1.4 to 1.7 times the CPU time of one
+    ``pandas.read_csv`` of the whole file (2.0 times when those passes read every column), in
+    memory bounded by a few chunks (``benchmarks/bench_scale.py --csv-read``). Options that rename or
+    index the columns (``names``, ``header``, ``index_col``...) make those passes read every
+    column. pyarrow's CSV reader (``engine="pyarrow"``) was slower than the C parser on
+    numeric files on the 2-core benchmark machine, and pandas does not read in chunks with
+    it, so the C parser reads both passes.
+
     Examples
     --------
     >>> import sdrstats as sdr, tempfile, os
@@ -112,9 +164,9 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     plain = not set(read_csv_options) & {"skiprows", "header", "comment", "skip_blank_lines"}
     first_line = 2 if plain else None
 
-    def factory() -> Iterable[pd.DataFrame]:
+    def read(options: dict[str, Any]) -> Iterable[pd.DataFrame]:
         try:
-            reader = pd.read_csv(path, chunksize=int(chunksize), **read_csv_options)
+            reader = pd.read_csv(path, chunksize=int(chunksize), **options)
         except pd.errors.EmptyDataError:
             raise ValueError(
                 f"The CSV file {path!r} is empty (no header line); a fit needs a header and rows."
@@ -123,7 +175,68 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
             chunk.attrs["first_line"] = first_line
             yield chunk
 
-    return ChunkSource(factory, f"read_csv_chunks({path!r}, chunksize={chunksize})")
+    def factory() -> Iterable[pd.DataFrame]:
+        return read(read_csv_options)
+
+    def columns_factory(names: list[str]) -> Iterable[pd.DataFrame]:
+        given = read_csv_options.get("usecols")
+        if set(read_csv_options) - _NARROW_OPTIONS or not (
+            given is None or all(isinstance(c, str) for c in given)
+        ):
+            # options that rename, index or pick columns by position: read all, then select
+            return (_select(chunk, names) for chunk in factory())
+        header = _header(path, read_csv_options)
+        wanted = [c for c in names if c in header and (given is None or c in given)]
+        return read({**read_csv_options, "usecols": wanted})
+
+    return ChunkSource(
+        factory,
+        f"read_csv_chunks({path!r}, chunksize={chunksize})",
+        columns_factory=columns_factory,
+    )
+
+
+#: Options of ``pandas.read_csv`` under which reading some columns (``usecols``) parses them
+#: as reading all of them does.
+_NARROW_OPTIONS = {
+    "sep",
+    "delimiter",
+    "usecols",
+    "dtype",
+    "na_values",
+    "keep_default_na",
+    "na_filter",
+    "true_values",
+    "false_values",
+    "decimal",
+    "thousands",
+    "quotechar",
+    "quoting",
+    "doublequote",
+    "escapechar",
+    "skipinitialspace",
+    "encoding",
+    "encoding_errors",
+    "float_precision",
+    "low_memory",
+    "memory_map",
+}
+
+
+def _header(path: str, options: dict[str, Any]) -> list[str]:
+    """The column names of a CSV file, as ``pandas.read_csv`` with ``options`` reads them."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0, **options).columns]
+    except pd.errors.EmptyDataError:
+        return []
+
+
+def _select(chunk: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of ``chunk`` that it has (matched as text), with its attrs."""
+    wanted = set(names)
+    out = chunk.loc[:, [str(c) in wanted for c in chunk.columns]]
+    out.attrs = dict(chunk.attrs)
+    return out
 
 
 def read_parquet_chunks(
@@ -172,12 +285,20 @@ def read_parquet_chunks(
     path = os.fspath(path) if hasattr(path, "__fspath__") else str(path)
     _open_parquet(pq, path)  # a missing file or another format is named now, not mid-fit
 
-    def factory() -> Iterable[pd.DataFrame]:
+    def factory(wanted: list[str] | None = columns) -> Iterator[pd.DataFrame]:
         handle = _open_parquet(pq, path)
-        for batch in handle.iter_batches(batch_size=int(batch_size), columns=columns):
+        for batch in handle.iter_batches(batch_size=int(batch_size), columns=wanted):
             yield batch.to_pandas()
 
-    return ChunkSource(factory, f"read_parquet_chunks({path!r}, batch_size={batch_size})")
+    def columns_factory(names: list[str]) -> Iterator[pd.DataFrame]:
+        present = _open_parquet(pq, path).schema_arrow.names
+        return factory([c for c in names if c in present and (columns is None or c in columns)])
+
+    return ChunkSource(
+        factory,
+        f"read_parquet_chunks({path!r}, batch_size={batch_size})",
+        columns_factory=columns_factory,
+    )
 
 
 def _open_parquet(pq: Any, path: str) -> Any:

@@ -5,11 +5,12 @@ the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSour
 :class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
 from passes over the response alone and give exactly R ``dr``'s slices
 (:mod:`sdrstats.stats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
-and hands it to the estimator's ``fit_statistics``: the family decides what to accumulate
-(its accumulator's ``update``/``merge``) and how many passes; the driver only reduces
-accumulators over the chunks, counts chunks and dropped rows, and wraps the result in the
-estimator's ``chunked_results_class``. Which methods can do this is their
-``capabilities.from_statistics``.
+and puts it in a model spec that holds it instead of rows; the estimator's ``fit_spec`` fits
+that spec as it fits one of rows: the family decides what to accumulate (its accumulators'
+``update``/``merge``) and how many passes, and the result is the estimator's own results
+class (a fit without rows says so through its spec). The driver only reduces accumulators
+over the chunks and counts chunks, passes and dropped rows. Which methods can do this is
+their ``capabilities.from_statistics``.
 """
 
 from __future__ import annotations
@@ -143,6 +144,16 @@ class LocalChunks:
             total = part if total is None else total.merge(part)
         return total
 
+    def map_reduce_columns(self, columns: list[str], fn: Any, plan: FormulaPlan, *args: Any) -> Any:
+        """As :meth:`map_reduce`, over chunks read with only ``columns`` (a CSV file's reader
+        parses no other column)."""
+        total = None
+        chunks = (recode(chunk, self.dtypes) for chunk in self.source.columns(columns))
+        for k, chunk in enumerate(chunks):
+            part = fn(plan, chunk, f"chunk {k + 1}", *args)
+            total = part if total is None else total.merge(part)
+        return total
+
     def map_reduce_positioned(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, offset, *args)`` of every chunk, merged; ``offset`` is the
         position of the chunk's first row (the rows of the chunks before it)."""
@@ -219,11 +230,15 @@ RESPONSE_CACHE = 2**24
 
 
 class _Responses:
-    """An accumulator of one pass, with the pass's response values while they are few."""
+    """An accumulator of one pass, with the pass's response values while they are few (and,
+    for a pass over the response alone, the rows a fit can keep in each chunk)."""
 
-    def __init__(self, accumulator: Any, values: list[np.ndarray] | None) -> None:
+    def __init__(
+        self, accumulator: Any, values: list[np.ndarray] | None, rows: list[int] | None = None
+    ) -> None:
         self.accumulator = accumulator
         self.values = values
+        self.rows = rows
 
     def merge(self, other: _Responses) -> _Responses:
         values = None
@@ -231,7 +246,8 @@ class _Responses:
             values = self.values + other.values
             if sum(v[0].size for v in values) > RESPONSE_CACHE:
                 values = None
-        return _Responses(self.accumulator.merge(other.accumulator), values)
+        rows = None if self.rows is None or other.rows is None else self.rows + other.rows
+        return _Responses(self.accumulator.merge(other.accumulator), values, rows)
 
 
 def _response_with_values(
@@ -242,14 +258,44 @@ def _response_with_values(
     return _Responses(template.empty().update(*args), keep)
 
 
+def _alone_args(
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, column: str | None
+) -> tuple[tuple[np.ndarray, ...], int]:
+    y, values, rows = plan.response_alone(chunk, where, column)
+    return ((y,) if column is None else (y, values)), rows
+
+
+def _response_alone_part(
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
+) -> Any:
+    """As :func:`response_part`, from a chunk of the response's columns alone."""
+    return template.empty().update(*_alone_args(plan, chunk, where, column)[0])
+
+
+def _response_alone_with_values(
+    plan: FormulaPlan, chunk: pd.DataFrame, where: str, template: Any, column: str | None = None
+) -> _Responses:
+    args, rows = _alone_args(plan, chunk, where, column)
+    keep = [args] if args[0].size <= RESPONSE_CACHE else None
+    return _Responses(template.empty().update(*args), keep, [rows])
+
+
 class _CachedResponse:
     """``run_pass`` over the chunks' response: the first pass reads the chunks and keeps the
-    response values (up to :data:`RESPONSE_CACHE` of them), so later passes read no chunk."""
+    response values (up to :data:`RESPONSE_CACHE` of them), so later passes read no chunk.
 
-    def __init__(self, backend: Any, plan: FormulaPlan, column: str | None = None) -> None:
+    With ``alone``, the passes read only the response's columns (and the weights and
+    ``column``): ``rows`` then holds, per chunk, the rows a fit can keep, which the fit's
+    first pass over the rows checks (:meth:`ChunkedData.reduce`)."""
+
+    def __init__(
+        self, backend: Any, plan: FormulaPlan, column: str | None = None, alone: bool = False
+    ) -> None:
         self.backend, self.plan, self.column = backend, plan, column
         self.values: list[tuple[np.ndarray, ...]] | None = None
         self.first_pass = True
+        self.alone = alone
+        self.rows: list[int] | None = None
 
     def __call__(self, template: Any) -> Any:
         if self.values is not None:
@@ -257,6 +303,18 @@ class _CachedResponse:
             for args in self.values:
                 out.update(*args)
             return out
+        if self.alone:
+            columns = self.plan.response_columns(self.column)
+            if not self.first_pass:  # too many values to keep: read the response again
+                return self.backend.map_reduce_columns(
+                    columns, _response_alone_part, self.plan, template, self.column
+                )
+            self.first_pass = False
+            total = self.backend.map_reduce_columns(
+                columns, _response_alone_with_values, self.plan, template, self.column
+            )
+            self.values, self.rows = total.values, total.rows
+            return total.accumulator
         if not self.first_pass:  # too many values to keep: read the chunks again
             return self.backend.map_reduce(response_part, self.plan, template, self.column)
         self.first_pass = False
@@ -265,8 +323,34 @@ class _CachedResponse:
         return total.accumulator
 
 
+class SlicingMissedRows(Exception):
+    """The fit dropped rows (for their predictors) that a pass over the response alone
+    counted: its slices must be found again over the rows the fit keeps."""
+
+
+class _RowCheck:
+    """``fn`` of each chunk, checking that the fit keeps as many rows of the chunk as the
+    passes over the response alone counted (then they are the same rows: the fit keeps only
+    rows those passes count)."""
+
+    def __init__(self, fn: Any, expected: list[list[int]]) -> None:
+        self.fn, self.expected, self.seen = fn, expected, 0
+
+    def __call__(self, plan: FormulaPlan, chunk: pd.DataFrame, where: str, *args: Any) -> Any:
+        tally = self.fn(plan, chunk, where, *args)
+        kept, k = chunk.shape[0] - tally.n_dropped, self.seen
+        self.seen += 1
+        if any(k >= len(rows) or rows[k] != kept for rows in self.expected):
+            raise SlicingMissedRows()
+        return tally
+
+    def finish(self) -> None:
+        if any(len(rows) != self.seen for rows in self.expected):
+            raise SlicingMissedRows()
+
+
 class ChunkedData:
-    """What a family's ``fit_statistics`` sees of chunked data: names and passes over chunks.
+    """What a family's passes see of chunked data (a spec's ``data``): names, passes over chunks.
 
     Parameters
     ----------
@@ -274,6 +358,12 @@ class ChunkedData:
         Reads and reduces the chunks.
     plan : FormulaPlan
         The formula, fixed on the first chunk.
+    response_alone : bool, default True
+        Slicing passes read only the response's columns when the backend can (a re-readable
+        chunk source: a CSV file parses no predictor). They cannot see rows the predictors
+        drop, so the first pass over the rows checks that it keeps as many rows of every
+        chunk as they counted, and raises :class:`SlicingMissedRows` if not (the fit then
+        starts again with ``response_alone=False``: slicing passes over the rows it keeps).
 
     Attributes
     ----------
@@ -281,6 +371,11 @@ class ChunkedData:
         The formula's predictors and response (``level_order``: declared class levels).
     weights : str or None
         The column of case weights; accumulators then take ``update(X, y, w)``.
+    case_weighted : bool
+        Whether there is such a column.
+    keeps_rows : bool
+        False: the rows are read chunk by chunk, never held (a one-chunk source in memory,
+        :class:`sdrstats.scale.rows.RowsInMemory`, says True).
     n_chunks, n_dropped
         Chunks with rows and rows dropped for missing values, counted on the first pass.
     slicing_passes : int
@@ -291,15 +386,24 @@ class ChunkedData:
         Whether :meth:`sorted_scan` is available (Dask: rows sorted across the cluster).
     """
 
-    def __init__(self, backend: Any, plan: FormulaPlan) -> None:
+    def __init__(self, backend: Any, plan: FormulaPlan, response_alone: bool = True) -> None:
         self.backend = backend
         self.plan = plan
+        self.response_alone = (
+            response_alone
+            and hasattr(backend, "map_reduce_columns")
+            and backend.rereadable
+            and not plan.categorical
+        )
+        self._unchecked: list[_CachedResponse] = []  # response-alone passes to check
         self.x_names = list(plan.x_names)
         self.y_names = list(plan.y_names)
         self.p = len(self.x_names)
         self.categorical = plan.categorical
         self.level_order = plan.level_order
         self.weights = getattr(plan, "weights", None)
+        self.case_weighted = self.weights is not None
+        self.keeps_rows = False
         self.can_sort = hasattr(backend, "sorted_scan")
         self.n_chunks: int | None = None
         self.n_dropped = 0
@@ -314,10 +418,14 @@ class ChunkedData:
         With ``column``, the accumulator's ``update_groups(X, y, values)`` also gets each
         row's value of that column. Every call is one pass over the rows (``row_passes``).
         """
-        if column is None:
-            tally = self.backend.map_reduce(accumulate_part, self.plan, template)
-        else:
-            tally = self.backend.map_reduce(accumulate_grouped_part, self.plan, template, column)
+        fn = accumulate_part if column is None else accumulate_grouped_part
+        counted = [p.rows for p in self._unchecked if p.rows is not None]
+        check = _RowCheck(fn, counted) if counted else None
+        args = (template,) if column is None else (template, column)
+        tally = self.backend.map_reduce(check or fn, self.plan, *args)
+        if check is not None:
+            check.finish()
+            self._unchecked = []
         self.row_passes += 1
         if self.n_chunks is None:
             self.n_chunks, self.n_dropped = tally.n_chunks, tally.n_dropped
@@ -383,7 +491,10 @@ class ChunkedData:
     def _response_pass(self, column: str | None = None) -> Any:
         if hasattr(self.backend, "response_passes"):  # Dask: the response stays on the workers
             return self.backend.response_passes(self.plan, column)
-        return _CachedResponse(self.backend, self.plan, column)
+        run_pass = _CachedResponse(self.backend, self.plan, column, self.response_alone)
+        if self.response_alone:
+            self._unchecked.append(run_pass)
+        return run_pass
 
     def response_ranges(self, max_rows: int) -> list[tuple[float, float]]:
         """Consecutive ranges ``[low, high)`` of the response, in increasing order, covering
@@ -427,11 +538,6 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
             "(weights='w'): an array cannot be matched to rows read chunk by chunk. Add the "
             "weights to the data as a column."
         )
-    if not getattr(estimator, "chunked_case_weights", False):
-        raise ValueError(
-            f"{estimator.label} with case weights is not available for chunked or Dask data; "
-            "load the data as a pandas DataFrame for a weighted fit."
-        )
 
 
 def fit_chunked(
@@ -468,29 +574,23 @@ def fit_chunked(
             "response separately or load the data in memory for nested slicing."
         )
     source = ChunkedData(backend, plan)
-    output, info = estimator.fit_statistics(source)
-    y_levels = info.pop("y_levels", None)
-    results_class = info.pop("results_class", estimator.chunked_results_class)
-    if source.n_dropped:
-        warnings.warn(
-            f"Dropped {source.n_dropped} rows with missing values over {source.n_chunks} chunks.",
-            MissingValueWarning,
-            stacklevel=4,
+
+    def spec_of(source: ChunkedData) -> ModelSpec:
+        return ModelSpec(
+            X=np.empty((0, source.p)),
+            Y=np.empty((0,)),
+            x_names=source.x_names,
+            y_names=plan.y_names,
+            index=pd.RangeIndex(0),
+            formula=plan.formula,
+            design_info=plan.spec.design_info,
+            design_columns=plan.design_columns,
+            rhs=plan.rhs,
+            source=plan.x_source,
+            n_rows=0,
+            data=source,
         )
-    spec = ModelSpec(
-        X=np.empty((0, source.p)),
-        Y=np.empty((0,)),
-        x_names=source.x_names,
-        y_names=plan.y_names,
-        index=pd.RangeIndex(0),
-        y_levels=y_levels,
-        formula=plan.formula,
-        design_info=plan.spec.design_info,
-        design_columns=plan.design_columns,
-        n_dropped=source.n_dropped,
-        rhs=plan.rhs,
-        source=plan.x_source,
-    )
+
     call = format_call(
         cls.method,
         repr(formula),
@@ -499,13 +599,21 @@ def fit_chunked(
         defaults=cls.params,
         weights=weights,
     )
-    result = results_class(estimator, spec, output, call=call, **info)
+    try:  # the estimator's passes over the chunks
+        result = estimator.fit_spec(spec_of(source), call=call)
+    except SlicingMissedRows:  # predictors drop rows: slice the rows the fit keeps
+        source = ChunkedData(backend, plan, response_alone=False)
+        result = estimator.fit_spec(spec_of(source), call=call)
+    if source.n_dropped:
+        warnings.warn(
+            f"Dropped {source.n_dropped} rows with missing values over {source.n_chunks} chunks.",
+            MissingValueWarning,
+            stacklevel=4,
+        )
     result.slicing_passes = source.slicing_passes  # passes over the response to slice it
     result.row_passes = source.row_passes  # passes over the rows (the method's accumulators)
     if hasattr(backend, "release_first"):
         backend.release_first()
-    result._data_source = source  # for passes after the fit (the Poisson bootstrap)
-    result._settle_dimension()  # d=None: the method's rule, from the accumulated statistics
     return result
 
 

@@ -22,8 +22,16 @@ class SDSPCAANResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    sdspcaan, sdspca, pca : Methods that return it.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------
@@ -144,35 +152,37 @@ class SDSPCAANResults(Results):
         kind : str, default "projection"
             ``"projection"``: the rows on Dir1 x Dir2 coloured by class (see
             :func:`sdrstats.plotting.projection.plot_projection` for the options);
-            ``"objective"``: the objective trace; other kinds as :meth:`Results.plot`.
+            ``"objective"``: the objective at each iteration of the alternating solver; other
+            kinds as :meth:`Results.plot`.
         **options
-            Passed to the plot (``ax``, ...).
+            Passed to the plot (``newdata``, ``which``, ``ax``, ``figsize``, ...).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> fit = sdr.sdspcaan("sex ~ ht + wt + lbm + rcc + hg + ssf", ais, d=2)
-        >>> ax = fit.plot("objective")
+        >>> fig = fit.plot("objective")
         """
         if kind == "projection":
             from ..plotting.projection import plot_projection
 
             return plot_projection(self, **options)
         if kind == "objective":
-            import matplotlib.pyplot as plt
+            from ..plotting.traces import plot_trace
 
-            ax = options.get("ax") or plt.figure().add_subplot(111)
-            ax.plot(np.arange(self.objective_trace.size), self.objective_trace, marker="o")
-            ax.set_xlabel("iteration")
-            ax.set_ylabel("objective")
-            return ax
+            return plot_trace(
+                np.arange(self.objective_trace.size),
+                {"objective": self.objective_trace},
+                xlabel="iteration",
+                ylabel="objective",
+                title=f"{self.estimator.label}: objective",
+                **options,
+            )
         return super().plot(kind=kind, **options)
 
 

@@ -215,7 +215,7 @@ class _Alternating(ProjectionFamily):
         self, X: np.ndarray, Y: np.ndarray, **weights: float
     ) -> tuple[np.ndarray, dict[str, Any]]:
         options = {**self.options, **weights}
-        options["k"] = options.pop("d")  # the solver follows the seed paper's k
+        options["k"] = options.pop("d")  # the solver follows the paper's k
         options = {name: value for name, value in options.items() if name in SOLVER_OPTIONS}
         config = SolverConfig(**{**options, **self.switches})
         n = X.shape[0]
@@ -268,7 +268,7 @@ _SHARED_DOC = """
         objective's relative decrease); also the threshold on Laplacian eigenvalue sums that
         drives λ.
     max_iter : int, default 100
-        Iteration limit (the seed uses 500); reaching it warns with ``ConvergenceWarning``.
+        Iteration limit (Shi et al. 2020 use 500); reaching it warns with ``ConvergenceWarning``.
     eigensolver : {"auto", "eigh", "arpack", "lobpcg"}, default "auto"
         Q-step solver for the k smallest eigenvectors of Z: partial dense
         ``scipy.linalg.eigh(subset_by_index=...)``, Lanczos (ARPACK) on Z's diagonal plus
@@ -332,12 +332,13 @@ _TUNE_DOC = """
 class SDSPCAAN(_Alternating):
     __doc__ = f"""Supervised discriminative sparse PCA with adaptive neighbours (Shi et al. 2020).
 
-    Minimises seed eq. (24) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
+    Minimises eq. (24) of Shi et al. (2020) over an orthonormal ``Q`` (n x k) and a similarity graph ``S``;
     ``W = X^T Q``. Needs a categorical response.
 
     Parameters
     ----------
     alpha, beta, delta : float, default 1
+        Weights of the label, sparsity and graph terms, as :class:`SDSPCAAN`.
         Weights of the label, sparsity and adaptive-neighbour terms, each multiplied by its
         trace scale (``tr(XX^T)/tr(YY^T)``, ``tr(XX^T)/tr(D)``, ``tr(XX^T)/tr(XX^T L XX^T)``,
         the last two at every iteration or at the start: see ``iteration``).
@@ -346,6 +347,12 @@ class SDSPCAAN(_Alternating):
     lam : float, default 10
         Starting λ of the label term of the graph; adapted until ``S`` has ``c`` components.
     {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
+    See Also
+    --------
+    sdspcaan : The formula function (``sdr.sdspcaan(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
     Notes
     -----
     Cost per iteration: a new graph changes only the p x p block ``X^T L X`` of
@@ -356,6 +363,10 @@ class SDSPCAAN(_Alternating):
     1.6 s on one core with the authors' iteration (2 Q-steps) and 3.7 s with fixed weights (6
     iterations; ``benchmarks/bench_sdspcaan.md``). ``tune`` multiplies the cost by the number
     of fits it makes (see ``tune``).
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------
@@ -402,6 +413,16 @@ class SDSPCA(_Alternating):
     alpha, beta : float, default 1
         Trace-scaled weights of the label and sparsity terms.
     {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
+    See Also
+    --------
+    sdspca : The formula function (``sdr.sdspca(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -446,9 +467,22 @@ class SDSPCALPP(_Alternating):
     Parameters
     ----------
     alpha, beta, delta : float, default 1
+        Weights of the label, sparsity and graph terms, as :class:`SDSPCAAN`.
     n_neighbors : int, default 15
+        Neighbours per row of the graph, as :class:`SDSPCAAN`.
     lam : float, default 10
+        Starting weight of the graph's label term, as :class:`SDSPCAAN`.
     {_SHARED_DOC}{_ITERATION_DOC}{_TUNE_DOC}
+    See Also
+    --------
+    sdspca_lpp : The formula function (``sdr.sdspca_lpp(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -489,18 +523,30 @@ class SDSPCALPP(_Alternating):
 class SPCAN(_Alternating):
     __doc__ = f"""Supervised PCAN: only the adaptive-neighbour terms of SDSPCAAN, with F = Y.
 
-    The seed implements it by removing the first three terms of (24). Minimised over all of
+    Shi et al. (2020) implement it by removing the first three terms of (24). Minimised over all of
     R^n, that objective puts Q in the null space of ``X^T`` whenever n > p (W = 0), so Q is kept
     in the column space of X.
 
     Parameters
     ----------
     n_neighbors : int, default 15
+        Neighbours per row of the graph, as :class:`SDSPCAAN`.
     lam : float, default 10
+        Starting weight of the graph's label term, as :class:`SDSPCAAN`.
     random_state : int, SeedSequence or Generator, optional
         The fit's seed (the fit draws nothing): the rules that resample and ``bootstrap()``
         draw from streams derived from it. None draws one, which the summary prints.
     {_SHARED_DOC}
+    See Also
+    --------
+    spcan : The formula function (``sdr.spcan(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -538,11 +584,23 @@ class PCAN(_Alternating):
     Parameters
     ----------
     n_neighbors : int, default 15
+        Neighbours per row of the graph, as :class:`SDSPCAAN`.
     lam : float, default 10
+        Starting weight of the graph's label term, as :class:`SDSPCAAN`.
     random_state : int, SeedSequence or Generator, optional
         The fit's seed (the fit draws nothing): the rules that resample and ``bootstrap()``
         draw from streams derived from it. None draws one, which the summary prints.
     {_SHARED_DOC}
+    See Also
+    --------
+    pcan : The formula function (``sdr.pcan(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -600,6 +658,16 @@ class PCA(ProjectionFamily):
         The fit's seed (PCA draws nothing): the rules that resample and ``bootstrap()`` draw
         from streams derived from it. None draws one, which the summary prints.
 
+    See Also
+    --------
+    pca : The formula function (``sdr.pca(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -634,8 +702,25 @@ class VPCA(PCA):
 
     Parameters
     ----------
-    d, d_rule, d_max, random_state
-        As :class:`PCA`.
+    d : int, optional
+        Number of components; ``None`` (default) chooses it by ``d_rule``, as :class:`PCA`.
+    d_rule : {"ratio", "ladle", "permutation", "bootstrap", "cv"}
+        The rule that chooses ``d`` when it is not given, as :class:`PCA` (default
+        ``"ratio"``).
+    d_max : int, optional
+        Largest ``d`` the rule tries, as :class:`PCA`.
+    random_state : int, SeedSequence or Generator, optional
+        The fit's seed, as :class:`PCA`.
+
+    See Also
+    --------
+    vpca : The formula function (``sdr.vpca(formula, data)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What ``fit`` returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------

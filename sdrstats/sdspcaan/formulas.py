@@ -59,6 +59,16 @@ def sdspcaan(
     -------
     SDSPCAANResults
 
+    See Also
+    --------
+    SDSPCAAN : The estimator, for arrays (``SDSPCAAN(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -113,6 +123,16 @@ def sdspca(
     -------
     SDSPCAANResults
 
+    See Also
+    --------
+    SDSPCA : The estimator, for arrays (``SDSPCA(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -163,6 +183,16 @@ def sdspca_lpp(
     -------
     SDSPCAANResults
 
+    See Also
+    --------
+    SDSPCALPP : The estimator, for arrays (``SDSPCALPP(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -203,6 +233,16 @@ def spcan(
     Returns
     -------
     SDSPCAANResults
+
+    See Also
+    --------
+    SPCAN : The estimator, for arrays (``SPCAN(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------
@@ -245,6 +285,16 @@ def pcan(
     -------
     SDSPCAANResults
 
+    See Also
+    --------
+    PCAN : The estimator, for arrays (``PCAN(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -281,6 +331,16 @@ def pca(
     -------
     SDSPCAANResults
 
+    See Also
+    --------
+    PCA : The estimator, for arrays (``PCA(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -303,7 +363,7 @@ def vpca(
     missing: str = "drop",
     subset: Any = None,
 ) -> SDSPCAANResults:
-    """vPCA (``W = R_{1:k} Σ_{1:k}``) of a formula's predictors; see :class:`VPCA`.
+    """Variant PCA, vPCA (``W = R_{1:k} Σ_{1:k}``), of a formula's predictors; see :class:`VPCA`.
 
     Parameters
     ----------
@@ -316,6 +376,16 @@ def vpca(
     Returns
     -------
     SDSPCAANResults
+
+    See Also
+    --------
+    VPCA : The estimator, for arrays (``VPCA(...).fit(X, y)``).
+    sdrstats.sdspcaan._results.SDSPCAANResults : What it returns.
+    sdspcaan, sdspca, sdspca_lpp, spcan, pcan, pca, vpca : The family's members.
+
+    References
+    ----------
+    :cite:t:`shi2020`.
 
     Examples
     --------

@@ -1,7 +1,7 @@
 """The S-step of the SDSPCAAN family: adaptive-neighbour graphs and their Laplacians.
 
 All rows at once: squared distances ``d_ij = ||p_i - p_j||² + λ ||f_i - f_j||²``, the
-``m + 1`` nearest of each row by ``argpartition``, the closed-form weights of seed eq. (23),
+``m + 1`` nearest of each row by ``argpartition``, the closed-form weights of eq. (23) of Shi et al. (2020),
 ``S <- (S + S^T) / 2``, and PCAN's rule that doubles or halves λ until the graph has ``c``
 connected components (smallest Laplacian eigenvalues against ``tol``).
 """
@@ -38,7 +38,7 @@ def squared_distances(P: np.ndarray) -> np.ndarray:
 
 
 def neighbour_weights(dist: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row-wise closed-form adaptive neighbours (seed eq. 23), all rows at once.
+    """Row-wise closed-form adaptive neighbours (Shi et al. 2020, eq. 23), all rows at once.
 
     Returns the ``m`` nearest columns of each row (ascending distance), their weights (each
     row sums to 1) and ``γ_i = (m d_{i,m+1} - Σ_{h<=m} d_ih) / 2``; the weights minimise

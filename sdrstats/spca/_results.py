@@ -19,8 +19,17 @@ class ProjectionResults(Results):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    spca, kspca, bpca, kdr : The methods whose results build on it.
+    sdrstats.plotting.plot_projection : Its default plot.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -37,7 +46,7 @@ class ProjectionResults(Results):
     def _method_line(self) -> str:
         details = self.output.extras.get("method_details")
         head = f"{self.method}" + (f" ({details})" if details else "")
-        return f"{head}, n = {self.n}, p = {self.p}."
+        return f"{head}, n = {self.n}, p = {self.p}{self._chunks_note()}."
 
     def _eigen_table(self, k: int) -> pd.DataFrame | None:
         table = super()._eigen_table(k)
@@ -64,20 +73,20 @@ class ProjectionResults(Results):
             :func:`sdrstats.plotting.projection.plot_projection`); other kinds go to the
             shared plotting layer (:meth:`sdrstats.Results.plot`).
         **options
-            Passed to the plot (``ax``, ...).
+            Passed to the plot (``newdata``, ``which``, ``ax``, ``figsize``, ...).
 
         Returns
         -------
-        matplotlib Axes
+        matplotlib.figure.Figure
 
         Examples
         --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> ax = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
+        >>> fig = sdr.spca("sex ~ ht + wt + lbm + bmi", ais, add_identity=1.0).plot()
         """
+        if not self.spec.keeps_rows:
+            raise self.rows_needed("Plotting")
         if kind == "projection":
             from ..plotting.projection import plot_projection
 

@@ -93,8 +93,16 @@ class BPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    bpca : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`bair2006`.
 
     Examples
     --------
@@ -162,11 +170,21 @@ class BPCA(Estimator):
     progress : bool, default True
         A progress bar over the folds (shown for long fits only).
 
+    See Also
+    --------
+    bpca : The formula function (``sdr.bpca(formula, data)``).
+    sdrstats.spca.bpca.BPCAResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     CV error: mean squared error of the held-out response (one-hot indicators for classes,
     numeric columns scaled to unit variance) predicted by least squares on the first ``d``
     components, with scores and components recomputed on each training part.
+
+    References
+    ----------
+    :cite:t:`bair2006`.
 
     Examples
     --------
@@ -333,6 +351,16 @@ def bpca(
     Returns
     -------
     BPCAResults
+
+    See Also
+    --------
+    BPCA : The estimator, for arrays (``BPCA(...).fit(X, y)``).
+    sdrstats.spca.bpca.BPCAResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`bair2006`.
 
     Examples
     --------

@@ -57,8 +57,16 @@ class KDRResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    kdr : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`fukumizu2009`.
 
     Examples
     --------
@@ -137,6 +145,12 @@ class KDR(Estimator):
     progress : bool, default True
         A progress bar over the restarts (shown for long fits only).
 
+    See Also
+    --------
+    kdr : The formula function (``sdr.kdr(formula, data)``).
+    sdrstats.spca.kdr.KDRResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     ``G̃_Y`` enters through a factor ``R`` (``G̃_Y = H R Rᵀ H``: one-hot indicators for
@@ -144,6 +158,10 @@ class KDR(Estimator):
     its cost is ``O(n r)``. An exact evaluation costs ``O(n²(p + d) + n³)`` (the Cholesky
     factor of the n×n ``G̃_S + nεI``); a Fourier one ``O(n m (m + p + r))`` with m features,
     linear in n. See :mod:`sdrstats.spca.kdr_objectives`.
+
+    References
+    ----------
+    :cite:t:`fukumizu2009`.
 
     Examples
     --------
@@ -451,6 +469,16 @@ def kdr(
     Returns
     -------
     KDRResults
+
+    See Also
+    --------
+    KDR : The estimator, for arrays (``KDR(...).fit(X, y)``).
+    sdrstats.spca.kdr.KDRResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`fukumizu2009`.
 
     Examples
     --------

@@ -44,8 +44,16 @@ class KSPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    kspca : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -130,6 +138,12 @@ class KSPCA(Estimator):
         resample and of ``bootstrap()`` derive from it. None draws one, which the summary
         prints.
 
+    See Also
+    --------
+    kspca : The formula function (``sdr.kspca(formula, data)``).
+    sdrstats.spca.kspca.KSPCAResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     Exact route: when ``L = ΔΔᵀ`` has few columns (``r < n/4``, no ``add_identity``) the
@@ -137,6 +151,10 @@ class KSPCA(Estimator):
     ``(C⁻¹KHΔ)ᵀ(C⁻¹KHΔ)``; otherwise by ``scipy.linalg.eigh(A, B, subset_by_index=...)`` for the
     top ``d`` pairs. Both give ``βᵀ(K + ρI)β = I``. Cost ``O(n³)`` and ``O(n²)`` memory; use
     the Nyström route past a few thousand rows.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -416,6 +434,16 @@ def kspca(
     Returns
     -------
     KSPCAResults
+
+    See Also
+    --------
+    KSPCA : The estimator, for arrays (``KSPCA(...).fit(X, y)``).
+    sdrstats.spca.kspca.KSPCAResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------

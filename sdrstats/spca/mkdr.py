@@ -184,8 +184,16 @@ class MKDRResults(KDRResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    mkdr : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`nilsson2007`.
 
     Examples
     --------
@@ -251,12 +259,18 @@ class MKDR(KDR):
         ``n_neighbors``-th nearest other row.
     standardize : bool, default True
         Z-score each predictor (training mean and sd) before the distances.
-    sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts, random_state, n_jobs, progress
+    sigma, sigma_start, n_anneal, eps, gamma_y, max_iter, n_restarts, random_state, n_jobs, progress : optional
         As :class:`KDR`, for the search on the eigenmap coordinates.
     approximation : {"auto", "exact", "fourier"}, default "auto"
         As :class:`KDR` (the graph itself is always exact).
     n_landmarks : int, default 300
         As :class:`KDR`.
+
+    See Also
+    --------
+    mkdr : The formula function (``sdr.mkdr(formula, data)``).
+    sdrstats.spca.mkdr.MKDRResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
 
     Notes
     -----
@@ -276,22 +290,7 @@ class MKDR(KDR):
 
     References
     ----------
-    Nilsson, J., Sha, F. & Jordan, M. I. (2007). Regression on manifolds using kernel
-    dimension reduction. *Proceedings of the 24th International Conference on Machine
-    Learning*, 697-704. https://doi.org/10.1145/1273496.1273584
-
-    Belkin, M. & Niyogi, P. (2003). Laplacian eigenmaps for dimensionality reduction and
-    data representation. *Neural Computation* 15(6), 1373-1396.
-    https://doi.org/10.1162/089976603321780317
-
-    Bengio, Y., Paiement, J.-F., Vincent, P., Delalleau, O., Le Roux, N. & Ouimet, M. (2004).
-    Out-of-sample extensions for LLE, Isomap, MDS, Eigenmaps, and spectral clustering.
-    *Advances in Neural Information Processing Systems* 16, 177-184.
-
-    Barshan, E., Ghodsi, A., Azimifar, Z. & Zolghadri Jahromi, M. (2011). Supervised
-    principal component analysis: visualization, classification and regression on
-    subspaces and submanifolds. *Pattern Recognition* 44(7), 1357-1371.
-    https://doi.org/10.1016/j.patcog.2010.12.015
+    :cite:t:`nilsson2007`; :cite:t:`fukumizu2009`.
 
     Examples
     --------
@@ -491,6 +490,16 @@ def mkdr(
     Returns
     -------
     MKDRResults
+
+    See Also
+    --------
+    MKDR : The estimator, for arrays (``MKDR(...).fit(X, y)``).
+    sdrstats.spca.mkdr.MKDRResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`nilsson2007`; :cite:t:`fukumizu2009`.
 
     Examples
     --------

@@ -17,7 +17,6 @@ import scipy.sparse
 from ..base.validation import Interval, Options
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
-from ..scale.results import ChunkedMixin
 from ..stats.linalg import canonical_sign
 from ._eigen import RANK_TOL, check_rank, top_eigen
 from ._results import ProjectionResults
@@ -63,8 +62,16 @@ class SPCAResults(ProjectionResults):
 
     Parameters
     ----------
-    estimator, spec, output, call, random_state
+    estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; the method's formula function builds it.
+
+    See Also
+    --------
+    spca : The method that returns it.
+
+    References
+    ----------
+    :cite:t:`barshan2011`.
 
     Examples
     --------
@@ -81,26 +88,6 @@ class SPCAResults(ProjectionResults):
         "the empirical HSIC between u_j'x and the response; their sum over "
         "Dir1..Dirk is the HSIC of the k-dimensional projection."
     )
-
-
-class ChunkedSPCAResults(ChunkedMixin, SPCAResults):
-    """A supervised-PCA fit (linear or class response kernel) from accumulated statistics.
-
-    Parameters
-    ----------
-    estimator, spec, output, call
-        As :class:`sdrstats.Results`; ``sdr.spca`` given chunked data builds it.
-    n_rows, prepared, r2_moments
-        As :class:`sdrstats.moment.chunked.ChunkedResults`.
-
-    Examples
-    --------
-    >>> import sdrstats as sdr
-    >>> ais = sdr.datasets.load("ais")
-    >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-    >>> type(sdr.spca("sex ~ ht + wt + lbm", parts, d=1)).__name__
-    'ChunkedSPCAResults'
-    """
 
 
 class SPCA(Estimator):
@@ -137,6 +124,12 @@ class SPCA(Estimator):
     random_state : int or Generator, optional
         Only used to subsample rows for the median-heuristic width (n > 1000).
 
+    See Also
+    --------
+    spca : The formula function (``sdr.spca(formula, data)``).
+    sdrstats.spca.spca.SPCAResults : What ``fit`` returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
     Notes
     -----
     With ``H = I − 11ᵀ/n`` and ``L = ΔΔᵀ``, ``U`` holds the top eigenvectors of
@@ -144,6 +137,10 @@ class SPCA(Estimator):
     ``λ_j`` is the empirical HSIC of ``u_jᵀ x`` and ``y``. Cost: ``O(n p r)`` to form ``Ψ``
     plus ``O(min(p, r)³)``; the n×n ``L`` is never formed (the rbf kernel is factored by
     pivoted incomplete Cholesky, rank ``r`` set by a 1e-9 tolerance).
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
 
     Examples
     --------
@@ -167,7 +164,6 @@ class SPCA(Estimator):
     }
     capabilities = Capabilities(from_statistics=True)
     results_class = SPCAResults
-    chunked_results_class = ChunkedSPCAResults
 
     def __init__(
         self,
@@ -221,27 +217,39 @@ class SPCA(Estimator):
         """
         return SPCAStatistics(self, p, classes=classes)
 
-    def fit_statistics(self, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-        """Fit from chunked data (linear or delta response kernel).
+    def fit_output(
+        self, spec: Any, *, weights: np.ndarray | None = None, random_state: Any = None
+    ) -> EstimatorOutput:
+        """The fit of ``spec``'s rows, or of its chunks (linear or delta response kernel).
+
+        On chunked or Dask data the fit is one pass of class (or response) sums
+        (:func:`~sdrstats.spca.statistics.fit_spca_statistics`), the accumulator that the
+        in-memory fit runs over its one chunk.
 
         Parameters
         ----------
-        source : sdrstats.scale.fit.ChunkedData
-            The chunks.
+        spec : ModelSpec
+            Rows and names, or chunked or Dask data.
+        weights : ndarray of shape (n,), optional
+            Frequency weights (bootstrap multiplicities; rows in memory only).
+        random_state : int, Generator or None, default None
+            Seed of the rbf kernel's factor.
 
         Returns
         -------
-        tuple of (EstimatorOutput, dict)
+        EstimatorOutput
 
         Examples
         --------
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
         >>> parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
-        >>> sdr.spca("sex ~ ht + wt", parts, d=1).n  # calls fit_statistics
+        >>> sdr.spca("sex ~ ht + wt", parts, d=1).n  # one pass over the chunks
         202
         """
-        return fit_spca_statistics(self, source)
+        if not spec.keeps_rows:
+            return fit_spca_statistics(self, spec.data)
+        return super().fit_output(spec, weights=weights, random_state=random_state)
 
     def _fit(
         self,
@@ -316,6 +324,16 @@ def spca(
     -------
     SPCAResults
 
+    See Also
+    --------
+    SPCA : The estimator, for arrays (``SPCA(...).fit(X, y)``).
+    sdrstats.spca.spca.SPCAResults : What it returns.
+    spca, kspca, bpca, kdr, mkdr : The supervised-PCA and kernel family.
+
+    References
+    ----------
+    :cite:t:`barshan2011`; :cite:t:`gretton2005`.
+
     Examples
     --------
     >>> import sdrstats as sdr
@@ -335,7 +353,6 @@ def spca(
 __all__ = [
     "SPCA",
     "SPCAResults",
-    "ChunkedSPCAResults",
     "spca",
     "hsic_matrix_factor",
     "top_eigen",

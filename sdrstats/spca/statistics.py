@@ -111,8 +111,10 @@ class SPCAStatistics:
         )
 
 
-def fit_spca_statistics(estimator: Any, source: Any) -> tuple[EstimatorOutput, dict[str, Any]]:
-    """SPCA on chunked data: one pass of class (or response) sums."""
+def fit_spca_statistics(estimator: Any, source: Any) -> EstimatorOutput:
+    """SPCA on chunked data: one pass of class (or response) sums; the output also keeps
+    what a fit without rows needs later (the rows read, the chunks, R²(OLS|dr)'s moments, a
+    class response's levels)."""
     categorical = source.categorical
     kernel = estimator.options["kernel_y"] or ("delta" if categorical else "linear")
     if kernel not in ("linear", "delta") or (kernel == "delta" and not categorical):
@@ -127,16 +129,19 @@ def fit_spca_statistics(estimator: Any, source: Any) -> tuple[EstimatorOutput, d
         if is_constant(y_var, y_mean):
             raise constant_response_error(estimator.method, list(source.y_names))
     output = acc.finish(source.level_order)
-    output.extras["n_chunks"] = source.n_chunks
     stats = acc.stats.ordered(source.level_order)
-    r2 = None if categorical else (stats.cov, stats.response_moments()[2])
-    info = {
-        "n_rows": int(round(stats.n)),
-        "prepared": None,
-        "r2_moments": r2,
-        "y_levels": list(stats.keys) if categorical else None,
-    }
-    return output, info
+    output.extras.update(
+        {
+            "n_rows": int(round(stats.n)),
+            "n_chunks": source.n_chunks,
+            "ols_moments": None
+            if categorical
+            else {"cov": stats.cov, "cov_xy": stats.response_moments()[2]},
+        }
+    )
+    if categorical:
+        output.extras["y_levels"] = list(stats.keys)
+    return output
 
 
 __all__ = ["SPCAStatistics", "fit_spca_statistics"]

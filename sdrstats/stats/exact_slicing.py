@@ -205,13 +205,14 @@ class CellValues:
 
     def by_cell(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
         """Each wanted, not crowded cell's distinct values and counts (sorted)."""
-        cells = self._cells(self.values)
+        cells = self._cells(self.values)  # sorted, as the values are
+        starts = np.searchsorted(cells, self.wanted, side="left")
+        ends = np.searchsorted(cells, self.wanted, side="right")
         out = {}
-        for cell in self.wanted:
-            if int(cell) in self.crowded:
+        for cell, start, end in zip(self.wanted.tolist(), starts.tolist(), ends.tolist()):
+            if cell in self.crowded:
                 continue
-            sel = cells == cell
-            out[int(cell)] = (self.values[sel], self.counts[sel])
+            out[cell] = (self.values[start:end], self.counts[start:end])
         return out
 
 

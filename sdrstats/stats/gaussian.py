@@ -22,7 +22,7 @@ Both criteria are quadratic programmes in the basis weights ``alpha``:
   ``-SMI^ = -(½ ĥᵀα - ½)``.
 
 In both, the derivative is ``dJ = αᵀ dĜ a + dĥᵀ c`` with ``(a, c) = (3/2 α - β, β - 2α)``,
-``β = (Ĝ + λI)^{-1}Ĝα`` for SCE (the seed's formula) and ``(a, c) = (α/2, -α)`` for SMI, and
+``β = (Ĝ + λI)^{-1}Ĝα`` for SCE (Tangkaratt et al.'s 2015 formula) and ``(a, c) = (α/2, -α)`` for SMI, and
 ``dK_z[i, k]/dW = -K_z[i, k] (z_i - u_k)(x_i - x_{c_k})ᵀ / σ²`` carries it to ``W``.
 
 (σ, λ) are chosen by K-fold cross-validation (:func:`choose_tuning`). A σ chosen at an end of
@@ -510,8 +510,10 @@ def heldout_log_density(
     lam: float,
     folds: np.ndarray,
     values: np.ndarray | list[np.ndarray] | None = None,
+    widths: np.ndarray | None = None,
+    cache: dict | None = None,
 ) -> np.ndarray | list[np.ndarray]:
-    """Log of each row's LSCDE density (seed eq. 10) from the fit without its fold.
+    """Log of each row's LSCDE density (Tangkaratt et al. 2015, eq. 10) from the fit without its fold.
 
     For fold ``f`` the model is refitted at the given ``(σ, λ)`` on the other folds, using
     only the centres that are not rows of ``f`` (a centre at a held-out row would put a
@@ -519,26 +521,37 @@ def heldout_log_density(
     response, or at ``values[i]`` when given (n x q, standardised units; a list of such
     arrays gives a list of results from the same refits). In logs throughout:
     ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
-    a fold whose refitted weights are all <= 0 get ``-inf``.
+    a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
+    centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
+    still fitted with the common σ_y). ``cache`` (a dict kept by the caller for one
+    ``problem``, ``W`` and ``folds``) keeps the products that depend on σ_z alone, so that
+    scoring many σ_y at one σ_z refits cheaply.
     """
     sz, sy = split_sigma(sigma)
-    Z, U = problem.X @ W.T, problem.Xc @ W.T
     many = isinstance(values, list)
     targets = values if many else [problem.Y if values is None else values]
     targets = [np.asarray(v, dtype=float).reshape(problem.n, -1) for v in targets]
     n, q = problem.n, problem.q
-    log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
-    Kz = np.exp(log_kz)
+    cache = {} if cache is None else cache
+    if sz not in cache:
+        Z, U = problem.X @ W.T, problem.Xc @ W.T
+        log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
+        Kz = np.exp(log_kz)
+        parts = []
+        for j in np.unique(folds):
+            test = folds == j
+            keep = ~test[problem.centres]
+            Kt = Kz[~test][:, keep]
+            parts.append((test, keep, Kt, Kt.T @ Kt))
+        cache[sz] = (log_kz, parts)
+    log_kz, parts = cache[sz]
     Ky_fit = problem.y_kernel(sy)
     C = problem.pair_matrix(sy) * n
     out = [np.full(n, -np.inf) for _ in targets]
     norm = q * np.log(np.sqrt(2 * np.pi) * sy)
-    for j in np.unique(folds):
-        test = folds == j
-        keep = ~test[problem.centres]
+    for test, keep, Kt, KtKt in parts:
         train = ~test
-        Kt = Kz[train][:, keep]
-        G = (Kt.T @ Kt) * C[np.ix_(keep, keep)] / train.sum()
+        G = KtKt * C[np.ix_(keep, keep)] / train.sum()
         h = (Kt * Ky_fit[train][:, keep]).mean(axis=0)
         alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
         pos = alpha > 0
@@ -549,7 +562,12 @@ def heldout_log_density(
         base = _logsumexp_rows(lz) + norm
         # Every target at once: (targets x rows x centres).
         values = np.stack([t[test] for t in targets])
-        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (2 * sy * sy)
+        spread = sy if widths is None else sy * widths[keep][pos]
+        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
+            2 * spread * spread
+        )
+        if widths is not None:
+            ly = ly - q * np.log(widths[keep][pos])
         a = lz[None] + ly
         top = a.max(axis=2, keepdims=True)
         logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]

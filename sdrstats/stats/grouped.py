@@ -56,6 +56,95 @@ def centred_crossprod(
     return out
 
 
+#: Rows per block of :func:`signed_crossprod` (a block and its two halves stay in cache).
+SIGNED_BLOCK_ROWS = 1024
+
+
+def signed_crossprod(
+    X: np.ndarray, center: np.ndarray, r: np.ndarray, *, raw: bool = False
+) -> np.ndarray:
+    """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
+
+    The rows with ``r > 0`` and those with ``r < 0`` are gathered by blocks that stay in cache
+    and scaled by ``√|r|``: the sum is the difference of two symmetric rank-k updates (BLAS
+    syrk), half the work of the general product ``Uᵀ (U r)``, with no n x p temporary. The
+    rows are centred in the blocks; with ``raw`` (for the caller who knows ``|c| / sd`` is at
+    most ``RAW_SUM_RATIO``, so ~13 digits remain) the sums about 0 are centred afterwards with
+    ``Σ r x`` and ``Σ r``.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> signed_crossprod(X, np.zeros(2), np.array([2.0, -1.0, 0.5])).tolist()
+    [[2.5, 0.5], [0.5, -0.5]]
+    """
+    n_rows, p = X.shape
+    r = np.asarray(r, dtype=float)
+    center = np.asarray(center, dtype=float)
+    if not X.flags.c_contiguous:
+        X = np.ascontiguousarray(X)
+    root = np.sqrt(np.abs(r))
+    out = np.zeros((p, p))
+    buf = np.empty((min(SIGNED_BLOCK_ROWS, max(n_rows, 1)), p))
+    for sign, rows in ((1.0, np.flatnonzero(r > 0)), (-1.0, np.flatnonzero(r < 0))):
+        for start in range(0, rows.size, SIGNED_BLOCK_ROWS):
+            idx = rows[start : start + SIGNED_BLOCK_ROWS]
+            u = np.take(X, idx, axis=0, out=buf[: idx.size])
+            if not raw:
+                u -= center
+            u *= root[idx, None]
+            out += sign * (u.T @ u)
+    if raw and np.any(center):
+        a = r @ X
+        side = np.outer(a, center)
+        out += float(r.sum()) * np.outer(center, center) - side - side.T
+    return (out + out.T) / 2
+
+
+def _raw_precise(cov: np.ndarray, mean: np.ndarray) -> bool:
+    """Whether sums about 0, centred afterwards, keep ~13 digits: every variance positive and
+    finite and ``|mean| / sd <= RAW_SUM_RATIO`` (the subtraction cancels about ``2 log10(|x̄|/sd)``
+    digits)."""
+    var = np.diag(cov)
+    if not np.all(np.isfinite(cov)) or np.any(var <= 0):
+        return False
+    return bool(np.max(np.abs(mean) / np.sqrt(var)) <= RAW_SUM_RATIO)
+
+
+def _group_crossprods(
+    X: np.ndarray,
+    order: np.ndarray,
+    bounds: np.ndarray,
+    shift: np.ndarray | None,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-group ``Σ w (x − shift)`` and ``Σ w (x − shift)(x − shift)ᵀ`` (``shift`` None: 0).
+
+    Each group's rows (``order[bounds[s]:bounds[s+1]]``) are gathered by blocks into one
+    buffer that stays in cache, and each block adds one symmetric rank-k update (BLAS syrk).
+    """
+    k, p = bounds.size - 1, X.shape[1]
+    sums = np.zeros((k, p))
+    cross = np.zeros((k, p, p))
+    block = min(BLOCK_ROWS, max(order.size, 1))
+    buf = np.empty((block, p))
+    ones = np.ones(block)
+    for s in range(k):
+        for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
+            rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
+            u = np.take(X, rows, axis=0, out=buf[: rows.size])
+            if shift is not None:
+                u -= shift
+            if weights is None:
+                sums[s] += ones[: rows.size] @ u
+                cross[s] += u.T @ u
+            else:
+                w = weights[rows]
+                sums[s] += w @ u
+                cross[s] += u.T @ (u * w[:, None])
+    return sums, cross
+
+
 def _raw_covariance(X: np.ndarray, mean: np.ndarray, total: float) -> np.ndarray | None:
     """``XᵀX/n − x̄x̄ᵀ`` from one BLAS product, or None when that would lose digits.
 
@@ -118,7 +207,9 @@ def _indicator_product(indicator: Any, X: np.ndarray) -> np.ndarray:
 
 def group_order(codes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Row order grouping the codes together, and each group's bounds in that order."""
-    order = np.argsort(codes, kind="stable")
+    small = np.uint8 if k <= 2**8 else (np.uint16 if k <= 2**16 else None)
+    # a stable sort of small integers is a radix sort: a few times faster than of int64
+    order = np.argsort(codes if small is None else codes.astype(small), kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=k))])
     return order, bounds
 
@@ -206,52 +297,61 @@ class SliceStats:
         self.keys, self._slot = list(keys), {key: j for j, key in enumerate(keys)}
         self.n_chunks = 1
         self.counts = np.bincount(codes, weights=w, minlength=k).astype(float)
+        self.n = float(n_rows) if w is None else float(w.sum())
+        if self.second and not X.flags.c_contiguous:
+            X = np.ascontiguousarray(X)  # the rows are gathered by slice: one copy, then fast
         if self.second:
-            # one pass: the groups' centred cross-products add up to the total one
-            self.n = float(n_rows) if w is None else float(w.sum())
-            self.mean = X.mean(axis=0) if w is None else w @ X / self.n
-        else:
-            self.n, self.mean, self.cov = mean_and_covariance(X, w)
-        mean = self.mean
-        if not self.second:
-            # Group sums by a sparse indicator product in CSC form (one entry per row of X):
-            # the product streams through X once in row order.
-            data = np.ones(n_rows) if w is None else w
-            indicator = scipy.sparse.csc_matrix(
-                (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
-            )
-            sd = np.sqrt(np.clip(np.diag(self.cov), 0.0, None))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                raw_ok = np.all(sd > 0) and np.max(np.abs(mean) / sd) <= RAW_SUM_RATIO
-            if raw_ok:
-                self.sums = _indicator_product(indicator, X) - self.counts[:, None] * mean
-            else:  # centre first: raw sums would lose digits to a large mean
-                self.sums = np.asarray(indicator @ (X - mean))
-        else:
             order, bounds = group_order(codes, k)
-            p = X.shape[1]
-            self.sums = np.zeros((k, p))
-            self.cross = np.zeros((k, p, p))
-            for s in range(k):
-                for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
-                    rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
-                    u = X[rows] - mean
-                    uw = u if w is None else u * w[rows, None]
-                    self.sums[s] += uw.sum(axis=0)
-                    self.cross[s] += u.T @ uw
-            cov = self.cross.sum(axis=0) / self.n
+            # raw per-group sums and cross-products, centred afterwards when that keeps ~13
+            # digits; the mean is the sums' total
+            raw_sums, raw_cross = _group_crossprods(X, order, bounds, None, w)
+            self.mean = mean = raw_sums.sum(axis=0) / self.n
+            outer = raw_sums[:, :, None] * mean[None, None, :]
+            cross = raw_cross - outer - np.swapaxes(outer, 1, 2)
+            cross += self.counts[:, None, None] * np.outer(mean, mean)[None]
+            cov = cross.sum(axis=0) / self.n
+            if _raw_precise(cov, mean):
+                self.sums = raw_sums - self.counts[:, None] * mean
+                self.cross = cross
+            else:  # centre first: raw sums would lose digits to a large mean
+                self.sums, self.cross = _group_crossprods(X, order, bounds, mean, w)
+                cov = self.cross.sum(axis=0) / self.n
             diag = np.diag(cov)
             if np.all(np.isfinite(cov)) and np.all(diag > 0):
                 self.cov = (cov + cov.T) / 2
             else:  # a constant column, or sums that overflow: the careful total pass
                 _, _, self.cov = mean_and_covariance(X, w)
+        else:
+            # Group sums by a sparse indicator product in CSC form (one entry per row of X):
+            # the product streams through X once in row order, and the mean is their total.
+            data = np.ones(n_rows) if w is None else w
+            indicator = scipy.sparse.csc_matrix(
+                (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
+            )
+            # one group (pHd, CUME): its sum is one BLAS product
+            raw_sums = (data @ X)[None] if k == 1 else _indicator_product(indicator, X)
+            self.mean = mean = raw_sums.sum(axis=0) / self.n
+            cross = X.T @ X if w is None else X.T @ (X * w[:, None])
+            cov = cross / self.n - np.outer(mean, mean)
+            if _raw_precise(cov, mean):
+                self.cov = (cov + cov.T) / 2
+                self.sums = raw_sums - self.counts[:, None] * mean
+            else:  # centre first: raw sums would lose digits to a large mean
+                self.cov = centred_crossprod(X, mean, w) / self.n
+                diag = np.diag(self.cov)
+                if not np.all(np.isfinite(self.cov)) or np.any(diag == 0):
+                    self.cov = _scaled_covariance(X, mean, w, self.n)
+                self.sums = np.asarray(indicator @ (X - mean))
         if self.response and y is not None:
             v = np.asarray(y, dtype=float).reshape(-1)
             self.y_mean = float(v.mean() if w is None else w @ v / self.n)
             r = v - self.y_mean
             rw = r if w is None else r * w
             self.y_squares = float(r @ rw)
-            self.xy = (X - mean).T @ rw
+            if _raw_precise(self.cov, mean):
+                self.xy = rw @ X - mean * rw.sum()
+            else:
+                self.xy = (X - mean).T @ rw
 
     def _grow(self, key: Any) -> int:
         self._slot[key] = len(self.keys)
@@ -346,6 +446,7 @@ class SliceStats:
 
 __all__ = [
     "SliceStats",
+    "signed_crossprod",
     "centred_crossprod",
     "mean_and_covariance",
     "group_order",

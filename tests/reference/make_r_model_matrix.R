@@ -1,6 +1,7 @@
 # Reference model matrices from R for R-style formulas: the predictors' names, columns and
 # rows that R's model.frame + model.matrix give (base R and its splines package), for the
 # corpus of formulas an R user writes (^, I(), factor(), as.factor(), ordered(), as.numeric(), poly(), bs(), scale(),
+# R's precedence of %%, %/%, ! and &,
 # log1p(), exp(), -1, interactions, ., unused levels, missing values).
 #
 # Run from the repository root:  Rscript tests/reference/make_r_model_matrix.R
@@ -80,6 +81,8 @@ CARS <- c(
   "mpg ~ factor(cyl) * wt",
   "mpg ~ factor(am) + factor(cyl) + factor(am):factor(cyl)",
   "mpg ~ factor(cyl, levels = c(8, 6, 4)) + hp",
+  "mpg ~ factor(cyl, levels = c(4, 6)) + hp",
+  "mpg ~ factor(origin, levels = c(\"USA\", \"Japan\")) + wt",
   "mpg ~ origin + wt",
   "mpg ~ wt + wt:origin",
   "mpg ~ origin * size",
@@ -108,6 +111,12 @@ CARS <- c(
   "mpg ~ exp(-wt) + I(-hp^2/1000)",
   "mpg ~ wt + I(wt > 3)",
   "mpg ~ hp + I(hp %% 7) + I(hp %/% 7)",
+  "mpg ~ wt + I(2 * hp %% 7) + I(100 / hp %/% 7)",
+  "mpg ~ wt + I(-hp %% 7) + I(qsec^2 %% 10)",
+  "mpg ~ hp + I(!am)",
+  "mpg ~ hp + I(!(wt > 3))",
+  "mpg ~ hp + I(!am & wt > 3)",
+  "mpg ~ hp + I(wt > 3 & hp < 200) + I(wt > 4 | !am)",
   "mpg ~ hp + wt - 1",
   "mpg ~ 0 + factor(cyl) + wt",
   "log(mpg) ~ hp + wt + origin",

@@ -1,0 +1,659 @@
+"""IRE's and partial IRE's passes over the rows: the slice moments, then the ``Γ_ζ`` sums.
+
+IRE (Cook & Ni 2005) needs, besides the slice moments, the covariance ``Γ_ζ`` of the
+per-row vectors ``g_i = vec(z_i a_iᵀ)`` with ``a_i = Aᵀ(e_{s(i)} − f − diag(f) ξ̃ᵀ z_i)``
+(``A`` the orthonormal contrasts, ``ξ̃`` the slice means, zero, or projected on a fitted span).
+``g_i`` depends on the first pass's whitening, slice fractions and ``ξ``, so ``Γ_ζ`` takes
+a second pass. It is accumulated through its structure rather than as ``Σ g_i g_iᵀ``:
+with ``c_s = Aᵀ(e_s − f)`` and ``ξ̃ = M Mᵀ ξ̃`` for an orthonormal ``M`` (p × k),
+``a_i = c_{s(i)} − E w_i`` with ``w_i = Mᵀ z_i`` and ``E = ζᵀ M`` (ζ = ξ diag(f) A), so
+
+.. math:: Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ = Σ_s c_s c_sᵀ ⊗ S_s − (\text{cross terms in } R_s)
+          + (E ⊗ I) Q (E ⊗ I)ᵀ
+
+needs per slice ``S_s = Σ z zᵀ`` (second moments) and ``R_s = Σ w ⊗ z zᵀ`` and over all rows
+``Q = Σ (w ⊗ z)(w ⊗ z)ᵀ`` (:class:`GammaSums`; mergeable). Both are kept through their
+symmetric pairs (``w_a w_b`` with ``a ≤ b``, ``z_j z_l`` with ``j ≤ l``): one matrix product
+of the rows' pair products per block of rows. Every ``Γ_ζ`` the fit uses is then a closed
+form of those sums.
+
+The same passes run over the rows in memory (one chunk) and over chunks or Dask partitions.
+When the slices are at least as many as the predictors (``h >= p``; R ``dr``'s default ``h =
+max(8, p + 3)`` is), the second pass keeps the sums with ``M = I``, the full third and fourth
+moments, from which *every* ``Γ_ζ`` of every dimension and re-estimation step follows:
+**2 passes** in all, whatever ``d_max`` and ``steps``. With fewer slices than predictors the
+sums are kept only along the spans each round needs (the columns of ζ, then the fitted bases
+of all ``d`` at once), which is cheaper per pass: the moments, the first ``Γ_ζ`` (and the
+independence one), one pass per re-estimation round for all ``d = 1..d_max`` together, and
+one for the final ``Γ_ζ`` at the reported span: **steps + 3 passes**. A fit on chunks records
+its count in ``row_passes`` (and the response passes in ``slicing_passes``).
+
+The work is that of fourth moments: ``n p⁴/24`` products with ``M = I`` (each sorted
+quadruple ``a ≤ b ≤ c ≤ d`` once, by one matrix product per ``b``), ``O(n k² p²)`` along a
+span of ``k`` columns; memory per worker ``O(h p³ + p⁴/24)`` floats with ``M = I`` (p = 50,
+h = 53: about 30 MB), ``O(Σ_d (h d p² + d² p²))`` otherwise; past ``sdr.set_config(max_memory=...)``
+the fit is refused before the sums are allocated.
+
+R ``dr``'s case weights take the same passes: the first is the weighted moments pass of SIR
+(R's whitening of ``√w x``, weighted slice means), and the ``Γ_ζ`` passes see the rows ``√(c
+w) x`` of weight above ``1e-30`` (:class:`WeightedRows`), with the slice counts as fractions, as
+R's ``ire``. Partial IRE with weights is refused.
+
+Partial IRE (Wen & Cook 2007) whitens each group on its own rows by the Householder QR that
+R uses; its factor's signs depend on the first rows of the data, so the first pass also keeps
+the first p rows of every group (and of all rows) and rebuilds exactly the same factors from
+them and the accumulated cross-products. Each group is sliced on its own response (exactly,
+on chunks, by passes over the response and the group column only).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from ..base.budget import check_memory, size_text
+from ..design.weights import ZERO_WEIGHT
+from ..fitting.estimator import EstimatorOutput
+from ..stats.linalg import sym_eigh_desc
+from ..stats.slicing import make_slices
+from ._core import standardize_moments
+from ._ire_als import covariance_factor, helmert_basis
+from .pire import solve_partial
+from .sliced import prepared_statistics, sliced_statistics
+from .statistics import (
+    MomentStatistics,
+    SliceRule,
+    check_levels,
+    check_rows,
+    level_rules,
+    rowless_extras,
+)
+from .weights import CaseWeightedStatistics
+
+#: Floats of the per-block temporaries of :class:`GammaSums` (the rows' pair products): 32 MB.
+BLOCK_FLOATS = 2**22
+#: BLAS threads of the Γ_ζ work (passes, covariances, factorisations, ALS). Its products are
+#: of a few thousand rows at most, its factorisations of p(h−1) ≤ a few thousand: on two
+#: cores that other jobs share, two threads made a fit at n = 1e5, p = 50 11-18 times slower
+#: than one (204 s against 18 s at 54 slices), where on idle cores they save at most the
+#: factorisations' half.
+GAMMA_THREADS = 1
+
+
+def _pairs(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs ``j <= l`` of ``p`` columns and the p × p map to their position."""
+    rows, cols = np.triu_indices(p)
+    where = np.zeros((p, p), dtype=np.int64)
+    where[rows, cols] = where[cols, rows] = np.arange(rows.size)
+    return rows, cols, where
+
+
+def _pair_products(zt: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The products ``z_j z_l`` (``j ≤ l``, in ``numpy.triu_indices`` order) of the columns of
+    ``zt`` (p × rows) into ``out`` (pairs × rows): one broadcast product per ``j``."""
+    p = zt.shape[0]
+    start = 0
+    for j in range(p):
+        np.multiply(zt[j], zt[j:], out=out[start : start + p - j])
+        start += p - j
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _symmetric_layout(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where the fourth moments ``Σ z_a z_b z_c z_d`` (``a ≤ b ≤ c ≤ d``) are kept.
+
+    Block ``b`` holds, for rows ``a ≤ b`` and the pairs ``(c, d)`` with ``b ≤ c ≤ d`` (the tail
+    of the pairs in ``numpy.triu_indices`` order, from ``start[b]``), the products
+    ``(z_a z_b)(z_c z_d)``: every sorted quadruple once, about ``p⁴/24`` numbers where the
+    pairs' cross-product has ``p⁴/8``. Returns ``start``, the blocks' ``offset`` in the flat
+    store (``p + 1`` entries), and the flat position of every (pair, pair) entry.
+    """
+    n_pairs = p * (p + 1) // 2
+    start = np.concatenate([[0], np.cumsum(np.arange(p, 0, -1))])[:p]
+    width = n_pairs - start
+    offset = np.concatenate([[0], np.cumsum(np.arange(1, p + 1) * width)])
+    rows, cols, where = _pairs(p)
+    a, b = rows[:, None], cols[:, None]
+    c, d = rows[None, :], cols[None, :]
+    m1, m2 = np.maximum(a, c), np.minimum(b, d)
+    s0, s3 = np.minimum(a, c), np.maximum(b, d)
+    s1, s2 = np.minimum(m1, m2), np.maximum(m1, m2)
+    flat = offset[s1] + s0 * width[s1] + where[s2, s3] - start[s1]
+    return start, width, offset, flat
+
+
+class GammaSums:
+    """Mergeable sums from which ``Γ_ζ`` follows for slice means projected on given spans.
+
+    Parameters
+    ----------
+    rule : SliceRule
+        How rows fall into slices (the first pass's).
+    keys : list
+        The slices' keys in the fit's order.
+    shift, W : ndarray
+        The whitening ``z = (x − shift) W`` of the first pass.
+    bases : list of ndarray
+        Orthonormal ``M`` (p × k, ``k`` may be 0): one set of sums per basis.
+
+    Notes
+    -----
+    Per slice ``s1 = Σ z``, ``s2 = Σ z zᵀ``; per basis ``third[s] = Σ_{i∈s} w vᵀ`` and
+    ``fourth = Σ u vᵀ`` with ``w = Mᵀ z``, ``v`` the pair products ``z_j z_l`` (``j ≤ l``) and
+    ``u`` those of ``w``. Frequency weights (``update(X, y, w)``) weigh every sum. The bases'
+    ``w`` (and ``u``) are stacked, one set of rows per basis (the identity's shared), so each
+    block of rows costs one matrix product per slice and one for all fourth moments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sdrstats.moment.statistics import SliceRule
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.standard_normal((50, 2)), rng.standard_normal(50)
+    >>> sums = GammaSums(SliceRule(cuts=np.array([0.0])), [0, 1], np.zeros(2), np.eye(2),
+    ...                  [np.eye(2)]).update(X, y)
+    >>> sums.fourth_moments(0).shape, sums.third_moments(0).shape
+    ((2, 2, 2, 2), (2, 2, 2, 2))
+    """
+
+    def __init__(
+        self,
+        rule: SliceRule,
+        keys: list[Any],
+        shift: np.ndarray,
+        W: np.ndarray,
+        bases: list[np.ndarray],
+    ) -> None:
+        p, h = W.shape[1], len(keys)
+        self.rule, self.keys = rule, list(keys)
+        self.shift, self.W, self.bases = shift, W, bases
+        self.n = 0.0
+        self.s1 = np.zeros((h, p))
+        self.s2 = np.zeros((h, p, p))
+        # every basis's w (and pairs of w) are rows of one stacked array, so that a block of
+        # rows costs one matrix product per slice and one in all, whatever the bases
+        identity = [M.shape == (p, p) and bool(np.allclose(M, np.eye(p))) for M in bases]
+        self.identity = identity
+        self.full = any(identity)
+        ks = [M.shape[1] for M in bases]
+        self.projected = [j for j, k in enumerate(ks) if k and not identity[j]]
+        row, pair = (p if self.full else 0), 0
+        self.rows, self.pair_rows = [], []
+        for j, k in enumerate(ks):
+            if identity[j] or not k:
+                self.rows.append(slice(0, k))
+                self.pair_rows.append(slice(0, k * (k + 1) // 2))
+            else:
+                self.rows.append(slice(row, row + k))
+                self.pair_rows.append(slice(pair, pair + k * (k + 1) // 2))
+                row, pair = row + k, pair + k * (k + 1) // 2
+        n_pairs = p * (p + 1) // 2
+        self.third = np.zeros((h, row, n_pairs))
+        self.fourth = np.zeros((pair, n_pairs))  # the projected bases'
+        # M = I: the fully symmetric fourth moments (see _symmetric_layout)
+        self.fourth_full = np.zeros(int(_symmetric_layout(p)[2][-1]) if self.full else 0)
+
+    def _codes(self, y: np.ndarray) -> np.ndarray:
+        keys = np.asarray(self.rule.keys(y)).reshape(-1)
+        if self.rule.slices is not None:
+            return keys.astype(np.int64)
+        codes = pd.Index(self.keys).get_indexer(keys)
+        if np.any(codes < 0):
+            raise ValueError(
+                f"A row falls in slice {keys[codes < 0][0]!r} that the first pass did not see: "
+                "the data changed between the passes of the fit; fit again on unchanging data."
+            )
+        return codes.astype(np.int64)
+
+    def update(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> GammaSums:
+        """Add rows ``X`` with response ``y`` (and frequency ``weights``).
+
+        The work is many products of a few thousand rows at most, per slice and per block: they
+        run under :data:`GAMMA_THREADS` BLAS threads.
+        """
+        with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+            return self._update(X, y, weights)
+
+    def _update(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> GammaSums:
+        codes = self._codes(y)
+        order = np.argsort(codes, kind="stable")
+        z = (X[order] - self.shift) @ self.W
+        w = None if weights is None else np.asarray(weights, dtype=float)[order]
+        codes = codes[order]
+        bounds = np.searchsorted(codes, np.arange(len(self.keys) + 1))
+        p = z.shape[1]
+        self.n += z.shape[0] if w is None else float(w.sum())
+        zw = z if w is None else z * w[:, None]
+        for s in range(len(self.keys)):
+            lo, hi = bounds[s], bounds[s + 1]
+            if hi > lo:
+                self.s1[s] += zw[lo:hi].sum(axis=0)
+                self.s2[s] += z[lo:hi].T @ zw[lo:hi]
+        if not self.third.shape[1]:
+            return self
+        n_pairs = p * (p + 1) // 2
+        step = max(1, BLOCK_FLOATS // n_pairs)
+        pairs_t = np.empty((n_pairs, min(step, z.shape[0])))
+        stacked = (
+            np.column_stack([self.bases[j] for j in self.projected]) if self.projected else None
+        )
+        for start in range(0, z.shape[0], step):
+            zt = np.ascontiguousarray(z[start : start + step].T)  # p × rows of the block
+            m = zt.shape[1]
+            pairs = _pair_products(zt, pairs_t[:, :m])  # (pairs × rows): z_j z_l, j <= l
+            v = pairs if w is None else pairs * w[start : start + step]
+            wt = [zt] if self.full else []  # the w of every basis, stacked
+            if self.full:
+                self._add_symmetric(zt, v)
+            if stacked is not None:
+                projected = stacked.T @ zt
+                wt.append(projected)
+                ut, at = [], 0  # the pair products of each basis's w
+                for j in self.projected:
+                    k = self.bases[j].shape[1]
+                    a, b = np.triu_indices(k)
+                    ut.append(projected[at + a] * projected[at + b])
+                    at += k
+                self.fourth += (ut[0] if len(ut) == 1 else np.vstack(ut)) @ v.T
+            w_all = wt[0] if len(wt) == 1 else np.vstack(wt)
+            edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
+            for s in range(len(self.keys)):
+                lo, hi = edges[s], edges[s + 1]
+                if hi > lo:
+                    self.third[s] += w_all[:, lo:hi] @ v[:, lo:hi].T
+        return self
+
+    def _add_symmetric(self, zt: np.ndarray, v: np.ndarray) -> None:
+        """Add a block's ``Σ z_a z_b (z_c z_d)`` for ``a ≤ b ≤ c ≤ d``: for each ``b``, the
+        rows ``z_a z_b`` (``a ≤ b``) times the pairs from ``(b, b)`` on (weighted in ``v``)."""
+        start, width, offset, _ = _symmetric_layout(zt.shape[0])
+        for b in range(zt.shape[0]):
+            block = (zt[: b + 1] * zt[b]) @ v[start[b] :].T  # (b + 1) × width[b]
+            self.fourth_full[offset[b] : offset[b + 1]] += block.reshape(-1)
+
+    def merge(self, other: GammaSums) -> GammaSums:
+        """Add the sums of other rows."""
+        self.n += other.n
+        self.s1 += other.s1
+        self.s2 += other.s2
+        self.third += other.third
+        self.fourth += other.fourth
+        self.fourth_full += other.fourth_full
+        return self
+
+    def third_moments(self, j: int) -> np.ndarray:
+        """``Σ_{i∈s} w_a z_j z_l`` of basis ``j`` as an (h, k, p, p) array."""
+        p = self.W.shape[1]
+        where = _pairs(p)[2]
+        return self.third[:, self.rows[j]][:, :, where]
+
+    def _paired_fourth(self, j: int) -> np.ndarray:
+        """``Σ w_a w_b v`` of basis ``j`` as a (k, k, pairs) array."""
+        p, k = self.W.shape[1], self.bases[j].shape[1]
+        if self.identity[j]:
+            paired = self.fourth_full[_symmetric_layout(p)[3]]  # (pairs × pairs)
+        else:
+            paired = self.fourth[self.pair_rows[j]]
+        return paired[_pairs(k)[2]]
+
+    def fourth_moments(self, j: int) -> np.ndarray:
+        """``Σ w_a w_b z_j z_l`` of basis ``j`` as a (k, p, k, p) array (index a, j, b, l)."""
+        where = _pairs(self.W.shape[1])[2]
+        return self._paired_fourth(j)[:, :, where].transpose(0, 2, 1, 3)
+
+    def covariance(self, j: int, E: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """``Γ_ζ`` (divisor n) for basis ``j`` with ``E = ζᵀ M_j`` and rows ``c_s`` of ``C``.
+
+        ``Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ`` in the layout ``(a, j, b, l)``: ``Σ_s c_s c_sᵀ ⊗ S_s``, less
+        the cross terms ``Σ_s c_s ⊗ (E R_s)`` and their transpose, plus ``(E ⊗ I) Q (E ⊗ I)ᵀ``;
+        each a few matrix products on the symmetric pairs ``(j, l)``, spread to ``p × p`` once
+        at the end.
+        """
+        h, p = self.s1.shape
+        h1, k = C.shape[1], E.shape[1]
+        rows, cols, where = _pairs(p)
+        n_pairs = rows.size
+        products = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
+        total = (products.T @ self.s2[:, rows, cols]).reshape(h1, h1, n_pairs)  # (a, b, jl)
+        mean = C.T @ self.s1
+        if k:
+            third = self.third[:, self.rows[j]].reshape(h, k * n_pairs)  # (s, m, jl)
+            summed = (C.T @ third).reshape(h1, k, n_pairs)  # Σ_s c_sa R_s: (a, m, jl)
+            cross = np.matmul(E, summed)  # Σ_m E_bm (…)_(a, m): (a, b, jl)
+            total -= cross
+            total -= cross.transpose(1, 0, 2)
+            fourth = self._paired_fourth(j).reshape(k, k * n_pairs)  # (m, m', jl)
+            left = (E @ fourth).reshape(h1, k, n_pairs)  # Σ_m E_am Q_(m, m'): (a, m', jl)
+            total += np.matmul(E, left)  # Σ_m' E_bm' (…)_(a, m'): (a, b, jl)
+            mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
+        size = h1 * p
+        cov = total[:, :, where].transpose(0, 2, 1, 3).reshape(size, size)  # (a, j, b, l)
+        cov /= self.n
+        mean = mean.reshape(-1) / self.n
+        cov -= np.outer(mean, mean)
+        return (cov + cov.T) / 2
+
+
+class GroupedGammaSums:
+    """One :class:`GammaSums` per level of a column (``update_groups``), for partial IRE."""
+
+    def __init__(self, parts: dict[Any, GammaSums]) -> None:
+        self.parts = parts
+
+    def update_groups(self, X: np.ndarray, y: np.ndarray, values: np.ndarray) -> GroupedGammaSums:
+        check_levels(values, self.parts)
+        for level, part in self.parts.items():
+            rows = values == level
+            if rows.any():
+                part.update(X[rows], y[rows])
+        return self
+
+    def merge(self, other: GroupedGammaSums) -> GroupedGammaSums:
+        for level, part in self.parts.items():
+            part.merge(other.parts[level])
+        return self
+
+
+class _Group:
+    """What ``Γ_ζ`` needs of one group (all rows for IRE): whitening, slices, ζ."""
+
+    def __init__(
+        self,
+        rule: SliceRule,
+        keys: list[Any],
+        shift: np.ndarray,
+        W: np.ndarray,
+        xi: np.ndarray,
+        f: np.ndarray,
+        scale: float = 1.0,
+    ) -> None:
+        self.rule, self.keys, self.shift, self.W = rule, keys, shift, W
+        self.h = xi.shape[1]
+        contrasts = helmert_basis(self.h)
+        self.zeta = (xi * f) @ contrasts
+        self.C = contrasts - f @ contrasts  # rows c_s = Aᵀ(e_s − f)
+        self.scale = scale
+
+    def full_e(self, request: Any) -> np.ndarray:
+        """``E`` with ``M = I``: ``ζᵀ`` times the projection of the request."""
+        if isinstance(request, str):
+            return np.zeros((self.h - 1, self.zeta.shape[0]))
+        if request is None:
+            return self.zeta.T
+        q = np.linalg.qr(request)[0]
+        return (self.zeta.T @ q) @ q.T
+
+    def basis(self, request: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The span ``M`` a request's slice means lie in, and ``E = ζᵀ M``."""
+        p = self.zeta.shape[0]
+        if isinstance(request, str):
+            M = np.zeros((p, 0))
+        elif request is None:
+            M = np.linalg.qr(self.zeta)[0]  # ξ̃ = ξ: ζ's columns (at most h − 1)
+        else:
+            M = np.linalg.qr(request)[0]
+        return M, self.zeta.T @ M
+
+    def sums(self, bases: list[np.ndarray]) -> GammaSums:
+        return GammaSums(self.rule, self.keys, self.shift, self.W, bases)
+
+    def factor(self, sums: GammaSums, j: int, E: np.ndarray) -> np.ndarray:
+        p = self.zeta.shape[0]
+        return covariance_factor(sums.covariance(j, E, self.C), sums.n, p) / self.scale
+
+
+class _RoundGammas:
+    """``gammas(requests)`` of :func:`._ire_als.solve_rounds` from passes over the chunks.
+
+    Full sums (``M = I``, when every group has at least p slices) in one pass on the first
+    call, then no more passes; else one pass per call with the requested spans.
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        groups: dict[Any, _Group],
+        column: str | None,
+        rescale: float | None = None,
+    ) -> None:
+        self.source, self.groups, self.column = source, groups, column
+        self.rescale = rescale  # R case weights' c: the passes see the rows √(c w) x
+        self.full = all(g.h >= source.p for g in groups.values())
+        self._full_sums: dict[Any, GammaSums] | None = None
+
+    def _pass(self, bases: dict[Any, list[np.ndarray]]) -> dict[Any, GammaSums]:
+        self._check_memory(bases)
+        parts = {level: g.sums(bases[level]) for level, g in self.groups.items()}
+        if self.column is None:
+            ((level, part),) = parts.items()
+            if self.rescale is not None:
+                return {level: self.source.reduce(WeightedRows(part, self.rescale)).inner}
+            return {level: self.source.reduce(part)}
+        return self.source.reduce(GroupedGammaSums(parts), column=self.column).parts
+
+    def _check_memory(self, bases: dict[Any, list[np.ndarray]]) -> None:
+        """Refuse, before allocating, sums that would not fit (:func:`check_memory`)."""
+        p = self.source.p
+        pairs = p * (p + 1) // 2
+        floats = 0
+        for level, g in self.groups.items():
+            for M in bases[level]:
+                k = M.shape[1]
+                floats += g.h * (k * pairs + p * p + p)
+                if k == p and np.allclose(M, np.eye(p)):  # the symmetric fourth moments
+                    floats += int(_symmetric_layout(p)[2][-1])
+                else:
+                    floats += k * (k + 1) // 2 * pairs
+        # a pass holds the running total, one chunk's (or partition's) sums and the merge
+        nbytes = 3 * 8 * floats + 8 * BLOCK_FLOATS
+        slices = max(g.h for g in self.groups.values())
+        check_memory(
+            "ire",
+            nbytes,
+            f"the sums its Γ_ζ covariances need at p = {p} with up to {slices} slices "
+            f"({size_text(nbytes / 3)} per copy, O(h·p³ + p⁴) floats at h >= p)",
+            "use fewer slices (nslices below p takes more passes but O(h·p²·d) floats)",
+        )
+
+    def __call__(self, requests: list[Any]) -> list[list[np.ndarray]]:
+        if self.full:
+            if self._full_sums is None:
+                eye = np.eye(self.source.p)
+                self._full_sums = self._pass({level: [eye] for level in self.groups})
+            sums = self._full_sums
+            return [
+                [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
+                for r in requests
+            ]
+        spans = {level: [g.basis(r) for r in requests] for level, g in self.groups.items()}
+        sums = self._pass({level: [M for M, _ in s] for level, s in spans.items()})
+        return [
+            [g.factor(sums[level], i, spans[level][i][1]) for level, g in self.groups.items()]
+            for i in range(len(requests))
+        ]
+
+
+def check_ire(estimator: Any, p: int) -> None:
+    """IRE's checks of ``p`` and ``d`` (as in memory)."""
+    if p < 2:
+        raise ValueError("ire needs at least two predictors (it fits dimensions below p).")
+    d = estimator.options["d"]
+    if d is not None and d > p - 1:
+        raise ValueError(f"The 'd' option of ire must be at most p - 1 = {p - 1}; got {d}.")
+    estimator.check_budget(None, p)
+
+
+class WeightedRows:
+    """An accumulator fed R's weighted rows ``√(c w) x`` of the rows with weight above
+    ``1e-30`` (``c`` rescales the weights to sum to the complete rows): R ``dr``'s ``Z`` of a
+    case-weighted fit is the whitened ``√w x``, and IRE's ``Γ_ζ`` is then the plain covariance
+    over those rows."""
+
+    def __init__(self, inner: Any, rescale: float) -> None:
+        self.inner, self.c = inner, rescale
+
+    def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WeightedRows:
+        keep = w > ZERO_WEIGHT
+        if keep.any():
+            self.inner.update(X[keep] * np.sqrt(self.c * w[keep])[:, None], y[keep])
+        return self
+
+    def merge(self, other: WeightedRows) -> WeightedRows:
+        self.inner.merge(other.inner)
+        return self
+
+
+def fit_ire(estimator: Any, source: Any) -> EstimatorOutput:
+    """IRE (or partial IRE with the ``group`` option) of the rows of ``source``, in memory or
+    on chunks (see the module notes): the slice moments, then the ``Γ_ζ`` sums.
+
+    With R's case weights the first pass is SIR's weighted one (R's whitening of ``√w x``,
+    weighted slice means), the ``Γ_ζ`` passes see the weighted rows, and the slice fractions
+    are the counts, as R's ``ire`` takes them.
+    """
+    if estimator.options["group"] is not None:
+        if source.case_weighted:
+            raise ValueError(
+                "Partial IRE (group=) with case weights is not available; R dr itself fails "
+                "on it when a weight is zero. Drop weights= or group=."
+            )
+        return fit_partial_ire(estimator, source)
+    p = source.p
+    check_ire(estimator, p)
+    acc = sliced_statistics(estimator, source)
+    std, moments = prepared_statistics(acc, source)
+    weighted = isinstance(acc, CaseWeightedStatistics)
+    if weighted:
+        sizes = moments.slices.sizes
+        f = sizes / sizes.sum()
+    else:
+        f = moments.fractions
+    W = np.linalg.inv(std.chol).T / std.scale[:, None]  # z = (x − x̄) W
+    keys = acc.ordered_keys(source.level_order)
+    group = _Group(acc.rule, keys, std.mean, W, moments.means.T, f)
+    gammas = _RoundGammas(source, {None: group}, None, rescale=acc.rescale if weighted else None)
+    with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+        output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
+    if weighted:
+        output.center = acc.center()  # R's dr.direction centres x by its plain mean
+    return rowless_extras(output, source, acc, (std, moments), levels=keys, ols=False)
+
+
+def _householder_r(first: np.ndarray, gram: np.ndarray) -> np.ndarray:
+    """R of the Householder QR (numpy's LAPACK, R's signs) of rows whose first rows are
+    ``first`` (up to p of them) and whose cross-product is ``gram``.
+
+    The signs of Householder QR's R depend only on the first p rows and the cross-product, so
+    those rows stacked on any square root of the rest of the cross-product have the same R.
+    """
+    rest = gram - first.T @ first
+    values, vectors = np.linalg.eigh((rest + rest.T) / 2)
+    root = np.sqrt(np.clip(values, 0, None))[:, None] * vectors.T
+    return np.linalg.qr(np.vstack([first, root]))[1]
+
+
+class PartialMoments:
+    """Partial IRE's first pass: pooled and per-group slice statistics and first rows."""
+
+    def __init__(
+        self, estimator: Any, p: int, pooled: SliceRule, rules: dict[Any, SliceRule]
+    ) -> None:
+        self.p = p
+        self.pooled = MomentStatistics(estimator, p, pooled, response=True)
+        self.groups = {lv: MomentStatistics(estimator, p, rule) for lv, rule in rules.items()}
+        self.first = np.zeros((0, p))
+        self.first_by = {lv: np.zeros((0, p)) for lv in rules}
+
+    def update_groups(self, X: np.ndarray, y: np.ndarray, values: np.ndarray) -> PartialMoments:
+        check_levels(values, self.groups)
+        self.pooled.update(X, y)
+        self.first = np.vstack([self.first, X[: self.p]])[: self.p]
+        for level, acc in self.groups.items():
+            rows = values == level
+            if rows.any():
+                acc.update(X[rows], y[rows])
+                self.first_by[level] = np.vstack([self.first_by[level], X[rows][: self.p]])[
+                    : self.p
+                ]
+        return self
+
+    def merge(self, other: PartialMoments) -> PartialMoments:
+        """Add the statistics of later rows (the first rows keep the data's order)."""
+        self.pooled.merge(other.pooled)
+        self.first = np.vstack([self.first, other.first])[: self.p]
+        for level, acc in self.groups.items():
+            acc.merge(other.groups[level])
+            self.first_by[level] = np.vstack([self.first_by[level], other.first_by[level]])[
+                : self.p
+            ]
+        return self
+
+
+def fit_partial_ire(estimator: Any, source: Any) -> EstimatorOutput:
+    """Partial IRE of the rows of ``source`` (in memory or on chunks): per-group slices, each
+    group whitened by its own Householder QR as R, then the groups' ``Γ_ζ`` sums."""
+    o = estimator.options
+    column, p = o["group"], source.p
+    check_ire(estimator, p)
+    if source.categorical:
+        raise ValueError(
+            "Partial IRE (group=) needs a numeric response (each group is sliced on its own "
+            "response); code the classes as numbers or drop group=."
+        )
+    h, fn = o["nslices"] or p, o["slice_function"]  # R's partial IRE default is p slices
+    if source.keeps_rows:
+        pooled_rule = SliceRule(
+            slices=make_slices(np.asarray(source.Y, dtype=float), h, function=fn)
+        )
+    else:
+        pooled_rule = SliceRule(cuts=source.response_cuts(h, fn))
+
+    def enough(level: Any, n_rows: int) -> None:
+        if n_rows < p:
+            raise ValueError(
+                f"Group {level!r} of {column!r} has {n_rows} rows; partial IRE needs at "
+                f"least p = {p} rows in every group. Merge small groups or drop predictors."
+            )
+
+    rules = level_rules(estimator, source, column, h, check=enough, given_cuts=False)
+    acc = source.reduce(PartialMoments(estimator, p, pooled_rule, rules), column=column)
+    n, mean, cov = acc.pooled.stats.moments()
+    check_rows(estimator, n, p, acc.pooled, source)
+    std = standardize_moments(n, mean, cov, source.x_names)  # constant/collinear: named
+    Rp = _householder_r(acc.first - mean, n * cov)
+    inv_p = np.linalg.inv(Rp)
+
+    def whitening(first: np.ndarray, shift: np.ndarray, gram: np.ndarray, rows: float) -> Any:
+        """``T`` with ``√rows Q = (x − shift) T`` for the rows of ``Zp = √n (x − x̄) Rp⁻¹``."""
+        zp_first = np.sqrt(n) * (first - shift) @ inv_p
+        zp_gram = n * inv_p.T @ gram @ inv_p
+        return np.sqrt(n * rows) * inv_p @ np.linalg.inv(_householder_r(zp_first, zp_gram))
+
+    groups, seen = {}, []
+    for level, part in acc.groups.items():
+        stats = part.stats.ordered()
+        n_g, mean_g, cov_g = stats.moments()
+        T = whitening(acc.first_by[level], mean_g, n_g * cov_g, n_g)
+        xi = T.T @ (stats.sums / stats.counts[:, None]).T
+        sizes = np.rint(stats.counts).astype(np.int64)
+        f = stats.counts / stats.counts.sum()
+        groups[level] = _Group(rules[level], stats.keys, mean_g, T, xi, f, np.sqrt(n_g / n))
+        seen.append((int(round(n_g)), sizes, groups[level].zeta))
+    pooled = acc.pooled.stats.ordered()
+    Ts = whitening(acc.first, mean, n * cov, n)
+    means = Ts.T @ (pooled.sums / pooled.counts[:, None]).T
+    sir_vectors = sym_eigh_desc((means * (pooled.counts / n)) @ means.T)[1]
+    gammas = _RoundGammas(source, groups, column)
+    with threadpool_limits(GAMMA_THREADS, user_api="blas"):
+        output = solve_partial(
+            estimator, list(groups), seen, sir_vectors, Rp, mean, int(round(n)), gammas
+        )
+    return rowless_extras(output, source, acc.pooled, (std, None), ols=False)
+
+
+__all__ = ["GammaSums", "GroupedGammaSums", "PartialMoments", "check_ire", "fit_ire"]

@@ -132,11 +132,7 @@ class BiasCorrectedSAVE(Estimator):
 
     References
     ----------
-    Li, Y. and Zhu, L.-X. (2007). Asymptotics for sliced average variance estimation.
-    Annals of Statistics 35, 41–69.
-
-    Cook, R. D. and Weisberg, S. (1991). Discussion of "Sliced inverse regression for
-    dimension reduction". Journal of the American Statistical Association 86, 328–332.
+    :cite:t:`lizhu2007`; SAVE itself: :cite:t:`cook1991`.
 
     Examples
     --------
@@ -252,6 +248,15 @@ def bias_corrected_save(
     Returns
     -------
     Results
+
+    See Also
+    --------
+    BiasCorrectedSAVE : The estimator, for arrays.
+    save : SAVE as R ``dr`` computes it.
+
+    References
+    ----------
+    :cite:t:`lizhu2007`.
 
     Examples
     --------

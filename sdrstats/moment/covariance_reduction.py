@@ -152,8 +152,7 @@ class COREResults(Results):
 
     References
     ----------
-    Cook, R. D. and Forzani, L. (2008). Covariance reducing models: an alternative to
-    spectral modelling of covariance matrices. Biometrika 95, 799–812.
+    :cite:t:`cook2008`.
 
     Examples
     --------
@@ -250,14 +249,8 @@ class CORE(Estimator):
 
     References
     ----------
-    Cook, R. D. and Forzani, L. (2008). Covariance reducing models: an alternative to
-    spectral modelling of covariance matrices. Biometrika 95, 799–812.
-
-    Edelman, A., Arias, T. A. and Smith, S. T. (1998). The geometry of algorithms with
-    orthogonality constraints. SIAM Journal on Matrix Analysis and Applications 20,
-    303–353.
-
-    Nocedal, J. and Wright, S. J. (2006). Numerical Optimization, 2nd ed. Springer.
+    :cite:t:`cook2008`; the search on the Grassmann manifold follows Edelman, Arias & Smith
+    (1998), with BFGS (Nocedal & Wright 2006) on its charts.
 
     Examples
     --------
@@ -553,6 +546,16 @@ def core(
     Returns
     -------
     COREResults
+
+    See Also
+    --------
+    CORE : The estimator, for arrays (``CORE(...).fit(X, y)``).
+    sdrstats.moment.covariance_reduction.COREResults : What it returns.
+    save, bias_corrected_save : Slicing methods that also see differences in means.
+
+    References
+    ----------
+    :cite:t:`cook2008`.
 
     Examples
     --------

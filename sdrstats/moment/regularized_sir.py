@@ -180,11 +180,7 @@ class RegularizedSIR(Estimator):
 
     References
     ----------
-    Ferré, L. and Yao, A.-F. (2003). Functional sliced inverse regression analysis.
-    Statistics 37, 475–488.
-
-    Li, K.-C. (1991). Sliced inverse regression for dimension reduction. Journal of the
-    American Statistical Association 86, 316–327.
+    :cite:t:`ferre2003`; :cite:t:`li1991`.
 
     Examples
     --------
@@ -432,6 +428,15 @@ def regularized_sir(
     Returns
     -------
     Results
+
+    See Also
+    --------
+    RegularizedSIR : The estimator, for arrays.
+    sir : Sliced inverse regression without a penalty.
+
+    References
+    ----------
+    :cite:t:`ferre2003`.
 
     Examples
     --------

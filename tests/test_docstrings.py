@@ -148,6 +148,10 @@ RESULTS_METHODS = sorted({meth for cls, meth in CONTRACT_METHODS if cls is Resul
 
 # A family's results class that overrides a contract method shadows the Results docstring in
 # help(fit.plot), so each override needs its own documentation.
+# every exported name resolved first: the package imports a family on first use, and a
+# results class exists only once its module is imported (whatever other tests ran before)
+for _name in sdr.__all__:
+    getattr(sdr, _name)
 RESULTS_FAMILIES = sorted(set(_results_subclasses(Results)), key=lambda c: c.__qualname__)
 
 

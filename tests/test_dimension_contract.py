@@ -63,6 +63,11 @@ METHODS = {
     "pca": lambda data, **kw: sdr.pca(F, data, **kw),
     "vpca": lambda data, **kw: sdr.vpca(F, data, **kw),
     "lasso_sir": lambda data, **kw: sdr.lasso_sir(F, data, nslices=5, n_folds=3, **kw),
+    "core": lambda data, **kw: sdr.core(G, data, d_max=2, **kw),
+    "regularized_sir": lambda data, **kw: sdr.regularized_sir(
+        F, data, nslices=5, penalty=0.1, d_max=2, **kw
+    ),
+    "bias_corrected_save": lambda data, **kw: sdr.bias_corrected_save(F, data, nslices=5, **kw),
     "online_sir": lambda data, **kw: sdr.OnlineSIR(nslices=5, init_size=40, **kw).fit(
         data[["x1", "x2", "x3", "x4"]], data["y"]
     ),

@@ -52,6 +52,8 @@ def test_every_class_names_its_dimension_d_and_its_largest_dimension_d_max():
         "IRE",
         "LassoSIR",
         "OnlineSIR",
+        "RegularizedSIR",
+        "BiasCorrectedSAVE",
     }
     for cls in (sdr.LSCE, sdr.LSMI, sdr.KDR, sdr.BPCA, sdr.LassoSIR):  # restarts, CV folds
         assert {"random_state", "n_jobs", "progress"} <= set(cls.params), cls.__name__

@@ -20,7 +20,6 @@ The objective is statsmodels 0.15's ``SlicedInverseReg.fit_regularized`` with ``
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -344,38 +343,6 @@ class RegularizedSIR(Estimator):
         """The span's basis ordered as SIR orders directions: ``Aᵀ M A v = λ Aᵀ Σ A v``."""
         _, vectors = scipy.linalg.eigh(A.T @ M @ A, A.T @ cov @ A)
         return A @ vectors[:, ::-1]
-
-    def output_for_dimension(
-        self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
-    ) -> EstimatorOutput:
-        """The fit at ``d`` from the candidates the rule fitted (see :class:`Estimator`).
-
-        Parameters
-        ----------
-        output : EstimatorOutput
-            What the fit returned.
-        d : int
-            The chosen dimension.
-        spec : ModelSpec
-            The fit's data.
-        random_state : optional
-            The fit's seed.
-
-        Returns
-        -------
-        EstimatorOutput
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> from sdrstats.design.formula import parse
-        >>> spec = parse("lbm ~ log(ssf) + log(wt) + log(hg)", sdr.datasets.load("ais"))
-        >>> est = sdr.RegularizedSIR(penalty=0)
-        >>> est.output_for_dimension(est.fit_output(spec), 2, spec).d
-        2
-        """
-        chosen = super().output_for_dimension(output, d, spec, random_state=random_state)
-        return dataclasses.replace(chosen, d=d)
 
 
 @formula_doc(RegularizedSIR)

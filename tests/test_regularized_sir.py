@@ -8,9 +8,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from gradients import numeric_gradient
 
 import sdrstats as sdr
-from sdrstats.moment.regularized_sir import _chart_objective, penalty_matrix_for
+from sdrstats.moment.regularized_sir import _criterion, penalty_matrix_for
 from sdrstats.stats.distances import subspace_distance
 
 sm_dimred = pytest.importorskip("statsmodels.regression.dimred")
@@ -80,14 +81,11 @@ def test_chart_gradient_matches_finite_differences():
         @ penalty_matrix_for("second_difference", p)
     )
     A0 = np.linalg.qr(rng.standard_normal((p, k)))[0]
-    objective, _ = _chart_objective(A0, cov, M, K)
-    c = 0.3 * rng.standard_normal((p - k) * k)
-    step = 1e-6
-    numeric = [
-        (objective(c + step * e)[0] - objective(c - step * e)[0]) / (2 * step)
-        for e in np.eye(c.size)
-    ]
-    np.testing.assert_allclose(objective(c)[1], numeric, atol=1e-7)
+    criterion = _criterion(cov, M, K)
+    B = A0 + 0.3 * rng.standard_normal((p, k))  # any basis, not only orthonormal ones
+    np.testing.assert_allclose(criterion(B)[1], numeric_gradient(criterion, B), atol=1e-7)
+    # a function of the span only
+    assert criterion(B @ np.array([[2.0, 1.0], [0.5, 3.0]]))[0] == pytest.approx(criterion(B)[0])
 
 
 def test_without_a_penalty_it_is_the_closed_form_and_near_sir():

@@ -32,8 +32,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
-import scipy.optimize
 
 from ..base.budget import check_count, check_loops
 from ..base.parallel import spawn_generators
@@ -44,7 +42,7 @@ from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf
-from ..stats.grassmann import random_orthonormal_rows
+from ..stats.grassmann import minimize_on_charts, random_orthonormal_rows
 from ..stats.linalg import canonical_basis, sym_eigh_desc
 
 #: Seconds of one BFGS iteration per (p³ h) on a 2-core machine (a d x d solve per class and
@@ -101,31 +99,23 @@ def class_covariances(
     return sizes, covs, w @ X / w.sum()
 
 
-def _chart_objective(
-    beta0: np.ndarray, T: np.ndarray, fractions: np.ndarray
-) -> tuple[Any, np.ndarray]:
-    """The criterion on the chart ``B = β₀ + β₀⊥ A`` of the Grassmann manifold around ``β₀``.
+def _criterion(T: np.ndarray, fractions: np.ndarray) -> Any:
+    """``F(B) = Σ_g f_g log|Bᵀ T_g B| − log|Bᵀ B|`` (a function of the span of any basis
+    ``B``) with its gradient in ``B``."""
 
-    ``F(A) = Σ_g f_g log|Bᵀ T_g B| − log|Bᵀ B|`` (the span's criterion for any basis ``B``)
-    with its gradient in ``A``; returns the function of the flattened ``A`` and ``β₀⊥``.
-    """
-    p, k = beta0.shape
-    perp = scipy.linalg.null_space(beta0.T)
-
-    def objective(a: np.ndarray) -> tuple[float, np.ndarray]:
-        B = beta0 + perp @ a.reshape(p - k, k)
+    def criterion(B: np.ndarray) -> tuple[float, np.ndarray]:
         TB = np.einsum("gpq,qd->gpd", T, B)
         inner = np.einsum("pd,gpe->gde", B, TB)
         sign, logdet = np.linalg.slogdet(inner)
         gram = B.T @ B
         if np.any(sign <= 0):
-            return np.inf, np.zeros_like(a)
+            return np.inf, np.zeros_like(B)
         value = float(fractions @ logdet) - np.linalg.slogdet(gram)[1]
         grad = 2.0 * np.einsum("g,gpd,gde->pe", fractions, TB, np.linalg.inv(inner))
         grad -= 2.0 * B @ np.linalg.inv(gram)
-        return value, (perp.T @ grad).ravel()
+        return value, grad
 
-    return objective, perp
+    return criterion
 
 
 def _orient(beta: np.ndarray, T: np.ndarray, fractions: np.ndarray) -> np.ndarray:
@@ -397,36 +387,18 @@ class CORE(Estimator):
     ) -> tuple[np.ndarray, float, bool]:
         """The best of ``n_restarts`` searches at one dimension: ``(β, criterion, converged)``.
 
-        Each search runs BFGS on a chart of the Grassmann manifold around its start
-        (:func:`_chart_objective`), and re-centres the chart on the result while the step
-        left it far (a coordinate of ``A`` above 1), at most ten times.
+        Each search runs BFGS on charts of the Grassmann manifold around its start
+        (:func:`sdrstats.stats.grassmann.minimize_on_charts`).
         """
         k, p = start.shape[1], T.shape[1]
         starts = [start] + [
             random_orthonormal_rows(k, p, rng).T for _ in range(self.options["n_restarts"] - 1)
         ]
-        best: tuple[np.ndarray, float, bool] | None = None
+        criterion = _criterion(T, fractions)
         tol, max_iter = self.options["tol"], self.options["max_iter"]
-        for beta in starts:
-            for _ in range(10):
-                objective, perp = _chart_objective(beta, T, fractions)
-                found = scipy.optimize.minimize(
-                    objective,
-                    np.zeros((p - k) * k),
-                    jac=True,
-                    method="BFGS",
-                    options={"gtol": tol, "maxiter": max_iter},
-                )
-                step = found.x.reshape(p - k, k)
-                beta = np.linalg.qr(beta + perp @ step)[0]
-                if np.abs(step).max() <= 1.0:
-                    break
-            # BFGS reports a loss of precision when the gradient is at rounding level
-            ok = bool(found.success or np.abs(found.jac).max() <= 1e3 * tol)
-            if best is None or found.fun < best[1]:
-                best = (beta, float(found.fun), ok)
-        assert best is not None
-        return _orient(best[0], T, fractions), best[1], best[2]
+        runs = [minimize_on_charts(criterion, b, gtol=tol, max_iter=max_iter) for b in starts]
+        best = min(runs, key=lambda run: run.value)
+        return _orient(best.basis, T, fractions), best.value, best.converged
 
     def output_for_dimension(
         self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None

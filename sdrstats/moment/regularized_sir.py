@@ -20,7 +20,6 @@ The objective is statsmodels 0.15's ``SlicedInverseReg.fit_regularized`` with ``
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +32,7 @@ from ..base.warnings import ConvergenceWarning
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import Results
+from ..stats.grassmann import minimize_on_charts
 from ..stats.linalg import canonical_basis
 from ..stats.slicing import default_nslices, make_slices
 from .estimator import response_vector
@@ -88,35 +88,26 @@ def penalty_matrix_for(
     return P
 
 
-def _chart_objective(
-    A0: np.ndarray, cov: np.ndarray, M: np.ndarray, K: np.ndarray
-) -> tuple[Any, np.ndarray]:
-    """``F`` on the chart ``B = A₀ + A₀⊥ C`` around ``A₀``, for any basis ``B`` of the span:
-    ``tr M − tr(Q M) + tr((BᵀB)⁻¹ Bᵀ K B)`` with ``Q`` the projection onto ``Σ B`` and
-    ``K = λ PᵀP``; returns the function of the flattened ``C`` (value, gradient) and ``A₀⊥``."""
-    p, k = A0.shape
-    perp = scipy.linalg.null_space(A0.T)
+def _criterion(cov: np.ndarray, M: np.ndarray, K: np.ndarray) -> Any:
+    """``F(B) = tr M − tr(Q M) + tr((BᵀB)⁻¹ Bᵀ K B)`` for any basis ``B`` of the span, with
+    ``Q`` the projection onto ``Σ B`` and ``K = λ PᵀP``, and its gradient in ``B``."""
     trace_m = float(np.trace(M))
 
-    def objective(c: np.ndarray) -> tuple[float, np.ndarray]:
-        B = A0 + perp @ c.reshape(p - k, k)
+    def criterion(B: np.ndarray) -> tuple[float, np.ndarray]:
         C = cov @ B
-        gram_c = C.T @ C
         MC = M @ C
-        inv_c = np.linalg.inv(gram_c)
-        QM_trace = float(np.trace(inv_c @ (C.T @ MC)))
-        gram = B.T @ B
-        inv_b = np.linalg.inv(gram)
+        inv_c = np.linalg.inv(C.T @ C)
+        inv_b = np.linalg.inv(B.T @ B)
         KB = K @ B
         BKB = B.T @ KB
-        value = trace_m - QM_trace + float(np.trace(inv_b @ BKB))
+        value = trace_m - float(np.trace(inv_c @ (C.T @ MC))) + float(np.trace(inv_b @ BKB))
         # d(-tr QM)/dC = -2 (I - Q) M C (CᵀC)⁻¹, pulled back through C = Σ B
         residual = MC - C @ (inv_c @ (C.T @ MC))
         grad = -2.0 * cov @ (residual @ inv_c)
         grad += 2.0 * KB @ inv_b - 2.0 * B @ (inv_b @ BKB @ inv_b)
-        return value, (perp.T @ grad).ravel()
+        return value, grad
 
-    return objective, perp
+    return criterion
 
 
 class RegularizedSIR(Estimator):
@@ -336,63 +327,22 @@ class RegularizedSIR(Estimator):
     def _search(
         self, A: np.ndarray, cov: np.ndarray, M: np.ndarray, K: np.ndarray
     ) -> tuple[np.ndarray, float, bool]:
-        """BFGS on charts around ``A``, re-centred while a step leaves the chart far."""
-        p, k = A.shape
+        """BFGS on charts of the Grassmann manifold from ``A``."""
+        p = A.shape[0]
         scale = float(np.trace(M)) + float(np.trace(K)) / max(p, 1) + 1e-300
-        tol, max_iter = self.options["tol"] * scale, self.options["max_iter"]
-        for _ in range(10):
-            objective, perp = _chart_objective(A, cov, M, K)
-            found = scipy.optimize.minimize(
-                objective,
-                np.zeros((p - k) * k),
-                jac=True,
-                method="BFGS",
-                options={"gtol": tol, "maxiter": max_iter},
-            )
-            step = found.x.reshape(p - k, k)
-            A = np.linalg.qr(A + perp @ step)[0]
-            if np.abs(step).max() <= 1.0:
-                break
-        ok = bool(found.success or np.abs(found.jac).max() <= 1e3 * tol)
-        return A, float(found.fun), ok
+        found = minimize_on_charts(
+            _criterion(cov, M, K),
+            A,
+            gtol=self.options["tol"] * scale,
+            max_iter=self.options["max_iter"],
+        )
+        return found.basis, found.value, found.converged
 
     @staticmethod
     def _orient(A: np.ndarray, cov: np.ndarray, M: np.ndarray) -> np.ndarray:
         """The span's basis ordered as SIR orders directions: ``Aᵀ M A v = λ Aᵀ Σ A v``."""
         _, vectors = scipy.linalg.eigh(A.T @ M @ A, A.T @ cov @ A)
         return A @ vectors[:, ::-1]
-
-    def output_for_dimension(
-        self, output: EstimatorOutput, d: int, spec: Any, *, random_state: Any = None
-    ) -> EstimatorOutput:
-        """The fit at ``d`` from the candidates the rule fitted (see :class:`Estimator`).
-
-        Parameters
-        ----------
-        output : EstimatorOutput
-            What the fit returned.
-        d : int
-            The chosen dimension.
-        spec : ModelSpec
-            The fit's data.
-        random_state : optional
-            The fit's seed.
-
-        Returns
-        -------
-        EstimatorOutput
-
-        Examples
-        --------
-        >>> import sdrstats as sdr
-        >>> from sdrstats.design.formula import parse
-        >>> spec = parse("lbm ~ log(ssf) + log(wt) + log(hg)", sdr.datasets.load("ais"))
-        >>> est = sdr.RegularizedSIR(penalty=0)
-        >>> est.output_for_dimension(est.fit_output(spec), 2, spec).d
-        2
-        """
-        chosen = super().output_for_dimension(output, d, spec, random_state=random_state)
-        return dataclasses.replace(chosen, d=d)
 
 
 @formula_doc(RegularizedSIR)

@@ -44,6 +44,13 @@ CORRECTION_NOTES = {
 }
 
 
+#: How a fit's dimension line names the p-values of a small-sample version of the statistic.
+CORRECTION_NAMES = {
+    "F": "F-version p-values (Yuan & Bentler 1999)",
+    "yuan_bentler": "Yuan & Bentler (1997) p-values",
+}
+
+
 #: Rows per slice-mean moment below which the summary says the χ² test runs large.
 SMALL_SAMPLE_ROWS = 20
 
@@ -585,6 +592,7 @@ class IRE(MomentEstimator):
             title="Large-sample Marginal Dimension Tests",
             display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
             note=CORRECTION_NOTES.get(correction),
+            decided_by=CORRECTION_NAMES.get(correction),
         )
 
     def coordinate_test_basis(

@@ -186,12 +186,19 @@ class SummaryMixin:
         ...
         """
         blocks = self._summary_blocks()
-        blocks.append(Block("Dimension", text=self.dimension_line))
+        blocks.append(Block("Dimension", text=self._dimension_text()))
         blocks.append(Block("Random state", text=self._seed_line()))
         notes = getattr(self.spec, "notes", ())  # what the formula front did to the data
         if notes:
             blocks.append(Block("Note", text="\n".join(notes)))
         return Summary(blocks)
+
+    def _dimension_text(self) -> str:
+        """The dimension line, and which p-value column chose ``d`` when the rule's table
+        has several (SAVE's and pHd's normal-theory, general-theory and independence tests)."""
+        choice = getattr(self, "d_choice", None)
+        note = choice.columns_note() if choice is not None else None
+        return self.dimension_line + (f"\n{note}" if note else "")
 
     def _seed_line(self) -> str:
         """The fit's seed, and how to repeat the run when it was drawn."""

@@ -1,0 +1,40 @@
+"""Summaries say what chose d and use words that fit what each method estimates."""
+
+from __future__ import annotations
+
+import pytest
+
+import sdrstats as sdr
+
+FORMULA = "lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)"
+
+
+@pytest.fixture(scope="module")
+def ais():
+    return sdr.datasets.load("ais")
+
+
+def test_phd_summary_names_the_column_that_chose_d(ais):
+    text = str(sdr.phd(FORMULA, ais).summary())
+    dimension = text.split("Dimension:")[1]
+    assert 'read from the "Normal theory" column' in dimension
+    assert '"General theory" column d = 2' in dimension
+    # the independence test has only the 0D hypothesis: it says no more than d >= 1
+    assert '"Indep. test" column would choose d >= 1' in dimension
+
+
+def test_save_summary_names_the_column_that_chose_d(ais):
+    dimension = str(sdr.save(FORMULA, ais).summary()).split("Dimension:")[1]
+    assert 'read from the "p.value(Nor)" column' in dimension
+    assert '"p.value(Gen)" column' in dimension
+
+
+def test_one_column_of_p_values_needs_no_column_note(ais):
+    fit = sdr.sir(FORMULA, ais)
+    assert fit.d_choice.columns_note() is None
+    assert "column" not in str(fit.summary()).split("Dimension:")[1].split("Random")[0]
+
+
+def test_ire_corrected_test_names_its_p_values(ais):
+    test = sdr.ire(FORMULA, ais).test_dimension(correction="F")
+    assert test.describe().endswith("on its F-version p-values (Yuan & Bentler 1999)")

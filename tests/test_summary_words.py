@@ -38,3 +38,23 @@ def test_one_column_of_p_values_needs_no_column_note(ais):
 def test_ire_corrected_test_names_its_p_values(ais):
     test = sdr.ire(FORMULA, ais).test_dimension(correction="F")
     assert test.describe().endswith("on its F-version p-values (Yuan & Bentler 1999)")
+
+
+def test_pca_summary_prints_components_and_their_variances(ais):
+    text = str(sdr.pca(FORMULA, ais).summary())
+    assert "Principal Component Directions" in text
+    assert "Component variances" in text and "R^2(OLS|components)" in text
+    assert "Central Subspace" not in text and "Eigenvalues" not in text
+
+
+def test_sdspca_summary_says_what_its_negative_values_are(ais):
+    text = str(sdr.sdspca("sex ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais).summary())
+    assert "Estimated Projection Directions" in text
+    assert "Q-step criterion values" in text and "They are not variances" in text
+    assert "Central Subspace" not in text and "Eigenvalues" not in text
+
+
+def test_moment_methods_keep_r_s_headings(ais):
+    text = str(sdr.sir(FORMULA, ais).summary())
+    assert "Estimated Basis Vectors for Central Subspace" in text
+    assert "Eigenvalues" in text and "R^2(OLS|dr)" in text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import sdrstats as sdr
@@ -58,3 +60,55 @@ def test_moment_methods_keep_r_s_headings(ais):
     text = str(sdr.sir(FORMULA, ais).summary())
     assert "Estimated Basis Vectors for Central Subspace" in text
     assert "Eigenvalues" in text and "R^2(OLS|dr)" in text
+
+
+def _odd_names_frame(n: int = 120) -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    columns = ["od280/od315_of_diluted_wines", "alcohol pct", "x.dot", "2nd"]
+    frame = pd.DataFrame(rng.standard_normal((n, len(columns))) + 3, columns=columns)
+    frame["y"] = frame.iloc[:, 0] + frame["x.dot"] + 0.3 * rng.standard_normal(n)
+    return frame
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "y ~ .",
+        'y ~ Q("od280/od315_of_diluted_wines") + Q("alcohol pct") + x.dot + Q("2nd")',
+        "y ~ `od280/od315_of_diluted_wines` + `alcohol pct` + x.dot + `2nd`",
+    ],
+)
+def test_predictor_names_print_as_r_names_the_columns(formula):
+    # never Q("..."): names R writes bare stay bare, the others are backquoted as in R
+    fit = sdr.sir(formula, _odd_names_frame())
+    expected = ["`od280/od315_of_diluted_wines`", "`alcohol pct`", "x.dot", "`2nd`"]
+    assert fit.x_names == expected
+    text = str(fit.summary()).split("Method:")[1]  # the Call line repeats the formula
+    assert "Q(" not in text and all(name in text for name in expected)
+
+
+def test_transformed_terms_print_as_written():
+    fit = sdr.sir("y ~ log(`alcohol pct`) + I(x.dot^2) + Q('2nd')", _odd_names_frame())
+    assert fit.x_names == ["log(`alcohol pct`)", "I(x.dot^2)", "`2nd`"]
+
+
+def test_array_fit_keeps_the_frame_s_column_names():
+    frame = _odd_names_frame()
+    fit = sdr.SIR().fit(frame.drop(columns="y"), frame["y"])
+    assert fit.x_names == list(frame.columns[:-1])
+
+
+def test_command_line_prints_the_column_names(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "odd.csv"
+    _odd_names_frame().to_csv(path, index=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "sdrstats", "fit", "sir", "y ~ .", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "`od280/od315_of_diluted_wines`" in out and "`alcohol pct`" in out
+    assert "Q(" not in out

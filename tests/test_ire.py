@@ -659,3 +659,63 @@ def test_the_summary_says_when_n_is_small_for_the_slices(ais):
     X = rng.standard_normal((1000, 3))
     big = sdr.IRE(nslices=4).fit(X, X[:, 0] + rng.standard_normal(1000))
     assert "Small sample" not in str(big.summary())  # 1000 rows for 9 moments
+
+
+def _cars93_like(seed: int = 1, n: int = 90, p: int = 8) -> pd.DataFrame:
+    """A frame of Cars93's shape (n = 90, p = 8): correlated predictors, a two-index response."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p)) @ (np.eye(p) + 0.3)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(p)])
+    frame["y"] = X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.5 * rng.standard_normal(n)
+    return frame
+
+
+CARS_FORMULA = "y ~ " + " + ".join(f"x{j}" for j in range(8))
+
+
+def test_default_slicing_keeps_gamma_estimable_at_cars93_shape():
+    # R's max(8, p + 3) = 11 slices give p(h - 1) = 80 moments from 90 rows: the default is the
+    # largest h with p(h - 1) <= n/2, the fit converges without a warning and says so
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = sdr.ire(CARS_FORMULA, _cars93_like())
+    assert len(fit.output.extras["slice_sizes"]) == 6
+    text = str(fit.summary())
+    assert "6 slices, below R dr's default max(8, p + 3) = 11" in text
+    assert "nslices=11" in text
+
+
+def test_bootstrap_uses_the_fit_s_own_slicing():
+    fit = sdr.ire(CARS_FORMULA, _cars93_like(2))
+    boot = fit.bootstrap(B=10, random_state=0)
+    assert boot.n_failed == 0 and np.isfinite(boot.distances).all()
+
+
+def test_chunked_fit_takes_the_same_default_slicing():
+    frame = _cars93_like(3)
+    whole = sdr.ire(CARS_FORMULA, frame)
+    parts = sdr.ire(CARS_FORMULA, sdr.chunks_from([frame.iloc[:45], frame.iloc[45:]]))
+    np.testing.assert_array_equal(
+        parts.output.extras["slice_sizes"], whole.output.extras["slice_sizes"]
+    )
+
+
+def test_given_nslices_is_used_as_in_r():
+    # R's numbers follow from an explicit nslices, whatever the rows
+    fit = sdr.ire(CARS_FORMULA, _cars93_like(), nslices=11, max_iter=2000)
+    assert len(fit.output.extras["slice_sizes"]) == 11
+    assert "below R dr's default" not in str(fit.summary())
+
+
+def test_default_slicing_is_r_s_with_enough_rows(ais):
+    fit = sdr.ire("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+    assert len(fit.output.extras["slice_sizes"]) == 8
+    assert "Slicing" not in str(fit.summary())
+
+
+def test_singular_gamma_error_advises_a_slicing_that_works():
+    frame = _cars93_like(n=40)
+    with pytest.raises(ValueError, match=r"'nslices' option of ire to at most 3") as caught:
+        sdr.ire(CARS_FORMULA, frame, nslices=10)
+    fit = sdr.ire(CARS_FORMULA, frame, nslices=3)  # the advice works
+    assert fit.d >= 0 and "p(h - 1) <= n/2" in str(caught.value)

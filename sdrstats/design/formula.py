@@ -45,7 +45,8 @@ Formula conventions (as in R; R's formula language is read as R reads it, see
   of several columns adds ``1``, ``2``... (``poly(hp, 2)1``), and terms are spelt as R
   deparses them (``I(hp^2)``, ``as.factor(am)``, ``poly(hp, 2, raw = TRUE)``). Patsy's own
   contrasts keep patsy's suffixes (``C(g, Sum)[S.a]``), and a name R would backquote is
-  shown as ``Q("name with space")``.
+  shown backquoted as R shows it (```name with space```, ```2nd```), whether the formula
+  wrote it bare, backquoted or as ``Q("name with space")``.
 * factor levels follow R's ``factor()``: a pandas categorical keeps its categories in their
   order (R keeps a factor's levels); otherwise the distinct values sorted, numbers
   numerically, ``False`` before ``True`` and text by character code, which is R's order in
@@ -59,7 +60,7 @@ Formula conventions (as in R; R's formula language is read as R reads it, see
 * R's column names work unquoted: formula text that is exactly a column of ``data``, such
   as ``MPG.city``, ``Rev.per.mile``, ``2nd`` or ``name with space``, means that column
   (:mod:`sdrstats.design.names`); names R writes bare are shown bare (``MPG.city``), the
-  others as ``Q("...")`` where R shows backquotes.
+  others backquoted, as R shows them.
 * a factor among the predictors may have at most half as many levels as rows
   (:data:`MAX_LEVELS_PER_ROW`): a text column with a value per row (an id, a name) is an
   error naming it, not ``n - 1`` dummy columns. A column of numbers with a few values that

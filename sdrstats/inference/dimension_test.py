@@ -137,6 +137,41 @@ class DimensionTest:
             text += f" with {self.n_replicates} bootstrap replicates"
         return text
 
+    def columns_note(self) -> str | None:
+        """Which printed p-value column chose ``d`` and what the others would choose, for a
+        table with several columns of p-values (SAVE's and pHd's); None otherwise.
+
+        Returns
+        -------
+        str or None
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.phd("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)
+        >>> print(fit.test_dimension().columns_note())
+        d = 3 is read from the "Normal theory" column; the "Indep. test" column would choose d >= 1, the "General theory" column d = 2.
+        """
+        others = [c for c in self.table.columns if c.startswith("p_value") and c != "p_value"]
+        if not others or "p_value" not in self.table.columns or self.level is None:
+            return None
+
+        def shown(column: str) -> str:
+            return f'"{self.display_names.get(column, column)}"'
+
+        def chosen(column: str) -> str:
+            values = self.table[column].to_numpy(dtype=float)
+            tested = values[~np.isnan(values)]
+            d = choose_by_pvalues(tested, self.level)
+            # a column that rejects every hypothesis it tests (pHd's independence test has
+            # only 0D) says only that d is at least their number
+            return f"d >= {d}" if d == tested.size else f"d = {d}"
+
+        said = [f"the {shown(others[0])} column would choose {chosen(others[0])}"]
+        said += [f"the {shown(c)} column {chosen(c)}" for c in others[1:]]
+        return f"d = {self.d} is read from the {shown('p_value')} column; " + ", ".join(said) + "."
+
     def display_table(self) -> pd.DataFrame:
         """The table with R-style column names, as printed.
 

@@ -101,10 +101,13 @@ def covariance_factor(cov: np.ndarray, n: float, p: int) -> np.ndarray:
         return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False, check_finite=False)
     except np.linalg.LinAlgError:
         # Γ_ζ has p(h−1) rows; n rows cannot estimate it when h approaches n/p.
+        fitting = max(int(n / 2 // p) + 1, 2)
         raise ValueError(
             f"ire cannot estimate the covariance of its p(h - 1) = {h1 * p} inverse-regression "
-            f"moments from n = {int(n)} rows with h = {h1 + 1} slices (it is singular); lower the "
-            f"'nslices' option of ire (n/p = {int(n) // p} or fewer slices keep it estimable)."
+            f"moments from n = {int(n)} rows with h = {h1 + 1} slices (it is singular: the "
+            "rows, or a bootstrap resample's distinct rows, are too few for that many "
+            f"moments). Set the 'nslices' option of ire to at most {fitting}, which keeps "
+            "p(h - 1) <= n/2, or use fewer predictors."
         ) from None
 
 

@@ -84,7 +84,9 @@ class MomentEstimator(Estimator):
                 "'bootstrap' or 'ratio'."
             )
 
-    def nslices_for(self, p: int) -> int:
+    def nslices_for(self, p: int, n: float | None = None) -> int:
+        """The number of slices of a fit on ``p`` predictors (and ``n`` rows, when known):
+        the ``nslices`` option, or R ``dr``'s default ``max(8, p + 3)``."""
         return self.options["nslices"] or default_nslices(p)
 
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
@@ -95,14 +97,14 @@ class MomentEstimator(Estimator):
         if d is not None and d > p:
             raise ValueError(f"The 'd' option of {self.method} must be at most p = {p}; got {d}.")
         if self.uses_slices and not categorical and self.options["cut_points"] is None:
-            h = self.nslices_for(p)
+            h = self.nslices_for(p, n)
             self.check_nslices(n, p, Y.reshape(n, -1).shape[1] > 1 or _more_values(Y, h))
 
     def check_nslices(self, n: float, p: int, more_values: bool) -> None:
         """R's rule: a response with at most ``h`` distinct values is sliced by value, so only
         a response with more distinct values than slices (``more_values``) needs two cases a
         slice (in memory, and on chunks from the response pass)."""
-        h = self.nslices_for(p)
+        h = self.nslices_for(p, n)
         if h > n / 2 and more_values:
             raise ValueError(
                 f"The 'nslices' option of {self.method} must be at most n/2 = {int(n) // 2} for "
@@ -114,7 +116,7 @@ class MomentEstimator(Estimator):
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
         slices = make_slices(
             Y,
-            self.nslices_for(p),
+            self.nslices_for(p, Y.shape[0]),
             function=self.options["slice_function"],
             categorical=categorical,
             cut_points=self.options["cut_points"],

@@ -22,6 +22,7 @@ from ..fitting.formula_functions import fit_formula, formula_doc
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues
 from ..scale import is_chunked
 from ..stats.linalg import canonical_basis, sym_eigh_desc
+from ..stats.slicing import default_nslices
 from ._core import Standardized
 from ._ire_als import (
     CORRECTIONS,
@@ -40,6 +41,13 @@ from .pire import fit_grouped, group_column, group_values, partial_coordinate_te
 CORRECTION_NOTES = {
     "F": "p-values: Yuan & Bentler's (1999) F version, T (n - df) / ((n - 1) df) ~ F(df, n - df).",
     "yuan_bentler": "p-values: Yuan & Bentler's (1997) T / (1 + T/n) ~ chi2(df).",
+}
+
+
+#: How a fit's dimension line names the p-values of a small-sample version of the statistic.
+CORRECTION_NAMES = {
+    "F": "F-version p-values (Yuan & Bentler 1999)",
+    "yuan_bentler": "Yuan & Bentler (1997) p-values",
 }
 
 
@@ -74,6 +82,58 @@ def small_sample_note(n: int, extras: dict[str, Any]) -> str | None:
     )
 
 
+#: The share of the rows that IRE's default slicing allows as slice-mean moments p(h − 1).
+MOMENTS_PER_ROW = 0.5
+
+
+def default_ire_nslices(p: int, n: float | None = None) -> int:
+    """IRE's default number of slices: R ``dr``'s ``max(8, p + 3)``, lowered when ``n`` rows
+    are too few to estimate the covariance ``Γ_ζ`` of the ``p(h − 1)`` slice-mean moments.
+
+    ``Γ_ζ`` is a covariance of ``p(h − 1)`` coordinates estimated from ``n`` rank-one
+    terms, so it is singular when ``p(h − 1)`` reaches the number of distinct rows, and a
+    bootstrap resample holds only about 63% of them (Efron & Tibshirani 1993). The default is
+    the largest ``h`` up to R's with ``p(h − 1) ≤ n / 2`` (at least 3, two slice contrasts);
+    an explicit ``nslices`` is always used as given, so R's numbers follow from it.
+
+    Parameters
+    ----------
+    p : int
+        Number of predictors.
+    n : float, optional
+        Number of rows (the sum of frequency weights); unknown: R's default.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> default_ire_nslices(8), default_ire_nslices(8, 93), default_ire_nslices(4, 202)
+    (11, 6, 8)
+    """
+    h = default_nslices(p)
+    if n is None:
+        return h
+    fitting = int(MOMENTS_PER_ROW * n // p) + 1
+    return max(3, min(h, fitting))
+
+
+def slicing_note(results: Results) -> str | None:
+    """The summary's line when IRE's default slicing is below R ``dr``'s for the rows' count."""
+    if results.estimator.options["nslices"] or results.estimator.options["cut_points"] is not None:
+        return None
+    r_default = default_nslices(results.p)
+    h = len(results.output.extras.get("slice_sizes", ()))
+    if not h or results.estimator.nslices_for(results.p, results.n) >= r_default:
+        return None
+    return (
+        f"{h} slices, below R dr's default max(8, p + 3) = {r_default}: with n = {results.n} "
+        f"rows the covariance of the p(h - 1) slice-mean moments is estimable (in bootstrap "
+        f"resamples too) when p(h - 1) <= n/2. Pass nslices={r_default} for R's slicing."
+    )
+
+
 class IREResults(MomentResults):
     """Results of :class:`IRE`; the summary lists the solution of every dimension as R does.
 
@@ -102,6 +162,10 @@ class IREResults(MomentResults):
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
+        slicing = slicing_note(self)
+        if slicing:
+            at = next((i + 1 for i, b in enumerate(blocks) if b.title.startswith("Method")), 0)
+            blocks.insert(at, Block("Slicing", text=slicing))
         note = small_sample_note(self.n, self.output.extras)
         if note:
             at = next(
@@ -122,7 +186,10 @@ class IRE(MomentEstimator):
     Parameters
     ----------
     nslices : int, optional
-        Number of slices; default ``max(8, p + 3)`` as in R ``dr``.
+        Number of slices; default R ``dr``'s ``max(8, p + 3)``, lowered to the largest ``h``
+        with ``p(h − 1) ≤ n/2`` when the rows are too few to estimate the covariance of the
+        slice-mean moments (:func:`default_ire_nslices`; the summary says so). Given, it is
+        used as is, as in R.
     slice_function : {"dr", "arc"}, default "dr"
         Slicing rule.
     d_max : int, default 4
@@ -296,6 +363,13 @@ class IRE(MomentEstimator):
             )
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)
 
+    def nslices_for(self, p: int, n: float | None = None) -> int:
+        """The ``nslices`` option, or R ``dr``'s ``max(8, p + 3)`` lowered to keep ``Γ_ζ``
+        estimable from ``n`` rows (see :func:`default_ire_nslices`)."""
+        if self.options["nslices"]:
+            return self.options["nslices"]
+        return default_ire_nslices(p, n)
+
     def _check_data(self, X: np.ndarray, Y: np.ndarray, categorical: bool) -> None:
         super()._check_data(X, Y, categorical)
         d, p = self.options["d"], X.shape[1]
@@ -315,7 +389,7 @@ class IRE(MomentEstimator):
         each.
         """
         o = self.options
-        h = o["nslices"] or max(8, p + 3)
+        h = self.nslices_for(p, n)
         dims = max(min(o["d_max"], p - 1), o["d"] or 1)
         at = f" at n = {n:,}" if n is not None else ""
         # a step at n = 60, p = 4: about 0.05 s (fits of 3 dimensions and their importance
@@ -518,6 +592,7 @@ class IRE(MomentEstimator):
             title="Large-sample Marginal Dimension Tests",
             display_names={"stat": "Test", "p_value": "p.value", "iterations": "iter"},
             note=CORRECTION_NOTES.get(correction),
+            decided_by=CORRECTION_NAMES.get(correction),
         )
 
     def coordinate_test_basis(

@@ -280,7 +280,7 @@ def check_rows(estimator: Any, n: float, p: int, acc: Any = None, source: Any = 
         return  # in memory the rows were checked before the fit
     found = getattr(source, "response_summary", None)
     if found is not None and estimator.options.get("cut_points") is None:
-        estimator.check_nslices(n, p, found.more_values_than(estimator.nslices_for(p)))
+        estimator.check_nslices(n, p, found.more_values_than(estimator.nslices_for(p, n)))
     spread = response_spread(acc)
     if spread is not None and not source.categorical and is_constant(*spread):
         raise constant_response_error(estimator.method, list(source.y_names))
@@ -311,9 +311,15 @@ def cut_points(estimator: Any, source: Any) -> np.ndarray:
     given = estimator.options["cut_points"]
     if given is not None:
         return check_cut_points(given)
-    return source.response_cuts(
-        estimator.nslices_for(source.p), estimator.options["slice_function"]
-    )
+    function = estimator.options["slice_function"]
+    h = estimator.nslices_for(source.p)
+    cuts = source.response_cuts(h, function)
+    found = getattr(source, "response_summary", None)
+    if found is not None and estimator.nslices_for(source.p, found.n) != h:
+        # a default that depends on the rows (IRE's): slice again at the rows' count, from
+        # the response values the first passes kept
+        cuts = source.response_cuts(estimator.nslices_for(source.p, found.n), function)
+    return cuts
 
 
 def slice_rule(estimator: Any, source: Any) -> SliceRule:

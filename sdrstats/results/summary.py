@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -90,6 +90,21 @@ class SummaryMixin:
     random_state: Any
     dimension_line: str
 
+    #: The heading of the directions' table: what the method's basis estimates.
+    basis_title: ClassVar[str] = "Estimated Basis Vectors for Central Subspace"
+
+    def _eigen_label(self) -> str:
+        """The label of the eigenvalues' row: what the method's values are."""
+        return "Eigenvalues"
+
+    def _reduced_name(self) -> str:
+        """What ``R^2(OLS|...)`` regresses on: R's "dr" (the estimated directions)."""
+        return "dr"
+
+    def _eigen_note(self) -> str | None:
+        """A line under the eigenvalues saying what they mean, when the label cannot."""
+        return None
+
     def _numdir(self) -> int:
         """How many directions the summary shows: ``d`` (the moment methods show ``d_max``)."""
         numdir = self._shown_directions()
@@ -123,11 +138,11 @@ class SummaryMixin:
         ev = self.output.eigenvalues
         if ev is None:
             return None
-        rows = {"Eigenvalues": np.asarray(ev[:k], dtype=float)}
+        rows = {self._eigen_label(): np.asarray(ev[:k], dtype=float)}
         moments = self.output.extras.get("ols_moments")
         if not self.spec.keeps_rows:
             if moments is not None and self.output.basis is not None:
-                rows["R^2(OLS|dr)"] = ols_r2_from_moments(
+                rows[f"R^2(OLS|{self._reduced_name()})"] = ols_r2_from_moments(
                     moments["cov"],
                     moments["cov_xy"],
                     self.output.basis[:, :k],
@@ -136,8 +151,11 @@ class SummaryMixin:
         elif not self.spec.categorical and self.output.basis is not None:
             Y = self.spec.Y.reshape(self.n, -1)
             for j in range(Y.shape[1]):
+                on = self._reduced_name()
                 label = (
-                    "R^2(OLS|dr)" if Y.shape[1] == 1 else f"R^2(OLS for {self.spec.y_names[j]}|dr)"
+                    f"R^2(OLS|{on})"
+                    if Y.shape[1] == 1
+                    else f"R^2(OLS for {self.spec.y_names[j]}|{on})"
                 )
                 rows[label] = ols_r2(
                     self.spec.X,
@@ -153,12 +171,13 @@ class SummaryMixin:
         if self.slice_sizes is not None:
             blocks.append(Block("Slice Sizes", text=" ".join(map(str, self.slice_sizes)) + " "))
         if self.output.basis is not None:
-            blocks.append(
-                Block("Estimated Basis Vectors for Central Subspace", table=self.directions_for(k))
-            )
+            blocks.append(Block(self.basis_title, table=self.directions_for(k)))
         eig = self._eigen_table(k)
         if eig is not None:
             blocks.append(Block("", table=eig))
+            note = self._eigen_note()
+            if note:
+                blocks.append(Block("", text=note))
         if "asymptotic" in self._dimension_rules():
             test = self.test_dimension("asymptotic")
             blocks.append(Block(test.title, table=test.display_table()))
@@ -186,12 +205,19 @@ class SummaryMixin:
         ...
         """
         blocks = self._summary_blocks()
-        blocks.append(Block("Dimension", text=self.dimension_line))
+        blocks.append(Block("Dimension", text=self._dimension_text()))
         blocks.append(Block("Random state", text=self._seed_line()))
         notes = getattr(self.spec, "notes", ())  # what the formula front did to the data
         if notes:
             blocks.append(Block("Note", text="\n".join(notes)))
         return Summary(blocks)
+
+    def _dimension_text(self) -> str:
+        """The dimension line, and which p-value column chose ``d`` when the rule's table
+        has several (SAVE's and pHd's normal-theory, general-theory and independence tests)."""
+        choice = getattr(self, "d_choice", None)
+        note = choice.columns_note() if choice is not None else None
+        return self.dimension_line + (f"\n{note}" if note else "")
 
     def _seed_line(self) -> str:
         """The fit's seed, and how to repeat the run when it was drawn."""

@@ -99,6 +99,34 @@ class SDSPCAANResults(Results):
     def _numdir(self) -> int:
         return max(1, min(self.d, 4))
 
+    @property
+    def basis_title(self) -> str:  # type: ignore[override]
+        """The directions' heading: principal components for PCA, a projection otherwise
+        (these methods estimate a projection for classification, not a central subspace)."""
+        if self.method == "pca":
+            return "Principal Component Directions"
+        return "Estimated Projection Directions"
+
+    def _reduced_name(self) -> str:
+        return "components" if self.method == "pca" else "projection"
+
+    def _eigen_label(self) -> str:
+        return "Component variances" if self.method == "pca" else "Q-step criterion values"
+
+    def _eigen_note(self) -> str | None:
+        if self.method == "pca":
+            return (
+                "Component variances: eigenvalues of the predictors' correlation matrix, the "
+                "variance of each component of the z-scored predictors."
+            )
+        return (
+            "Q-step criterion values: the smallest eigenvalues of the last Q-step's matrix "
+            "(Shi et al. 2020, eq. 24: minus the variance and class terms, plus the sparsity "
+            "and graph penalties), whose eigenvectors give the projection. They are not "
+            "variances: the more negative, the more the direction holds variance and class "
+            "separation."
+        )
+
     def _method_line(self) -> str:
         classes = len(self.spec.y_levels) if self.spec.y_levels is not None else "-"
         return f"{self.method}, n = {self.n}, p = {self.p}, classes = {classes}."

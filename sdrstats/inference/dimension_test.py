@@ -138,8 +138,9 @@ class DimensionTest:
         return text
 
     def columns_note(self) -> str | None:
-        """Which printed p-value column chose ``d`` and what the others would choose, for a
-        table with several columns of p-values (SAVE's and pHd's); None otherwise.
+        """Which printed p-value column chose ``d`` and what the others would choose.
+
+        Only for a table with several columns of p-values (SAVE's and pHd's); None otherwise.
 
         Returns
         -------

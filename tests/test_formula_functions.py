@@ -255,3 +255,43 @@ def test_the_wrapper_keeps_signature_hints_and_positional_errors():
         assert typing.get_type_hints(fn) == typing.get_type_hints(inspect.unwrap(fn))
     with pytest.raises(TypeError, match=r"sir\(\) takes 2 positional arguments but 3"):
         sdr.sir("y ~ x", None, 4)
+
+
+def test_option_names_are_translated_once_per_call(monkeypatch):
+    """R's aliases are mapped where the user's words come in, once: a formula function maps
+    its own alias parameters, ``from_formula`` and the constructor translate their keywords,
+    and nothing below them translates again."""
+    import sdrstats.fitting.estimator as estimator_module
+    import sdrstats.fitting.formula_functions as functions_module
+
+    calls = []
+
+    def counting(original, label):
+        def wrapper(*args, **kwargs):
+            calls.append(label)
+            return original(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(
+        estimator_module,
+        "translate_options",
+        counting(estimator_module.translate_options, "translate"),
+    )
+    monkeypatch.setattr(
+        functions_module,
+        "formula_options",
+        counting(functions_module.formula_options, "formula_options"),
+    )
+    ais = sdr.datasets.load("ais")
+    fit = sdr.sir("lbm ~ ht + wt + rcc", ais, numdir=2)
+    assert calls == ["formula_options"] and fit.options["d_max"] == 2
+    calls.clear()
+    fit = sdr.SIR.from_formula("lbm ~ ht + wt + rcc", ais, numdir=2)
+    assert calls == ["translate"] and fit.options["d_max"] == 2
+    calls.clear()
+    assert sdr.SIR(numdir=2).d_max == 2 and calls == ["translate"]
+    calls.clear()
+    parts = sdr.scale.chunks_from([ais.iloc[:100], ais.iloc[100:]])
+    fit = sdr.SIR.from_formula("lbm ~ ht + wt + rcc", parts, numdir=2)
+    assert calls == ["translate"] and fit.options["d_max"] == 2

@@ -458,6 +458,7 @@ def blas_threads_of(order: int, small: int = SMALL_ORDER) -> int | None:
     """
     return 1 if order <= small else None
 
+
 def announce(what: str, seconds: float, detail: str) -> None:
     """Print on stderr, before a long loop goes on, how long it is predicted to take.
 
@@ -619,7 +620,6 @@ __all__ = [
     "SMALL_ORDER",
     "blas_threads_for",
     "blas_threads_of",
-
     "fit_seed",
     "limit_blas_threads",
     "parallel_map",

@@ -49,7 +49,7 @@ from ..design.calls import format_call
 from ..design.formula import ModelSpec, from_arrays, parse, select_rows
 from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
 from ..results.fitted import Results
-from ..scale import fit_chunked, is_chunked
+from ..scale import is_chunked
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
@@ -79,17 +79,7 @@ def _accepting_other_names(init: Any) -> Any:
 
     @functools.wraps(init)
     def __init__(self: Estimator, **options: Any) -> None:
-        cls = type(self)
-        options = cls._translate(options)
-        missing = [
-            k for k, v in cls.params.items() if v is inspect.Parameter.empty and k not in options
-        ]
-        if missing:
-            raise TypeError(
-                f"{cls.__name__} needs the option(s) {missing}, which have no default "
-                f"(e.g. {missing[0]}=2)."
-            )
-        init(self, **options)
+        type(self)._construct(self, type(self)._translate(options), init)
 
     return __init__
 
@@ -149,6 +139,29 @@ class Estimator(FamilyHooks, Registered):
 
     def __init__(self) -> None:
         self._set_options({})
+
+    @classmethod
+    def _construct(cls, self: Estimator, options: dict[str, Any], init: Any) -> None:
+        """Run the class's own ``init`` on ``options`` already under the options' names."""
+        missing = [
+            k for k, v in cls.params.items() if v is inspect.Parameter.empty and k not in options
+        ]
+        if missing:
+            raise TypeError(
+                f"{cls.__name__} needs the option(s) {missing}, which have no default "
+                f"(e.g. {missing[0]}=2)."
+            )
+        init(self, **options)
+
+    @classmethod
+    def _from_options(cls, options: dict[str, Any]) -> Estimator:
+        """An estimator from ``options`` an outer entry point has already translated
+        (R's aliases under the options' names): option names are translated once per call,
+        where the user's words come in (the constructor, :meth:`from_formula`, a formula
+        function, :meth:`set_params`, :meth:`clone`)."""
+        self = cls.__new__(cls)
+        cls._construct(self, options, getattr(cls.__init__, "__wrapped__", cls.__init__))
+        return self
 
     # -- options -------------------------------------------------------------------------
     def _set_options(self, given: dict[str, Any]) -> None:
@@ -273,9 +286,10 @@ class Estimator(FamilyHooks, Registered):
         >>> sdr.SIR(nslices=8, d=2).clone(nslices=5)  # doctest: +ELLIPSIS
         SIR(nslices=5, slice_function='dr', d_max=4, d=2, d_rule='asymptotic', ...)
         """
-        changes = self._translate(changes, f"{type(self).__name__}.clone()")
+        if changes:
+            changes = self._translate(changes, f"{type(self).__name__}.clone()")
         options = {k: _own(v) for k, v in self.options.items()}
-        return type(self)(**{**options, **changes})
+        return type(self)._from_options({**options, **changes})
 
     @property
     def label(self) -> str:
@@ -663,6 +677,22 @@ class Estimator(FamilyHooks, Registered):
         "sir('lbm ~ log(wt) + log(ht)', data, nslices=8)"
         """
         options = cls._translate(options, f"{cls.__name__}.from_formula()")
+        return cls._fit_formula(
+            formula, data, options, missing=missing, subset=subset, weights=weights
+        )
+
+    @classmethod
+    def _fit_formula(
+        cls,
+        formula: str,
+        data: Any,
+        options: dict[str, Any],
+        *,
+        missing: str = "drop",
+        subset: Any = None,
+        weights: Any = None,
+    ) -> Results:
+        """:meth:`from_formula` on ``options`` already under the options' names."""
         call = format_call(
             cls.method,
             repr(formula),
@@ -679,8 +709,12 @@ class Estimator(FamilyHooks, Registered):
                     "The 'subset' option needs the data in memory; filter the chunks (or the "
                     "Dask DataFrame) before fitting."
                 )
-            return fit_chunked(cls, formula, data, missing=missing, weights=weights, **options)
-        estimator = cls(**options)
+            from ..scale.fit import fit_chunked
+
+            return fit_chunked(
+                cls._from_options(options), formula, data, missing=missing, weights=weights
+            )
+        estimator = cls._from_options(options)
         spec = parse(formula, data, missing=missing, subset=subset)
         if weights is not None:
             frame = select_rows(data, subset)

@@ -380,13 +380,13 @@ def fit_formula(cls: type, arguments: dict[str, Any], owner: str) -> Any:
     1
     """
     extra = {"weights": arguments["weights"]} if takes_case_weights(cls) else {}
-    return cls.from_formula(
+    return cls._fit_formula(
         arguments["formula"],
         arguments["data"],
+        formula_options(cls, arguments, owner),
         missing=arguments["missing"],
         subset=arguments["subset"],
         **extra,
-        **formula_options(cls, arguments, owner),
     )
 
 

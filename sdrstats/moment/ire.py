@@ -318,22 +318,23 @@ class IRE(MomentEstimator):
         self._set_options(locals())
 
     @classmethod
-    def from_formula(
+    def _fit_formula(
         cls,
         formula: str,
         data: Any,
+        options: dict[str, Any],
         *,
         missing: str = "drop",
         subset: Any = None,
         weights: Any = None,
-        **options: Any,
     ) -> Results:
         """Fit ``formula`` on ``data``; with ``group=`` the partial IRE of Wen & Cook (2007).
 
         Parameters
         ----------
-        formula, data, missing, subset, weights, **options
-            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula`; ``group`` names a
+        formula, data, options, missing, subset, weights
+            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula` (``options`` under
+            their names, already translated); ``group`` names a
             column of ``data`` (see :func:`.pire.fit_grouped`).
 
         Returns
@@ -348,13 +349,14 @@ class IRE(MomentEstimator):
         >>> fit.extras["group_levels"]
         ['f', 'm']
         """
+        options = dict(options)
         group = options.pop("group", None)
         if group is not None and is_chunked(data):
             options["group"] = group_column(group)  # read from every chunk (FormulaPlan)
             group = None
         if group is None:
-            return super().from_formula(
-                formula, data, missing=missing, subset=subset, weights=weights, **options
+            return super()._fit_formula(
+                formula, data, options, missing=missing, subset=subset, weights=weights
             )
         if weights is not None:
             raise ValueError(

@@ -384,22 +384,23 @@ class PartialSlicing:
             )
 
     @classmethod
-    def from_formula(
+    def _fit_formula(
         cls,
         formula: str,
         data: Any,
+        options: dict[str, Any],
         *,
         missing: str = "drop",
         subset: Any = None,
         weights: Any = None,
-        **options: Any,
     ) -> Results:
         """Fit ``formula`` on ``data``; with ``group=`` the partial method of the groups.
 
         Parameters
         ----------
-        formula, data, missing, subset, weights, **options
-            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula`; ``group`` names a
+        formula, data, options, missing, subset, weights
+            As :meth:`sdrstats.fitting.estimator.Estimator.from_formula` (``options`` under
+            their names, already translated); ``group`` names a
             column of ``data`` (``"sex"`` or ``"~ sex"``).
 
         Returns
@@ -414,10 +415,11 @@ class PartialSlicing:
         >>> fit.call
         "save('lbm ~ log(wt) + log(ht)', data, group='sex')"
         """
+        options = dict(options)
         group = options.get("group")
         if group is None:
-            return super().from_formula(  # type: ignore[misc]
-                formula, data, missing=missing, subset=subset, weights=weights, **options
+            return super()._fit_formula(  # type: ignore[misc]
+                formula, data, options, missing=missing, subset=subset, weights=weights
             )
         label = f"Partial {cls.method.upper()} (group=)"
         if weights is not None:
@@ -427,8 +429,8 @@ class PartialSlicing:
             )
         if is_chunked(data):  # the chunks' group column is read with every pass
             options["group"] = group_column(group)
-            return super().from_formula(  # type: ignore[misc]
-                formula, data, missing=missing, subset=subset, **options
+            return super()._fit_formula(  # type: ignore[misc]
+                formula, data, options, missing=missing, subset=subset
             )
         options = {k: v for k, v in options.items() if k != "group"}
         return fit_grouped(cls, formula, data, group, missing=missing, subset=subset, **options)

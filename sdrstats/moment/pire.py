@@ -178,7 +178,7 @@ def fit_grouped(
             f"The 'group' column {name!r} has missing values in {int(labels.isna().sum())} "
             "fitted rows; drop or fill them."
         )
-    est = cls(group=name, **options)
+    est = cls._from_options({**options, "group": name})
     spec = dataclasses.replace(spec, groups=labels.to_numpy())
     call = format_call(
         cls.method,

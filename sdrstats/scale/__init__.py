@@ -125,7 +125,8 @@ def fit_chunked(
     """
     from .fit import fit_chunked as _fit
 
-    return _fit(cls, formula, data, missing=missing, weights=weights, **options)
+    estimator = cls._from_options(cls._translate(options, "fit_chunked()"))
+    return _fit(estimator, formula, data, missing=missing, weights=weights)
 
 
 def dask_backend(client: Any = None) -> Any:

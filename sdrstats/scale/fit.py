@@ -541,17 +541,16 @@ def _check_weights_option(estimator: Any, weights: Any) -> None:
 
 
 def fit_chunked(
-    cls: type,
+    estimator: Any,
     formula: str,
     data: Any,
     *,
     missing: str = "drop",
     weights: str | None = None,
-    **options: Any,
 ) -> Any:
-    """Fit estimator class ``cls`` on a :class:`ChunkSource` or a Dask DataFrame
-    (``weights``: a column of case weights)."""
-    estimator = cls(**options)
+    """Fit ``estimator`` (a new estimator with its options) on a :class:`ChunkSource` or a
+    Dask DataFrame (``weights``: a column of case weights)."""
+    cls = type(estimator)
     if not estimator.capabilities.from_statistics:
         raise estimator.statistics_unavailable()
     _check_weights_option(estimator, weights)
@@ -595,7 +594,7 @@ def fit_chunked(
         cls.method,
         repr(formula),
         backend.description,
-        options=options,
+        options=estimator.options,
         defaults=cls.params,
         weights=weights,
     )

@@ -189,16 +189,18 @@ def bootstrap(
     >>> poisson = fit.bootstrap(B=50, random_state=0, progress=False, scheme="poisson")
     >>> bool(poisson.stability["Dir1"] > 0.9)
     True
-    >>> save = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais, d=2)
+    >>> save = sdr.save("lbm ~ log(ssf) + log(wt) + log(hg) + log(ht)", ais)  # d = 1 by its test
     >>> save.bootstrap(B=50, random_state=0, progress=False).scheme
     'centered'
+    >>> save.bootstrap(B=50, d=2, random_state=0, progress=False).scheme  # d = 2 not supported
+    'multinomial'
     """
     name = results.method
     random_state = call_seed(results, random_state, "bootstrap")  # recorded
     B = check_int(B, "B", "bootstrap", low=2)
     check_choice(distance, "distance", "bootstrap", sorted(DISTANCES))
-    scheme, scheme_reason = resolve_scheme(results, scheme)
     if results.output.basis is None:
+        scheme, scheme_reason = resolve_scheme(results, scheme)
         if scheme != "multinomial":
             raise ValueError(
                 f"The 'scheme' option {scheme!r} is not available for {name}, whose bootstrap "
@@ -216,6 +218,7 @@ def bootstrap(
         d, d_rule = default_dimension(results)
     else:
         d, d_rule = check_int(d, "d", "bootstrap", low=1, high=results.p), "given"
+    scheme, scheme_reason = resolve_scheme(results, scheme, d)
     reference, changes = reference_basis(results, d)
     reps = bootstrap_replicates(
         results,
@@ -256,8 +259,14 @@ def bootstrap(
     )
 
 
-def resolve_scheme(results: Any, scheme: str | None) -> tuple[str, str]:
+def resolve_scheme(results: Any, scheme: str | None, d: int | None = None) -> tuple[str, str]:
     """The resampling scheme of a bootstrap of ``results``, and why it was chosen.
+
+    The centred scheme (SAVE) is the default when the method's asymptotic test at level
+    0.05 supports at least the ``d`` compared: the centred world takes the fitted
+    directions as the central subspace, and where they are not yet distinguishable from
+    noise it under-covers (``benchmarks/bench_bootstrap_coverage.md``), so the plain
+    multinomial scheme is used there.
 
     Parameters
     ----------
@@ -265,6 +274,8 @@ def resolve_scheme(results: Any, scheme: str | None) -> tuple[str, str]:
         The fit.
     scheme : str or None
         The scheme asked for; None picks the fit's default.
+    d : int, optional
+        The dimension compared (needed for the centred default).
 
     Returns
     -------
@@ -275,8 +286,8 @@ def resolve_scheme(results: Any, scheme: str | None) -> tuple[str, str]:
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.save("lbm ~ log(wt) + log(ht)", ais, nslices=8)
-    >>> resolve_scheme(fit, None)[0], resolve_scheme(fit, "multinomial")
+    >>> fit = sdr.save("lbm ~ log(wt) + log(ht) + log(hg)", ais, nslices=8)
+    >>> resolve_scheme(fit, None, d=1)[0], resolve_scheme(fit, "multinomial")
     ('centered', ('multinomial', 'given'))
     """
     if scheme is not None:
@@ -284,12 +295,24 @@ def resolve_scheme(results: Any, scheme: str | None) -> tuple[str, str]:
         return scheme, "given"
     if not results.spec.keeps_rows:
         return "poisson", "the only scheme of a fit on chunked or Dask data"
-    if results.output.basis is not None and centering_supported(results):
+    if d is None or results.output.basis is None or not centering_supported(results):
+        return "multinomial", "the default"
+    name = results.method
+    try:
+        supported = results.test_dimension("asymptotic").d
+    except (ValueError, np.linalg.LinAlgError):
+        return "multinomial", f"the default: {name}'s asymptotic test is not available here"
+    if supported >= d:
         return "centered", (
-            f"the default for {results.method}: its plain bootstrap overstates the error of "
-            "its squared slice covariances and over-covers"
+            f"the default for {name} when its asymptotic test supports the d compared (it "
+            f"chose d = {supported}): its plain bootstrap overstates the error of its squared "
+            "slice covariances and over-covers"
         )
-    return "multinomial", "the default"
+    return "multinomial", (
+        f"the default for {name} when its asymptotic test does not support the d compared "
+        f"(it chose d = {supported} < {d}): the centred scheme trusts the fitted directions "
+        "and would under-cover"
+    )
 
 
 __all__ = [

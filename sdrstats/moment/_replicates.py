@@ -444,9 +444,9 @@ class WeightedReplicates:
         there noise of the same order as the replicates' own, and the replicates square the
         sum of both (a degenerate V-statistic, whose plain bootstrap is inconsistent:
         Bretagnolle 1983, Arcones & Giné 1992). Measured with known truth, the plain
-        bootstrap distances of SAVE are 1.2–1.7 times the true error at n = 300–1,000 and
-        their 95% quantile covers it in 98–100% of data sets
-        (``benchmarks/bench_bootstrap_coverage.md``).
+        bootstrap distances of SAVE average up to 1.6 times the true error at n = 300 and
+        1,000 and their 95% quantile covers it in 0.985–0.995 of data sets; the centred
+        ones in 0.925–0.96 (``benchmarks/bench_bootstrap_coverage.md``).
 
         The centred replicate removes from each replicate's ``A*_s`` the part of the full
         sample's ``Â_s`` outside the fitted subspace (``Â_s − P Â_s P``, ``P`` the projection

@@ -277,7 +277,10 @@ def test_bad_scheme_values_are_clear_errors(ais):
     fit = sdr.sir(AIS, ais, nslices=8)
     with pytest.raises(
         ValueError,
-        match="The 'scheme' option of bootstrap must be one of 'multinomial', 'poisson'; got 'Poisson'",
+        match=(
+            "The 'scheme' option of bootstrap must be one of 'multinomial', 'poisson', "
+            "'centered'; got 'Poisson'"
+        ),
     ):
         fit.bootstrap(B=5, scheme="Poisson", progress=False)
     chunked = sdr.sir(AIS, sdr.chunks_from(pieces(ais, [100])), nslices=8)

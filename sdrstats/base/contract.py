@@ -48,6 +48,10 @@ class Capabilities:
     case_weights : bool
         The fit applies R ``dr``'s case weights (``weights=`` of the formula function,
         ``sample_weight=`` of ``fit``), which the model spec carries.
+    centered_bootstrap : bool
+        The replicate kernel offers ``centered(d)``: a bootstrap centred on the fitted
+        subspace, which ``bootstrap`` uses by default (SAVE, whose plain bootstrap
+        over-covers; see :func:`sdrstats.inference.bootstrap`).
     nested_directions : bool
         The ``k``-dimensional answer is the first ``k`` directions of one fit (eigen
         methods), so a fit computed once serves every ``d``; methods that fit each dimension
@@ -67,6 +71,7 @@ class Capabilities:
     cv_test: bool = False
     weighted_replicates: bool = False
     case_weights: bool = False
+    centered_bootstrap: bool = False
     nested_directions: bool = True
 
 

@@ -83,7 +83,13 @@ class _WeightedChunk:
 
 
 #: Resampling schemes of ``bootstrap(scheme=...)``.
-SCHEMES = ("multinomial", "poisson")
+SCHEMES = ("multinomial", "poisson", "centered")
+
+
+def centering_supported(results: Any) -> bool:
+    """Whether the fit's replicate kernel offers the centred bootstrap (SAVE in memory)."""
+    kernel = results.estimator.replicate_kernel(results)
+    return kernel is not None and bool(getattr(kernel, "supports_centering", False))
 
 
 def row_positions(results: Any) -> np.ndarray:
@@ -179,6 +185,7 @@ def bootstrap_replicates(
     engine: str = "auto",
     desc: str = "bootstrap",
     scheme: str = "multinomial",
+    d: int | None = None,
 ) -> Replicates:
     """``B`` bootstrap replicates of ``results``.
 
@@ -198,9 +205,13 @@ def bootstrap_replicates(
         Option changes for the refits (e.g. ``{"d": 2}``); forces the refit path.
     engine : {"auto", "moments", "refit"}
         ``"auto"`` uses the weighted-moment path where the method allows it.
-    scheme : {"multinomial", "poisson"}
+    scheme : {"multinomial", "poisson", "centered"}
         Multinomial counts (``n`` rows drawn with replacement), or a Poisson(1) count per row
-        keyed by the row's position (:mod:`sdrstats.inference.poisson`).
+        keyed by the row's position (:mod:`sdrstats.inference.poisson`), or multinomial
+        counts in a world centred on the fitted ``d``-dimensional subspace (the kernel's
+        ``centered(d)``; SAVE).
+    d : int, optional
+        The fitted dimension the ``"centered"`` scheme centres on (required by it).
     """
     changes = dict(changes or {})
     if scheme not in SCHEMES:
@@ -221,6 +232,16 @@ def bootstrap_replicates(
         )
     if engine == "moments" and kernel is None:
         raise ValueError(f"The weighted-moment bootstrap is not available for {results.method}.")
+    if scheme == "centered":
+        if kernel is None or not getattr(kernel, "supports_centering", False):
+            raise ValueError(
+                f"The 'scheme' option 'centered' is not available for this {results.method} "
+                "fit (it needs SAVE's weighted replicates of rows in memory, without case "
+                "weights or groups); use scheme='multinomial'."
+            )
+        if d is None:
+            raise ValueError("The 'centered' bootstrap needs the fitted dimension d.")
+        kernel = kernel.centered(d)
     if use_moments:
         fn: Any = _WeightedChunk(kernel, results.n)
         name = "weighted slice moments"
@@ -321,6 +342,7 @@ def procrustes_cosines(reference: np.ndarray, basis: np.ndarray) -> np.ndarray:
 
 __all__ = [
     "SCHEMES",
+    "centering_supported",
     "check_replicates",
     "Replicates",
     "in_memory_poisson_counts",

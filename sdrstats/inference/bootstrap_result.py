@@ -46,8 +46,11 @@ class BootstrapResult:
         ``"embedding"`` for a fit without linear directions (kernel SPCA): ``directions``
         then holds each replicate's ``n × d`` embedding of the training rows, ``reference``
         the full fit's, and ``cosines`` the canonical correlations of the two embeddings.
-    scheme : {"multinomial", "poisson"}, default "multinomial"
+    scheme : {"multinomial", "poisson", "centered"}, default "multinomial"
         How the replicates weighted the rows (see :func:`sdrstats.inference.bootstrap`).
+    scheme_reason : str, default "given"
+        Why that scheme was used (given, or the method's default and why), printed in the
+        summary.
 
     Attributes
     ----------
@@ -92,9 +95,11 @@ class BootstrapResult:
         d_rule: str = "given",
         kind: str = "directions",
         scheme: str = "multinomial",
+        scheme_reason: str = "given",
     ) -> None:
         self.kind = kind
         self.scheme = scheme
+        self.scheme_reason = scheme_reason
         self.distances = distances
         self.cosines = cosines
         self.directions = directions
@@ -111,6 +116,7 @@ class BootstrapResult:
 
     #: Results saved before the scheme was recorded were multinomial.
     scheme = "multinomial"
+    scheme_reason = "given"
 
     @property
     def mean(self) -> float:
@@ -190,10 +196,14 @@ class BootstrapResult:
                 f"5% {self._stat}": np.nanquantile(self.cosines, 0.05, axis=0),
             }
         ).T
-        kind = "Poisson bootstrap replicates" if self.scheme == "poisson" else "replicates"
+        kind = {
+            "poisson": "Poisson bootstrap replicates",
+            "centered": "centred bootstrap replicates",
+        }.get(self.scheme, "replicates")
         foot = f"{self.B} {kind} ({self.engine}), random_state = {self.random_state!r}" + (
             f"; {self.n_failed} failed: {self.errors[0]}" if self.n_failed else "."
         )
+        foot += f"\nScheme: {self.scheme} ({self.scheme_reason})."
         whole = (
             " This is the whole predictor space, so every distance is 0."
             if self.d == self.reference.shape[0]

@@ -428,6 +428,90 @@ class WeightedReplicates:
         """
         return self.replicates_from_sums(self.slice_sums(counts))
 
+    @property
+    def supports_centering(self) -> bool:
+        """Whether :meth:`centered` is available: the method declares
+        ``capabilities.centered_bootstrap`` (SAVE) and the kernel holds its rows."""
+        caps = getattr(self.estimator, "capabilities", None)
+        return bool(getattr(caps, "centered_bootstrap", False)) and self.features is not None
+
+    def centered(self, d: int) -> WeightedReplicates:
+        """A copy whose replicates resample a world centred on the fitted ``d``-dim subspace.
+
+        SAVE's kernel ``M = Σ_s f_s A_s²`` with ``A_s = I − V_s`` (whitened) squares the slice
+        covariances, so its estimation error has a degenerate quadratic part: in the
+        population ``A_s`` vanishes off the central subspace, but the fitted ``Â_s`` carries
+        there noise of the same order as the replicates' own, and the replicates square the
+        sum of both (a degenerate V-statistic, whose plain bootstrap is inconsistent:
+        Bretagnolle 1983, Arcones & Giné 1992). Measured with known truth, the plain
+        bootstrap distances of SAVE average up to 1.6 times the true error at n = 300 and
+        1,000 and their 95% quantile covers it in 0.985–0.995 of data sets; the centred
+        ones in 0.925–0.96 (``benchmarks/bench_bootstrap_coverage.md``).
+
+        The centred replicate removes from each replicate's ``A*_s`` the part of the full
+        sample's ``Â_s`` outside the fitted subspace (``Â_s − P Â_s P``, ``P`` the projection
+        on the top ``d`` eigenvectors of ``M̂``), carried over in covariance units to the
+        replicate's own whitening. The resampled world is then one whose slice matrices
+        ``P Â_s P`` vanish off the fitted subspace, as the population's vanish off the
+        true one, and whose top ``d`` subspace is the fit's; the replicates' deviations
+        (the difference ``A*_s − Â_s``) are untouched.
+
+        Parameters
+        ----------
+        d : int
+            Dimension of the fitted subspace the world is centred on.
+
+        Returns
+        -------
+        WeightedReplicates
+            Its :meth:`replicates` give the centred replicates.
+
+        References
+        ----------
+        Arcones, M. A. & Giné, E. (1992). On the bootstrap of U and V statistics. *The
+        Annals of Statistics* 20, 655–674.
+
+        Bretagnolle, J. (1983). Lois limites du bootstrap de certaines fonctionnelles.
+        *Annales de l'IHP Probabilités et statistiques* 19, 281–296.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.save("lbm ~ log(wt) + log(ht) + log(hg)", ais, nslices=8)
+        >>> kernel = WeightedReplicates(fit).centered(2)
+        >>> basis, values = kernel.replicates(np.ones((1, fit.n)))[0]
+        >>> bool(sdr.subspace_distance(basis[:, :2], fit.output.basis[:, :2]) < 1e-8)
+        True
+        """
+        if not self.supports_centering:
+            raise ValueError(
+                f"The 'scheme' option 'centered' is not available for {self.method}; "
+                "use scheme='multinomial'."
+            )
+        if not 1 <= d <= self.p:
+            raise ValueError(f"The centred bootstrap needs 1 <= d <= {self.p}; got d = {d}.")
+        total, _, scale, chol, counts, means, second = self._whitened_moments(
+            self.slice_sums(np.ones((1, self.n)))
+        )
+        fractions = counts[0] / total[0]
+        outer = means[0][:, :, None] * means[0][:, None, :]
+        slope = np.eye(self.p)[None] - (second[0] - outer)  # A_s = I - V_s, whitened
+        M = np.einsum("s,sij,sjk->ik", fractions, slope, slope)
+        _, vectors = np.linalg.eigh((M + M.T) / 2)
+        top = vectors[:, ::-1][:, :d]
+        proj = top @ top.T
+        outside = slope - proj @ slope @ proj
+        # back to covariance units of the standardised features x0
+        lift = scale[0][:, None] * chol[0]
+        copy = WeightedReplicates.__new__(WeightedReplicates)
+        copy.__dict__.update(self.__dict__)
+        copy.correction = lift @ outside @ lift.T  # (h, p, p)
+        return copy
+
+    #: Per-slice correction of the centred bootstrap (covariance units); None when plain.
+    correction: np.ndarray | None = None
+
     def replicates_from_sums(self, sums: np.ndarray) -> list[tuple[np.ndarray, np.ndarray] | str]:
         """Basis and eigenvalues of each replicate from its weighted slice sums, or its error.
 
@@ -534,6 +618,12 @@ class WeightedReplicates:
             L = np.broadcast_to(chol[:, None], scaled.shape)
             left = np.linalg.solve(L, scaled)
             second = np.linalg.solve(L, np.swapaxes(left, -1, -2))
+            if self.correction is not None:
+                # A*_s - (Â_s - P Â_s P), the correction in the replicate's whitening:
+                # V*_s grows by it, so the second moments do (see ``centered``)
+                moved = self.correction[None] / outer_scale[:, None]
+                moved = np.linalg.solve(L, moved)
+                second = second + np.linalg.solve(L, np.swapaxes(moved, -1, -2))
         return [total, mean, scale, chol, counts, means, second]
 
 

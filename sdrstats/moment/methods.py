@@ -198,7 +198,11 @@ class SAVE(PartialSlicing, MomentEstimator):
     #: A fit on chunks makes a second pass for the fourth moments of its general test.
     test_needs_pair_moments = True
     capabilities = Capabilities(
-        from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
+        from_statistics=True,
+        asymptotic_test=True,
+        weighted_replicates=True,
+        case_weights=True,
+        centered_bootstrap=True,
     )
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **MomentEstimator._parameter_constraints,

@@ -100,6 +100,11 @@ class OnlineSIRResults(LassoSIRResults):
         self.stream = stream
         self._reader = copy.deepcopy(stream._reader)
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a pickled or saved result keeps its numbers, not the stream it came from (a
+        # mutable object with a file format of its own: fit.stream.save)
+        return {k: v for k, v in self.__dict__.items() if k != "stream"}
+
     @property
     def n(self) -> int:
         return int(self.extras["n_seen"])

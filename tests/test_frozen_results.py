@@ -179,7 +179,8 @@ def test_weights_and_groups_are_part_of_the_saved_fit(tmp_path):
 
 
 def test_a_stream_snapshot_does_not_follow_the_stream():
-    stream = sdr.online_sir(F, FRAME.iloc[:60], chunksize=20, nslices=5, d=1, init_size=20)
+    fit = sdr.online_sir(F, FRAME.iloc[:60], chunksize=20, nslices=5, d=1, init_size=20)
+    stream = fit.stream
     snapshot = stream.results()
     text, directions = str(snapshot.summary()), snapshot.directions.to_numpy().copy()
     stream.partial_fit(FRAME.iloc[60:], formula=F)
@@ -187,3 +188,5 @@ def test_a_stream_snapshot_does_not_follow_the_stream():
     assert stream.n_seen == 80 and snapshot.n == 60
     assert str(snapshot.summary()) == text
     np.testing.assert_array_equal(snapshot.directions.to_numpy(), directions)
+    # the formula function's result is such a snapshot too
+    assert fit.n == 60 and str(fit.summary()) == text

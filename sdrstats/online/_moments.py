@@ -39,6 +39,8 @@ from ..stats.moment_kernels import sir_kernel
 #: The fit's stream (:func:`sdrstats.base.parallel.derived_stream`) the counts are drawn from:
 #: the one ``Results.bootstrap`` draws from by default, so the replicates are the bootstrap's.
 BOOTSTRAP_STREAM = "bootstrap"
+#: Rows whose weights are formed at once (``(1 + B) × WINDOW`` numbers).
+WINDOW = 8192
 
 
 def bootstrap_keys(seed: Any, B: int) -> np.ndarray:
@@ -89,22 +91,45 @@ class SliceMomentSums:
         return int(self.keys.shape[0])
 
     def update(self, X: np.ndarray, labels: np.ndarray) -> None:
-        """Add rows ``X`` (``m x p``) in slices ``labels`` at the next ``m`` positions."""
+        """Add rows ``X`` (``m x p``) in slices ``labels`` at the next ``m`` positions.
+
+        The sums of the rows are formed first and added to the accumulators at the end, so
+        an error while forming them leaves the accumulators as they were.
+        """
         m = X.shape[0]
         if m == 0:
             return
+        parts = [
+            self._sums_of(
+                X[start : start + WINDOW], labels[start : start + WINDOW], self.rows + start
+            )
+            for start in range(0, m, WINDOW)
+        ]
+        for counts, sums, cross in parts:
+            self.counts += counts
+            self.sums += sums
+            self.cross += cross
+        self.rows += m
+
+    def _sums_of(self, X: np.ndarray, labels: np.ndarray, first: int) -> tuple:
+        """Weighted slice counts, slice sums and cross-products of rows at positions
+        ``first, first + 1, ...``: row 0 unweighted, row ``b + 1`` by replicate ``b``'s
+        Poisson counts."""
+        m = X.shape[0]
         weights = np.ones((1 + self.replicates, m))
         if self.replicates:
-            weights[1:] = counts_from_keys(self.keys, self.rows, self.rows + m)
+            weights[1:] = counts_from_keys(self.keys, first, first + m)
         centred = X - self.shift
+        counts, sums = np.zeros_like(self.counts), np.zeros_like(self.sums)
         for h in np.unique(labels):
             rows = labels == h
-            self.counts[:, h] += weights[:, rows].sum(axis=1)
-            self.sums[:, h] += weights[:, rows] @ centred[rows]
-        self.cross[0] += centred.T @ centred
-        for k in range(1, weights.shape[0]):
-            self.cross[k] += (centred * weights[k][:, None]).T @ centred
-        self.rows += m
+            counts[:, h] = weights[:, rows].sum(axis=1)
+            sums[:, h] = weights[:, rows] @ centred[rows]
+        cross = np.stack(
+            [centred.T @ centred]
+            + [(centred * weights[k][:, None]).T @ centred for k in range(1, weights.shape[0])]
+        )
+        return counts, sums, cross
 
     def shifted(self, shift: np.ndarray) -> SliceMomentSums:
         """The same sums about another shift (exact: ``x − a = (x − c) + (c − a)``)."""

@@ -31,15 +31,16 @@ Stream = TypeVar("Stream", bound="StreamStateMixin")
 
 #: Version of the :meth:`state_dict` layout. Version 3 adds the slice moments of the SIR test
 #: and the online bootstrap, the reservoir sample and the seed; versions 1 (no lineage, no
-#: scale) and 2 are still read, as streams without them (options ``bootstrap_replicates=0``
-#: and ``reservoir_size=0``: their rows are gone, so neither can be started afterwards).
+#: scale) and 2 are still read, as streams without them (options ``sir_moments=False``,
+#: ``bootstrap_replicates=0`` and ``reservoir_size=0``: their rows are gone, so none of them
+#: can be started afterwards).
 STATE_VERSION = 3
 _KIND = "online_sir"
 _PREFIX = "state is incomplete or corrupt: "
 _TOP_KEYS = ("version", "options", "state", "buffer", "trace", "cut_points", "H", "reader", "call")
 _V3_KEYS = ("lineage", "moments", "reservoir", "seed")
 #: Options a stream saved before version 3 lacks, and the values it loads with.
-_NEW_OPTIONS = {"bootstrap_replicates": 0, "reservoir_size": 0}
+_NEW_OPTIONS = {"sir_moments": False, "bootstrap_replicates": 0, "reservoir_size": 0}
 _READER_KEYS = ("spec", "formula", "columns", "categorical", "p")
 
 

@@ -65,7 +65,7 @@ class Reservoir:
         self.seen = 0
 
     def update(self, X: np.ndarray, y: np.ndarray) -> None:
-        """Offer rows ``X`` with responses ``y`` (Algorithm R, in order)."""
+        """Offer rows ``X`` with responses ``y`` (Algorithm R, in order; in place)."""
         m = X.shape[0]
         if m == 0 or self.size == 0:
             self.seen += m
@@ -83,8 +83,6 @@ class Reservoir:
                 # later rows overwrite earlier ones in the same slot, as the loop would
                 last = hit.size - 1 - np.unique(slots[hit][::-1], return_index=True)[1]
                 rows = hit[last] + free
-                self.X = self.X.copy()
-                self.y = self.y.copy()
                 self.X[slots[hit[last]]] = X[rows]
                 self.y[slots[hit[last]]] = y[rows]
         self.seen += m

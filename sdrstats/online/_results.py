@@ -56,17 +56,17 @@ class OnlineSIRResults(LassoSIRResults):
     estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
         As :class:`sdrstats.Results`; :meth:`OnlineSIR.results` builds it.
 
-    See Also
-    --------
-    OnlineSIR : The stream whose snapshot it is.
-    online_sir : The formula function over a stream.
-
     Attributes
     ----------
     stream : OnlineSIR or None
         The stream the result was made from (it may have moved on since).
     n_seen : int
         Rows the stream had used when the result was made (``n``).
+
+    See Also
+    --------
+    OnlineSIR : The stream whose snapshot it is.
+    online_sir : The formula function over a stream.
 
     References
     ----------
@@ -221,7 +221,16 @@ class OnlineSIRResults(LassoSIRResults):
         rules["ratio"] = ratio
         if "slice_moments" in self.extras:
             rules["asymptotic"] = self._asymptotic_test
+        elif "asymptotic" not in rules:
+            rules["asymptotic"] = self._no_asymptotic_test
         return rules
+
+    def _no_asymptotic_test(self, **options: Any) -> Any:
+        raise ValueError(
+            "The 'asymptotic' dimension test is not available for this stream: it kept no "
+            "slice moments (sir_moments=False, or loaded from a file written before streams "
+            "kept them). Start a stream with sir_moments=True, or use test_dimension('ratio')."
+        )
 
     def _sir(self, which: slice = slice(0, 1)) -> list:
         """SIR fits (basis, eigenvalues) of the kept slice moments: row 0 all the rows, rows

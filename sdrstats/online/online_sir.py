@@ -68,7 +68,8 @@ class OnlineSIR(StreamStateMixin, Estimator):
     :meth:`save` and :meth:`load` (a file of arrays and a JSON header, never a pickle),
     :meth:`state_dict`, :meth:`from_state`, and readouts of its current estimate
     (``n_seen``, ``directions``, ``eigenvalues``, ``trace``). Memory is ``O(pH + p²)``
-    (the recursion's ``O(pH + pd)`` and the covariance its result's SIR test needs), plus
+    (the recursion's ``O(pH + pd)`` and the cross-product its result's SIR test needs;
+    ``O(pH + pd)`` with ``sir_moments=False``), plus
     ``bootstrap_replicates × (p² + pH + H)`` numbers for the online bootstrap and
     ``reservoir_size × (p + 1)`` for the sample of rows, whatever the stream length.
 
@@ -137,6 +138,14 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
         snapshot when full, so its memory is bounded (by ``sdr.set_config(max_memory=...)``,
         checked on the first chunk).
+    sir_moments : bool
+        Keep, besides the recursion, the slice moments of SIR: the cross-product of the
+        predictors with the slice counts and sums (``O(p²)`` memory and ``O(p²)`` operations
+        a row). Default True: the result then has Li's χ² test
+        (``test_dimension("asymptotic")``) and the stream can keep bootstrap replicates. At
+        ``p = 1000`` the cross-product costs about as much as the recursion itself
+        (``benchmarks/bench_online.md``); False keeps only the recursion's ``O(pH + pd)``
+        state and its speed, without the test.
     bootstrap_replicates : int
         ``B``, the replicates of the online Poisson bootstrap (default 0: none). A stream
         keeps no rows to resample later, so its bootstrap is drawn as the rows arrive: every
@@ -234,6 +243,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         "init_size": [Interval(int, 2, None)],
         "block_size": [Interval(int, 1, None)],
         "trace_size": [Interval(int, 1, None)],
+        "sir_moments": ["boolean"],
         "bootstrap_replicates": [Interval(int, 0, None)],
         "reservoir_size": [Interval(int, 0, None)],
         "random_state": ["random_state"],
@@ -258,6 +268,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
         init_size: int = 500,
         block_size: int = 1000,
         trace_size: int = 100,
+        sir_moments: bool = True,
         bootstrap_replicates: int = 0,
         reservoir_size: int = RESERVOIR_SIZE,
         random_state: Any = None,
@@ -298,6 +309,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         if o["d"] is not None and o["d"] > H - 1:
             raise ValueError(
                 f"The 'd' option of {name} must be at most nslices - 1 = {H - 1}; got {o['d']}."
+            )
+        if o["bootstrap_replicates"] and not o["sir_moments"]:
+            raise ValueError(
+                f"The 'bootstrap_replicates' option of {name} needs sir_moments=True: each "
+                "replicate is a weighted copy of the slice moments; got bootstrap_replicates = "
+                f"{o['bootstrap_replicates']} with sir_moments=False."
             )
         most = max(o["init_size"], o["block_size"])
         if o["truncate_every"] > most:
@@ -433,8 +450,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
             self.cut_points_,
             self._lineage,
             self._seed,
-            copy.deepcopy(self._moments),
-            copy.copy(self._reservoir),  # it replaces its arrays, never writes into them
+            # the moments and the sample take a chunk's rows last, when nothing else can fail
+            self._moments,
+            self._reservoir,
         )
         try:
             return self._partial_fit(X, y, formula=formula, missing=missing)
@@ -467,11 +485,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 )
         if self._state is not None:
             self._check_chunk(Xa)
-        if self._reservoir is not None:
-            self._reservoir.update(Xa, ya)
+        offered = (Xa, ya)
         if self._state is None:
             self._buffer.append((Xa, ya))
             if self.n_seen < self.options["init_size"]:
+                self._offer(*offered)
                 return self
             Xa = np.vstack([b[0] for b in self._buffer])
             ya = np.concatenate([b[1] for b in self._buffer])
@@ -479,12 +497,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
             k = self.options["init_size"]
             with _blas_controller().limit(limits=1, user_api="blas"):
                 self._initialize(Xa[:k], ya[:k])
-                self._moments = SliceMomentSums(
-                    Xa[:k].mean(axis=0),
-                    self._H,
-                    bootstrap_keys(self._seed, self.options["bootstrap_replicates"]),
-                )
-                self._moments.update(Xa[:k], self._labels(ya[:k]))
+                if self.options["sir_moments"]:
+                    self._moments = SliceMomentSums(
+                        Xa[:k].mean(axis=0),
+                        self._H,
+                        bootstrap_keys(self._seed, self.options["bootstrap_replicates"]),
+                    )
+                    self._moments.update(Xa[:k], self._labels(ya[:k]))
             Xa, ya = Xa[k:], ya[k:]
             self._check_chunk(Xa)
         o = self.options
@@ -494,13 +513,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
         with _blas_controller().limit(limits=1, user_api="blas"):
             for start in range(0, Xa.shape[0], size):
                 block = Xa[start : start + size]
-                labels = self._labels(ya[start : start + size])
-                if self._moments is not None:  # None: loaded from a version 1 or 2 file
-                    self._moments.update(block, labels)
                 _updates.update_block(
                     self._state,
                     block,
-                    labels,
+                    self._labels(ya[start : start + size]),
                     H,
                     eigen=o["eigen"],
                     sparse=o["sparse"],
@@ -509,8 +525,16 @@ class OnlineSIR(StreamStateMixin, Estimator):
                     every=o["truncate_every"],
                 )
         _stream_checks.check_running_state(self._state, self.method)
+        if self._moments is not None:  # None: sir_moments=False, or a version 1 or 2 file
+            self._moments.update(Xa, self._labels(ya))
+        self._offer(*offered)
         self._record()
         return self
+
+    def _offer(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Offer a chunk's rows to the sample of rows (in place: the chunk's last step)."""
+        if self._reservoir is not None:
+            self._reservoir.update(X, y)
 
     def _check_chunk(self, X: np.ndarray) -> None:
         s = self._state

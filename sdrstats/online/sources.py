@@ -138,6 +138,7 @@ def online_sir(
     init_size: int = 500,
     block_size: int = 1000,
     trace_size: int = 100,
+    sir_moments: bool = True,
     bootstrap_replicates: int = 0,
     reservoir_size: int = 2000,
     random_state: Any = None,

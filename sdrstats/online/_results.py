@@ -140,7 +140,26 @@ class OnlineSIRResults(LassoSIRResults):
                 "  (values beyond the outer cut points fall in the end slices)"
             )
             blocks.insert(3, Block("Cut points", text=text))
+        if not self._has_rows:
+            blocks.append(Block("Stream", text=self._stream_line()))
         return blocks
+
+    def _stream_line(self) -> str:
+        """What the stream kept for inference besides its estimate, as the summary says it."""
+        moments, sample = self.extras.get("slice_moments"), self.extras.get("reservoir")
+        replicates = 0 if moments is None else int(moments["keys"].shape[0])
+        parts = [
+            "SIR slice moments kept (test_dimension('asymptotic'))"
+            if moments is not None
+            else "no SIR slice moments (sir_moments=False)",
+            f"{replicates} online bootstrap replicates"
+            if replicates
+            else "no bootstrap replicates (bootstrap_replicates=0)",
+            f"a uniform sample of {sample['X'].shape[0]} rows for conditional_density()"
+            if sample is not None and sample["X"].shape[0]
+            else "no sample of rows (conditional_density(rows=...) needs rows)",
+        ]
+        return "; ".join(parts) + "."
 
     def plot(self, kind: str = "stream", **options: Any) -> Any:
         """Plots; by default the stream's tracked eigenvalues and how far each estimate moved.

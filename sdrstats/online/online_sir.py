@@ -701,7 +701,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
         dhat = (s["slice_sums"] - np.outer(s["mean"], s["slice_counts"])) / t  # p x H
         inner = dhat.T @ (dhat if self.options["sparse"] else s["sigma_inv"] @ dhat) / H
         values = np.linalg.eigvalsh((inner + inner.T) / 2)[::-1]
-        return np.clip(values, 0.0, None)
+        # D̂ has rank at most H - 1: the eigenvalues it does not have come out as rounding
+        # noise (~1e-16 of the largest), which the ratio rule would read as a huge drop
+        tol = max(H, self.p or 1) * np.finfo(float).eps * max(float(values[0]), 0.0)
+        return np.where(values > tol, values, 0.0)
 
     directions = property(
         lambda self: self.results().directions, doc="Current directions (predictors x Dir1..Dird)."

@@ -252,3 +252,11 @@ def test_the_estimator_api_still_fits_arrays(frame):
     batch = sdr.sir(FORMULA, frame, cut_points=CUTS).test_dimension()
     table = fit.test_dimension("asymptotic").table
     np.testing.assert_allclose(table["stat"], batch.table["stat"], rtol=1e-8)
+
+
+def test_the_ratio_rule_ignores_eigenvalues_the_stream_cannot_have(frame):
+    # with H = 5 slices D̂ has rank <= 4: a fifth eigenvalue is rounding noise (~1e-16),
+    # which the ratio rule once read as a huge drop (choosing d = p)
+    fit = sdr.online_sir(FORMULA, frame, chunksize=1000, init_size=300, nslices=5)
+    assert np.all(fit.extras["spectrum"][4:] == 0) and np.all(fit.extras["spectrum"][:4] > 0)
+    assert fit.test_dimension().d < 4

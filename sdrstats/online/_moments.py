@@ -120,15 +120,16 @@ class SliceMomentSums:
         if self.replicates:
             weights[1:] = counts_from_keys(self.keys, first, first + m)
         centred = X - self.shift
-        counts, sums = np.zeros_like(self.counts), np.zeros_like(self.sums)
-        for h in np.unique(labels):
-            rows = labels == h
-            counts[:, h] = weights[:, rows].sum(axis=1)
-            sums[:, h] = weights[:, rows] @ centred[rows]
-        cross = np.stack(
-            [centred.T @ centred]
-            + [(centred * weights[k][:, None]).T @ centred for k in range(1, weights.shape[0])]
-        )
+        k, h, p = self.sums.shape
+        indicator = np.zeros((m, h))
+        indicator[np.arange(m), labels] = 1.0
+        counts, sums, cross = np.empty((k, h)), np.empty((k, h, p)), np.empty((k, p, p))
+        for b in range(k):
+            weighted = indicator if b == 0 else indicator * weights[b][:, None]
+            counts[b] = weighted.sum(axis=0)
+            np.matmul(weighted.T, centred, out=sums[b])
+            rows = centred if b == 0 else centred * weights[b][:, None]
+            np.matmul(rows.T, centred, out=cross[b])  # the cost: m p² a replicate
         return counts, sums, cross
 
     def shifted(self, shift: np.ndarray) -> SliceMomentSums:

@@ -526,7 +526,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 )
         _stream_checks.check_running_state(self._state, self.method)
         if self._moments is not None:  # None: sir_moments=False, or a version 1 or 2 file
-            self._moments.update(Xa, self._labels(ya))
+            # one thread, as the recursion: a second BLAS thread doubled the CPU time of
+            # this p x p product on the shared 2-core machine for little wall time
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                self._moments.update(Xa, self._labels(ya))
         self._offer(*offered)
         self._record()
         return self

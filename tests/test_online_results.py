@@ -260,3 +260,16 @@ def test_the_ratio_rule_ignores_eigenvalues_the_stream_cannot_have(frame):
     fit = sdr.online_sir(FORMULA, frame, chunksize=1000, init_size=300, nslices=5)
     assert np.all(fit.extras["spectrum"][4:] == 0) and np.all(fit.extras["spectrum"][:4] > 0)
     assert fit.test_dimension().d < 4
+
+
+def test_d_rule_asymptotic_chooses_d_as_sdr_sir_does(frame):
+    fit = sdr.online_sir(FORMULA, frame, init_size=300, cut_points=CUTS, d_rule="asymptotic")
+    assert fit.d_rule == "asymptotic" and fit.d == sdr.sir(FORMULA, frame, cut_points=CUTS).d == 2
+    with pytest.raises(ValueError, match="'d_rule' option 'asymptotic' of online_sir needs"):
+        sdr.OnlineSIR(d_rule="asymptotic", sir_moments=False)
+    with pytest.raises(ValueError, match="'bootstrap_replicates' option of online_sir needs"):
+        sdr.OnlineSIR(bootstrap_replicates=5, sir_moments=False)
+    bare = sdr.online_sir(FORMULA, frame, init_size=300, sir_moments=False)
+    assert "slice_moments" not in bare.extras and "no SIR slice moments" in str(bare.summary())
+    with pytest.raises(ValueError, match="it kept no slice moments .*sir_moments=True"):
+        bare.test_dimension("asymptotic")

@@ -240,16 +240,41 @@ class OnlineSIRResults(LassoSIRResults):
         rules["ratio"] = ratio
         if "slice_moments" in self.extras:
             rules["asymptotic"] = self._asymptotic_test
-        elif "asymptotic" not in rules:
-            rules["asymptotic"] = self._no_asymptotic_test
         return rules
 
-    def _no_asymptotic_test(self, **options: Any) -> Any:
-        raise ValueError(
-            "The 'asymptotic' dimension test is not available for this stream: it kept no "
-            "slice moments (sir_moments=False, or loaded from a file written before streams "
-            "kept them). Start a stream with sir_moments=True, or use test_dimension('ratio')."
-        )
+    def test_dimension(self, rule: str | None = None, **options: Any) -> Any:
+        """Choose the dimension by a rule; see :meth:`sdrstats.Results.test_dimension`.
+
+        A stream offers ``"asymptotic"`` (Li's χ² test from its slice moments) and
+        ``"ratio"`` (its default ``d_rule``); a fit made in memory offers every rule.
+
+        Parameters
+        ----------
+        rule : str, optional
+            Default the fit's ``d_rule``.
+        **options
+            Options of the rule (``d_max``, ``level``...).
+
+        Returns
+        -------
+        DimensionTest
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, init_size=100, nslices=5)
+        >>> fit.test_dimension("asymptotic").table.shape
+        (4, 3)
+        """
+        if rule == "asymptotic" and not self._has_rows and "slice_moments" not in self.extras:
+            raise ValueError(
+                "The 'asymptotic' dimension test is not available for this stream: it kept no "
+                "slice moments (sir_moments=False, or loaded from a file written before "
+                "streams kept them). Start a stream with sir_moments=True, or use "
+                "test_dimension('ratio')."
+            )
+        return super().test_dimension(rule, **options)
 
     def _sir(self, which: slice = slice(0, 1)) -> list:
         """SIR fits (basis, eigenvalues) of the kept slice moments: row 0 all the rows, rows

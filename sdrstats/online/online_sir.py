@@ -88,11 +88,14 @@ class OnlineSIR(StreamStateMixin, Estimator):
     d : int, optional
         Number of directions, at most ``H - 1``. ``None`` (default) tracks ``d_max`` of them
         and reports the first ``d`` chosen by ``d_rule`` at every snapshot.
-    d_rule : {"ratio"}
-        The rule that chooses ``d`` when it is not given: the eigenvalue-ratio rule on the
-        exact eigenvalues of ``D̂_t`` (of ``Σ̂⁻¹D̂_t`` for O-SIR), computed from the
-        sufficient statistics at each snapshot (:func:`sdrstats.inference.ratio.eigenvalue_ratio`;
-        a stream keeps no rows for a rule that resamples). It chooses among ``1..d_max``.
+    d_rule : {"ratio", "asymptotic"}
+        The rule that chooses ``d`` when it is not given. ``"ratio"`` (default): the
+        eigenvalue-ratio rule on the exact eigenvalues of ``D̂_t`` (of ``Σ̂⁻¹D̂_t`` for
+        O-SIR), computed from the sufficient statistics at each snapshot
+        (:func:`sdrstats.inference.ratio.eigenvalue_ratio`; a stream keeps no rows for a
+        rule that resamples). ``"asymptotic"``: Li's (1991) χ² test of SIR at level 0.05
+        from the slice moments (needs ``sir_moments=True``), as ``sdr.sir`` chooses. Either
+        chooses among ``1..d_max``.
     d_max : int, optional
         Directions tracked when ``d`` is None: ``min(H - 1, p, d_max)``, default 4 (each
         costs ``O(p)`` per row).
@@ -230,7 +233,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None), None],
         "d": [Interval(int, 1, None), None],
-        "d_rule": [Options(("ratio",))],
+        "d_rule": [Options(("ratio", "asymptotic"))],
         "d_max": [Interval(int, 1, None), None],
         "eigen": [Options(TRACKERS)],
         "sparse": ["boolean"],
@@ -309,6 +312,11 @@ class OnlineSIR(StreamStateMixin, Estimator):
         if o["d"] is not None and o["d"] > H - 1:
             raise ValueError(
                 f"The 'd' option of {name} must be at most nslices - 1 = {H - 1}; got {o['d']}."
+            )
+        if o["d_rule"] == "asymptotic" and not o["sir_moments"]:
+            raise ValueError(
+                f"The 'd_rule' option 'asymptotic' of {name} needs sir_moments=True: the test "
+                "reads the slice moments; use d_rule='ratio' or keep the moments."
             )
         if o["bootstrap_replicates"] and not o["sir_moments"]:
             raise ValueError(

@@ -24,7 +24,8 @@ OTHER = regression_frame(seed=1)
 WEIGHTS = np.random.default_rng(2).uniform(0.5, 2.0, len(FRAME))
 OTHER_WEIGHTS = np.random.default_rng(3).uniform(0.5, 2.0, len(OTHER))
 
-CASES = {name: fit for name, fit in FITS.items() if name != "online_sir"}  # a stream: below
+# online_sir: its result holds no rows for these refits; its own frozen-ness is tested below
+CASES = {name: fit for name, fit in FITS.items() if name != "online_sir"}
 CASES.update(
     {
         "sir_weighted": lambda d, w=WEIGHTS: sdr.sir(F, d, nslices=5, weights=w),

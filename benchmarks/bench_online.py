@@ -4,9 +4,11 @@ Stream: seed 003's model 2 with p = 1000 (``sdrstats.simulate.ossir_model``), H 
 d = 2, fed to ``OnlineSIR.partial_fit`` in chunks of 1000 rows. Chunks are generated outside
 the timed region. Reports
 
-* rows per second (wall and process CPU time) per tracker; the goal is >= 50 000 rows/s for
-  CCIPCA. numpy's own floor for touching every row once, one ``chunk @ B`` product (p x d),
-  is shown for scale;
+* rows per second (wall and process CPU time) per tracker, with the default options (the
+  recursion, the SIR moments and the sample of rows) and with the recursion alone
+  (``sir_moments=False, reservoir_size=0``); the goal is >= 50 000 rows/s for CCIPCA's
+  recursion. numpy's own floors for touching every row once, one ``chunk @ B`` product
+  (p x d), and for the SIR moments, one ``chunk.T @ chunk`` (p x p), are shown for scale;
 * the size of the saved state (``OnlineSIR.save``) after 10k, 30k and 50k rows (it must not
   grow);
 * the block recursion (chunks of 1000 rows) against the seed's one-row recursion at p = 100:
@@ -41,8 +43,16 @@ def chunks(rows: int, p: int, seed: int):
         yield data.drop(columns="y").to_numpy(), data["y"].to_numpy(), basis
 
 
-def throughput(eigen: str, rows: int) -> tuple[float, float, list[int]]:
-    model = sdr.OnlineSIR(nslices=H, d=D, eigen=eigen, init_size=CHUNK, trace_size=TRACE)
+def _array_bytes(tree) -> int:
+    if isinstance(tree, np.ndarray):
+        return tree.nbytes
+    if isinstance(tree, dict):
+        return sum(_array_bytes(v) for v in tree.values())
+    return 0
+
+
+def throughput(eigen: str, rows: int, **options) -> tuple[float, float, list[int]]:
+    model = sdr.OnlineSIR(nslices=H, d=D, eigen=eigen, init_size=CHUNK, trace_size=TRACE, **options)
     wall = cpu = 0.0
     sizes = []
     for k, (X, y, _) in enumerate(chunks(rows, P, 1)):
@@ -55,7 +65,8 @@ def throughput(eigen: str, rows: int) -> tuple[float, float, list[int]]:
         cpu += time.process_time() - start_cpu
         if model.n_seen in (10_000, 30_000, 50_000):
             state = model.state_dict()
-            arrays = sum(v.nbytes for v in state["state"].values() if isinstance(v, np.ndarray))
+            # the recursion's state, the SIR moments and the sample of rows
+            arrays = sum(_array_bytes(state[k]) for k in ("state", "moments", "reservoir"))
             with tempfile.TemporaryDirectory() as folder:
                 saved = model.save(Path(folder) / "stream").stat().st_size
             sizes.append((arrays, saved, len(state["trace"])))
@@ -71,6 +82,16 @@ def numpy_floor(rows: int) -> float:
             start = time.process_time()
             X @ B
             total += time.process_time() - start
+    return min(rows, 10_000) / total
+
+
+def cross_product_floor(rows: int) -> float:
+    """numpy's own rate for the SIR moments' main cost: one ``Xᵀ X`` (p x p) per chunk."""
+    total = 0.0
+    for X, _, _ in chunks(min(rows, 10_000), P, 3):
+        start = time.process_time()
+        X.T @ X
+        total += time.process_time() - start
     return min(rows, 10_000) / total
 
 
@@ -104,21 +125,41 @@ def main() -> None:
         "can exceed CPU rows/s.\n"
     )
     print(
-        f"State after 10k / 30k / 50k rows: bytes of the state arrays, bytes of the saved "
-        f"file (OnlineSIR.save, with the trace, capped at trace_size = {TRACE} snapshots of "
-        "p x d), number of trace snapshots.\n"
+        f"State after 10k / 30k / 50k rows: bytes of the state arrays (the recursion's, the "
+        "SIR moments' and the sample of rows'), bytes of the saved file (OnlineSIR.save, with "
+        f"the trace, capped at trace_size = {TRACE} snapshots of p x d), number of trace "
+        "snapshots.\n"
     )
-    print("| tracker | rows/s (wall) | rows/s (CPU) | state arrays, saved file, trace length |")
-    print("|---|---|---|---|")
-    for eigen in ("ccipca", "ipca", "sgd"):
-        wall, cpu, sizes = throughput(eigen, args.rows)
+    print(
+        "By default a stream also keeps the slice moments of SIR (`sir_moments=True`: the "
+        "p x p cross-product of the predictors, for its result's χ² test and bootstrap) and a "
+        "sample of 2000 rows (`reservoir_size`, for its conditional density); the rows with "
+        "`sir_moments=False, reservoir_size=0` show the recursion alone.\n"
+    )
+    print(
+        "| tracker | options | rows/s (wall) | rows/s (CPU) | state arrays, saved file, trace length |"
+    )
+    print("|---|---|---|---|---|")
+    bare = {"sir_moments": False, "reservoir_size": 0}
+    runs = [
+        ("ccipca", {}),
+        ("ccipca", bare),
+        ("ipca", {}),
+        ("ipca", bare),
+        ("sgd", {}),
+        ("sgd", bare),
+    ]
+    for eigen, options in runs:
+        wall, cpu, sizes = throughput(eigen, args.rows, **options)
         sizes_text = (
             " / ".join(f"{a / 1024:.0f} KiB, {b / 1024:.0f} KiB, {k}" for a, b, k in sizes) or "—"
         )
-        print(f"| {eigen} | {wall:,.0f} | {cpu:,.0f} | {sizes_text} |")
+        named = ", ".join(f"{k}={v}" for k, v in options.items()) or "defaults"
+        print(f"| {eigen} | {named} | {wall:,.0f} | {cpu:,.0f} | {sizes_text} |")
     print(
         f"\nnumpy floor, one `chunk @ B` (p x d) per chunk: {numpy_floor(args.rows):,.0f} "
-        "rows/s (CPU).\n"
+        "rows/s (CPU); one `chunk.T @ chunk` (p x p, the SIR moments' cost) per chunk: "
+        f"{cross_product_floor(args.rows):,.0f} rows/s (CPU, all BLAS threads).\n"
     )
     print("### Block recursion vs the one-row recursion (model 2, p = 100, n = 5000)\n")
     print("| recursion | distance to truth | seconds |\n|---|---|---|")

@@ -587,7 +587,7 @@ def _state_without(key):
 
 
 def _state_with_formula(formula):
-    model = sdr.online_sir("y ~ x1 + x2", FRAME, chunksize=30, nslices=5, init_size=40)
+    model = sdr.online_sir("y ~ x1 + x2", FRAME, chunksize=30, nslices=5, init_size=40).stream
     state = model.state_dict()
     state["reader"]["formula"] = formula
     return sdr.OnlineSIR.from_state(state)
@@ -1000,10 +1000,14 @@ NAMED = [
     ("stream-source-of-the-wrong-kind", lambda: sdr.online_sir("y ~ x1", {"a": FRAME}),
      TypeError, r"Chunk 0 of the source \(a dict\) is a str",
      r"a Dask DataFrame, an iterable of DataFrames"),
-    ("conditional-density-of-a-stream",
-     lambda: sdr.online_sir("y ~ x1 + x2", FRAME, init_size=40, nslices=5).conditional_density(),
-     ValueError, "conditional_density is not available for a stream",
-     r"reduced = fit\.transform\(rows\)"),
+    ("conditional-density-of-a-stream-without-a-sample",
+     lambda: sdr.online_sir("y ~ x1 + x2", FRAME, init_size=40, nslices=5,
+                            reservoir_size=0).conditional_density(),
+     ValueError, "this stream kept no sample of its rows", r"Pass rows=: a DataFrame"),
+    ("bootstrap-of-a-stream-without-replicates",
+     lambda: sdr.online_sir("y ~ x1 + x2", FRAME, init_size=40, nslices=5).bootstrap(),
+     ValueError, "This stream kept no bootstrap replicates",
+     r"Start the stream with bootstrap_replicates=B"),
 ]  # fmt: skip
 
 

@@ -200,7 +200,7 @@ def test_the_gallery_shows_every_plot_with_its_code(site):
         "calibration(",
         "mark_by_y",
         'plot("objective")',
-        "stream.plot()",
+        "stream.results().plot()",
     ):
         assert call in _text(html).replace("&quot;", '"'), call
 

@@ -48,7 +48,7 @@ def test_later_chunks_reuse_the_first_chunks_design(frame):
         [np.log(new["x1"]), new[["x2", "x3", "x4", "x5"]], (new["group"] == "lo").astype(float)]
     )
     expected = (X_new - model._state["mean"]) @ model.directions.to_numpy()
-    np.testing.assert_allclose(model.transform(new).to_numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(model.results().transform(new).to_numpy(), expected, atol=1e-12)
 
 
 def test_iter_chunks_rejects_bad_sources():
@@ -164,19 +164,22 @@ def test_bad_options_and_states_raise_clear_errors(frame):
 def test_formula_stream_resumes_from_a_saved_file(frame, tmp_path):
     whole = sdr.online_sir(FORMULA, frame, chunksize=600)
     half = sdr.online_sir(FORMULA, frame.iloc[:1200], chunksize=600)
-    resumed = sdr.OnlineSIR.load(half.save(tmp_path / "half.npz"))
+    resumed = sdr.OnlineSIR.load(half.stream.save(tmp_path / "half.npz"))
     for start in range(1200, 2400, 600):
         resumed.partial_fit(frame.iloc[start : start + 600])  # the formula was given once
     np.testing.assert_array_equal(resumed.directions.to_numpy(), whole.directions.to_numpy())
     # the loaded design rebuilds log(x1) and the factor coding for new rows
-    np.testing.assert_allclose(resumed.transform(frame.iloc[:4]), whole.transform(frame.iloc[:4]))
+    np.testing.assert_allclose(
+        resumed.results().transform(frame.iloc[:4]), whole.transform(frame.iloc[:4])
+    )
 
 
 def test_categorical_response_through_a_formula(frame):
     data = frame.assign(cls=np.where(frame["y"] > 0, "up", "down"))
-    model = sdr.online_sir("cls ~ x1 + x2 + x3 + x4 + x5", data, chunksize=600)
+    fit = sdr.online_sir("cls ~ x1 + x2 + x3 + x4 + x5", data, chunksize=600)
+    model = fit.stream
     assert model._H == 2 and model.cut_points_ is None
-    assert list(model.results().extras["slice_sizes"]) == [
+    assert list(fit.extras["slice_sizes"]) == [
         int((data["cls"] == "down").sum()),
         int((data["cls"] == "up").sum()),
     ]

@@ -287,18 +287,24 @@ def test_results_contract_and_pickling():
     X, y, _ = _stream(1, 2000, 12, 19)
     model = _feed(sdr.OnlineSIR(d=1), X, y, 500)
     assert list(model.directions.columns) == ["Dir1"] and model.directions.shape == (12, 1)
-    assert model.n == 2000 and model.p == 12 and model.d == 1
-    text = str(model)
+    assert model.n == 2000 and model.p == 12
+    fit = model.results()
+    assert fit.d == 1 and fit.stream is model
+    text = str(fit)
     assert "ccipca eigen-tracker" in text and "Cut points" in text and "Selected predictors" in text
-    assert model.transform(X[:5]).shape == (5, 1)
-    clone = pickle.loads(pickle.dumps(model))
-    np.testing.assert_array_equal(clone.directions.to_numpy(), model.directions.to_numpy())
+    assert fit.transform(X[:5]).shape == (5, 1)
+    clone = pickle.loads(pickle.dumps(fit))
+    np.testing.assert_array_equal(clone.directions.to_numpy(), fit.directions.to_numpy())
+    assert clone.stream is None  # a pickled result keeps its numbers, not the stream
     with pytest.raises(ValueError, match="keeps no rows; pass newdata"):
-        model.results().transform()
-    with pytest.raises(ValueError, match="bootstrap is not available for a stream"):
-        model.bootstrap(B=2)
+        fit.transform()
+    with pytest.raises(ValueError, match="This stream kept no bootstrap replicates"):
+        fit.bootstrap(B=2)
     with pytest.raises(ValueError, match="dimension test is not available for online_sir"):
-        model.test_dimension("permutation")
+        fit.test_dimension("permutation")
+    # the stream is the stream: the results methods live on its results
+    for name in ("summary", "transform", "bootstrap", "test_dimension", "conditional_density"):
+        assert not hasattr(model, name), name
 
 
 def test_array_fit_path_keeps_the_rows_for_transform():

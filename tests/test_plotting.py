@@ -73,7 +73,7 @@ PLOTS = {
         ),
         PAGE_WIDTH,
     ),
-    "stream": (lambda ais: _stream().plot(), PAGE_WIDTH),
+    "stream": (lambda ais: _stream().results().plot(), PAGE_WIDTH),
 }
 
 
@@ -234,7 +234,7 @@ def test_conditional_density_curves_and_quantile_band():
 
 def test_the_stream_plots_its_eigenvalues_and_how_far_each_estimate_moved():
     stream = _stream()
-    fig = stream.plot()
+    fig = stream.results().plot()
     eigen, moved = fig.axes
     assert eigen.get_ylabel() == "tracked eigenvalue" and eigen.get_xlabel() == "rows seen"
     assert moved.get_ylabel() == "projection distance to the\nprevious estimate"

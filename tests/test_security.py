@@ -137,7 +137,8 @@ ATTACKS = [
 @pytest.mark.parametrize(("kind", "term", "named"), ATTACKS, ids=[a[0] for a in ATTACKS])
 def test_a_hand_edited_stream_formula_never_runs(kind, term, named, tmp_path):
     marker = tmp_path / "pwned"
-    stream = sdr.online_sir("y ~ x1 + x2", _frame("x2"), chunksize=60, nslices=5, init_size=60)
+    fit = sdr.online_sir("y ~ x1 + x2", _frame("x2"), chunksize=60, nslices=5, init_size=60)
+    stream = fit.stream
     hostile = term.format(marker=marker)
     state = stream.state_dict()
     state["reader"]["formula"] = f"y ~ x1 + {hostile}"

@@ -75,12 +75,14 @@ print(
 # each to `partial_fit`: the first `init_size` rows fix the slice cut points and start the
 # eigenpairs, every later chunk updates them. We fit the sparse version (the default) and,
 # for comparison, online SIR without sparsity (`sparse=False`, the O-SIR of Cai, Li and Zhu).
+# Each call returns a result like every other method's, a frozen value; the stream that made
+# it is its `.stream`, which can take more rows (below).
 
 # %%
 opts = dict(chunksize=CHUNK, d=2, nslices=10, init_size=CHUNK, trace_size=200)
-stream_sparse = sdr.online_sir("y ~ .", path, **opts)
-stream_plain = sdr.online_sir("y ~ .", path, sparse=False, eigen="perturbation", **opts)
-print(stream_sparse.summary())
+fit_sparse = sdr.online_sir("y ~ .", path, **opts)
+fit_plain = sdr.online_sir("y ~ .", path, sparse=False, eigen="perturbation", **opts)
+print(fit_sparse.summary())
 
 # %% [markdown]
 # The summary is the same contract as a batch fit: basis vectors, the eigenvalues of `D̂`
@@ -89,7 +91,7 @@ print(stream_sparse.summary())
 # ones (the directions have unit length).
 
 # %%
-basis = stream_sparse.directions
+basis = fit_sparse.directions
 relevant = (truth != 0).any(axis=1)
 norms = pd.Series(
     {
@@ -104,7 +106,7 @@ norms = pd.Series(
     }
 )
 print(norms.round(4))
-print(f"rows seen: {stream_sparse.n_seen}")
+print(f"rows seen: {fit_sparse.n_seen}")
 
 # %% [markdown]
 # The truncated gradient does not zero out many coefficients exactly at the default
@@ -125,8 +127,8 @@ print(f"rows seen: {stream_sparse.n_seen}")
 # once — something the online method never needs to do.
 
 # %%
-dist_sparse = stream_sparse.trace_distance(truth)
-dist_plain = stream_plain.trace_distance(truth)
+dist_sparse = fit_sparse.stream.trace_distance(truth)
+dist_plain = fit_plain.stream.trace_distance(truth)
 everything = pd.read_csv(path)
 batch = sdr.sir("y ~ .", everything, nslices=10, d=2)
 batch_distance = sdr.det_distance(batch.directions, truth)
@@ -160,29 +162,38 @@ show_figure(fig)
 # beside the projection distance between each recorded estimate of the subspace and the one
 # before it: how far the estimate still moves as rows arrive. Both eigenvalues settle after
 # a few thousand rows (0.0113 and 0.0065 at the end of the full stream). Only the top
-# `d = 2` are tracked, so this is a stability check, not a choice of the dimension: the
-# tests of `d` in this package need the rows, which a stream does not keep.
+# `d = 2` are tracked, so this is a stability check, not a choice of the dimension.
 
 # %%
-show_figure(stream_sparse.plot())
-print(stream_sparse.trace.tail(3).round(4))
+show_figure(fit_sparse.plot())
+print(fit_sparse.stream.trace.tail(3).round(4))
+
+# %% [markdown]
+# The dimension itself is tested from statistics the stream keeps besides its recursion:
+# the slice counts and sums and the cross-product of the predictors. From them
+# `test_dimension("asymptotic")` is Li's χ² test of SIR, the numbers `sdr.sir` (and R
+# `dr`) print for the same rows and slices, without the rows.
+
+# %%
+print(fit_sparse.test_dimension("asymptotic"))
 
 # %% [markdown]
 # ## Continuing the stream
 #
-# The fitted object is still live: new rows go to `partial_fit`, and `transform` projects
-# any rows onto the current directions. Here one more chunk arrives.
+# The result is a value, but its stream is still live: new rows go to
+# `fit.stream.partial_fit`, and `fit.stream.results()` gives a new result with them (the old
+# one does not change). `transform` projects any rows onto a result's directions. Here one
+# more chunk arrives.
 
 # %%
 new_rows, _ = ossir_model(2, CHUNK, P, random_state=np.random.SeedSequence(2024))
-stream_sparse.partial_fit(new_rows, formula="y ~ .")
+fit_sparse.stream.partial_fit(new_rows, formula="y ~ .")
+newer = fit_sparse.stream.results()
 print(
-    f"rows seen: {stream_sparse.n_seen}; distance now "
-    f"{sdr.det_distance(stream_sparse.directions, truth):.4f}"
+    f"rows seen: {newer.n_seen} (the first result still says {fit_sparse.n_seen}); "
+    f"distance now {sdr.det_distance(newer.directions, truth):.4f}"
 )
-show_figure(
-    plot_projection(stream_sparse.results(), new_rows, title="New rows on the online directions")
-)
+show_figure(plot_projection(newer, new_rows, title="New rows on the online directions"))
 workdir.cleanup()
 
 # %% [markdown]

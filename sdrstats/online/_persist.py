@@ -17,20 +17,30 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..base.parallel import as_seed_sequence, derived_stream
 from ..base.persistence import StateError, read, write
 from ..design.safe_formula import check_formula
 from ..results.io import check_savable_formula, check_spec
 from . import _stream_checks, _updates
+from ._moments import SliceMomentSums
+from ._reservoir import Reservoir
 
 #: The stream class the mixin is part of (OnlineSIR); named by a type variable so that this
 #: module needs nothing from ``online_sir``.
 Stream = TypeVar("Stream", bound="StreamStateMixin")
 
-#: Version of the :meth:`state_dict` layout; version 1 (no lineage, no scale) is still read.
-STATE_VERSION = 2
+#: Version of the :meth:`state_dict` layout. Version 3 adds the slice moments of the SIR test
+#: and the online bootstrap, the reservoir sample and the seed; versions 1 (no lineage, no
+#: scale) and 2 are still read, as streams without them (options ``sir_moments=False``,
+#: ``bootstrap_replicates=0`` and ``reservoir_size=0``: their rows are gone, so none of them
+#: can be started afterwards).
+STATE_VERSION = 3
 _KIND = "online_sir"
 _PREFIX = "state is incomplete or corrupt: "
 _TOP_KEYS = ("version", "options", "state", "buffer", "trace", "cut_points", "H", "reader", "call")
+_V3_KEYS = ("lineage", "moments", "reservoir", "seed")
+#: Options a stream saved before version 3 lacks, and the values it loads with.
+_NEW_OPTIONS = {"sir_moments": False, "bootstrap_replicates": 0, "reservoir_size": 0}
 _READER_KEYS = ("spec", "formula", "columns", "categorical", "p")
 
 
@@ -40,8 +50,13 @@ class StreamStateMixin:
     def merge(self: Stream, other: Stream) -> Stream:
         """A new fit combining this stream with a disjoint one (see ``_updates.merge_states``).
 
-        Both need the same options (``cut_points`` and ``trace_size`` aside) and the same
-        predictors. With the same cut points (a class response, or ``cut_points=`` given to
+        Both need the same options (``cut_points``, ``trace_size`` and ``random_state``
+        aside) and the same predictors; the merge keeps this stream's seed. The slice
+        moments of the SIR test and the online bootstrap's replicates add up (replicate
+        ``b`` of the merge weights each row by its count in its own stream, so two streams
+        with bootstrap replicates need different seeds: with the same ``random_state`` their
+        rows would share counts); the samples of rows are merged into a uniform sample of
+        the union. With the same cut points (a class response, or ``cut_points=`` given to
         both) the statistics combine exactly. With the default options each stream cuts its
         response at the quantiles of its own first rows: the merge then keeps this stream's
         cut points and moves each slice of ``other`` whole into the slice holding its middle
@@ -85,8 +100,9 @@ class StreamStateMixin:
             raise TypeError(f"merge needs another OnlineSIR; got {type(other).__name__}.")
         if self._state is None or other._state is None:
             raise ValueError("merge needs both streams past their initial batch.")
-        mine = {k: v for k, v in self.options.items() if k not in ("trace_size", "cut_points")}
-        theirs = {k: v for k, v in other.options.items() if k not in ("trace_size", "cut_points")}
+        free = ("trace_size", "cut_points", "random_state")
+        mine = {k: v for k, v in self.options.items() if k not in free}
+        theirs = {k: v for k, v in other.options.items() if k not in free}
         if repr(mine) != repr(theirs):
             raise ValueError(f"merge needs equal options; got {mine} and {theirs}.")
         if self._reader.spec.x_names != other._reader.spec.x_names:
@@ -116,7 +132,25 @@ class StreamStateMixin:
                 f"{[s[:8] for s in shared]}, which would be counted twice. Merge streams fed "
                 "with different rows (a copy or a saved state of a stream carries its rows)."
             )
+        self._seed_stream()
+        other._seed_stream()
+        if self.options["bootstrap_replicates"] and repr(self._seed) == repr(other._seed):
+            raise ValueError(
+                f"merge of two streams with bootstrap replicates drawn from the same seed "
+                f"(random_state {self._seed!r}): their rows would share Poisson counts, and the "
+                "merged replicates would not be a bootstrap. Give each stream its own "
+                "random_state (or none)."
+            )
         merged = copy.deepcopy(self)
+        merged._moments = _merged_moments(self, other)
+        merged._reservoir = (
+            self._reservoir.merged(
+                other._reservoir,
+                np.random.default_rng(as_seed_sequence(derived_stream(self._seed, "reservoir"))),
+            )
+            if self._reservoir is not None and other._reservoir is not None
+            else None
+        )
         merged._state = _updates.merge_states(
             self._state,
             theirs_state,
@@ -152,7 +186,7 @@ class StreamStateMixin:
         >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
         >>> state = model.state_dict()
         >>> state["version"], sdr.OnlineSIR.from_state(state).n_seen
-        (2, 1000)
+        (3, 1000)
         """
         return copy.deepcopy(
             {
@@ -166,6 +200,9 @@ class StreamStateMixin:
                 "reader": self._reader.state(),
                 "call": self.call,
                 "lineage": self._lineage,
+                "moments": None if self._moments is None else self._moments.state(),
+                "reservoir": None if self._reservoir is None else self._reservoir.state(),
+                "seed": self._seed,
             }
         )
 
@@ -220,6 +257,8 @@ class StreamStateMixin:
             model._H = int(state["H"])
         model._reader.load(reader)
         model._lineage = state["lineage"]
+        model._seed = state["seed"]
+        _checked_extras(model, state, reader)
         return model
 
     def save(self, path: Any) -> Path:
@@ -321,11 +360,11 @@ def _checked_top(state: Any) -> dict[str, Any]:
     if "version" not in state:
         raise StateError("missing key 'version'.")
     version = state["version"]
-    if version not in (1, STATE_VERSION) or isinstance(version, bool):
+    if version not in (1, 2, STATE_VERSION) or isinstance(version, bool):
         raise StateError(
-            f"wrong schema version {version!r}; this sdrstats reads versions 1 and {STATE_VERSION}."
+            f"wrong schema version {version!r}; this sdrstats reads versions 1 to {STATE_VERSION}."
         )
-    expected = (*_TOP_KEYS, "lineage") if version == STATE_VERSION else _TOP_KEYS
+    expected = {1: _TOP_KEYS, 2: (*_TOP_KEYS, "lineage")}.get(version, (*_TOP_KEYS, *_V3_KEYS))
     for key in expected:
         if key not in state:
             raise StateError(f"missing key {key!r}.")
@@ -334,6 +373,19 @@ def _checked_top(state: Any) -> dict[str, Any]:
         raise StateError(f"unexpected key(s) {extra}.")
     if version == 1:  # no lineage then: an id from the content, the same for every copy
         state = {**state, "lineage": _content_lineage(state)}
+    if version < 3:  # no slice moments, sample or seed: a stream without them
+        options = state["options"]
+        if isinstance(options, dict):
+            options = {**_NEW_OPTIONS, **options}
+        state = {**state, "options": options, "moments": None, "reservoir": None, "seed": None}
+    seed = state["seed"]
+    if seed is not None and not (
+        (isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0)
+        or (isinstance(seed, list) and seed and all(isinstance(v, int) for v in seed))
+    ):
+        raise StateError(
+            f"seed must be a non-negative integer, a list of them or None; got {seed!r}."
+        )
     lineage = state["lineage"]
     if lineage is not None and (
         not isinstance(lineage, list) or not all(isinstance(v, str) for v in lineage)
@@ -504,6 +556,93 @@ def _checked_running(model: Any, state: dict[str, Any], reader: dict[str, Any]) 
     counts = running["slice_counts"]
     if np.any(counts < 0) or abs(float(counts.sum()) - t) > 0.5:
         raise StateError(f"state.slice_counts sum to {float(counts.sum()):g}, not state.t = {t}.")
+
+
+def _checked_extras(model: Any, state: dict[str, Any], reader: dict[str, Any]) -> None:
+    """Check and set the slice moments and the sample of rows (version 3) against the options,
+    ``p`` and ``H``; the counts that size them are budgeted as a new stream's are."""
+    o, moments, reservoir = model.options, state["moments"], state["reservoir"]
+    p = reader["p"]
+    if p is not None:  # what the stream will allocate: checked as on a new stream's first rows
+        model._check_sizes(p)
+    if state["state"] is None:
+        if moments is not None:
+            raise StateError("moments are set although the initial batch is not done.")
+    elif moments is not None:  # None: a stream first saved before version 3
+        model._moments = _checked_moments(moments, o["bootstrap_replicates"], p, int(state["H"]))
+        total = float(model._moments.counts[0].sum())
+        if abs(total - int(state["state"]["t"])) > 0.5:
+            raise StateError(f"moments.counts[0] sum to {total:g}, not state.t.")
+    if reservoir is None:
+        if state["version"] == STATE_VERSION and o["reservoir_size"] and p is not None:
+            raise StateError("missing 'reservoir' although reservoir_size is set.")
+        return
+    model._reservoir = _checked_reservoir(reservoir, o["reservoir_size"], p, reader["categorical"])
+
+
+def _checked_moments(moments: Any, B: int, p: int, H: int) -> SliceMomentSums:
+    if not isinstance(moments, dict):
+        raise StateError(f"moments must be a dict; got {type(moments).__name__}.")
+    keys = ("shift", "keys", "counts", "sums", "cross", "rows")
+    missing = [k for k in keys if k not in moments]
+    extra = sorted(str(k) for k in set(moments) - set(keys))
+    if missing or extra:
+        raise StateError(f"moments: missing key(s) {missing}, unexpected {extra}.")
+    _float_array(moments["shift"], "moments.shift", (p,))
+    if not isinstance(moments["keys"], np.ndarray) or moments["keys"].dtype != np.uint64:
+        raise StateError("moments.keys must be an array of uint64.")
+    if moments["keys"].shape != (B, 2):
+        raise StateError(
+            f"wrong shape of moments.keys: {moments['keys'].shape}, expected {(B, 2)} "
+            "(bootstrap_replicates rows)."
+        )
+    _float_array(moments["counts"], "moments.counts", (1 + B, H))
+    _float_array(moments["sums"], "moments.sums", (1 + B, H, p))
+    _float_array(moments["cross"], "moments.cross", (1 + B, p, p))
+    if np.any(moments["counts"] < 0):
+        raise StateError("moments.counts must not be negative.")
+    _integer(moments["rows"], "moments.rows", 0)
+    return SliceMomentSums.from_state(moments)
+
+
+def _checked_reservoir(reservoir: Any, size: int, p: int, categorical: bool) -> Reservoir:
+    if not isinstance(reservoir, dict):
+        raise StateError(f"reservoir must be a dict; got {type(reservoir).__name__}.")
+    keys = ("size", "key", "X", "y", "seen")
+    missing = [k for k in keys if k not in reservoir]
+    extra = sorted(str(k) for k in set(reservoir) - set(keys))
+    if missing or extra:
+        raise StateError(f"reservoir: missing key(s) {missing}, unexpected {extra}.")
+    if _integer(reservoir["size"], "reservoir.size", 0) != size:
+        raise StateError(f"reservoir.size is {reservoir['size']}, not reservoir_size = {size}.")
+    seen = _integer(reservoir["seen"], "reservoir.seen", 0)
+    key = reservoir["key"]
+    if not isinstance(key, np.ndarray) or key.dtype != np.uint64 or key.shape != (2,):
+        raise StateError("reservoir.key must be two uint64 words.")
+    rows = min(seen, size)
+    _float_array(reservoir["X"], "reservoir.X", (rows, p))
+    _float_array(reservoir["y"], "reservoir.y", (rows,))
+    if categorical and reservoir["y"].dtype.kind not in "iu":
+        raise StateError("reservoir.y must hold class codes (integers) for a class response.")
+    return Reservoir.from_state(reservoir)
+
+
+def _merged_moments(a: Any, b: Any) -> SliceMomentSums | None:
+    """The slice moments of two merged streams (None when either has none)."""
+    if a._moments is None or b._moments is None:
+        return None
+    moved = None
+    if a.cut_points_ is not None and not np.array_equal(a.cut_points_, b.cut_points_):
+
+        def moved(sums: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            shown = {"slice_sums": sums, "slice_counts": counts}
+            out = _updates.onto_cut_points(shown, b.cut_points_, a.cut_points_, a._H)
+            return out["slice_sums"], out["slice_counts"]
+
+    merged = a._moments.merged(b._moments, moved)
+    # later rows take positions after both streams' rows (the keys are this stream's)
+    merged.rows = a._moments.rows + b._moments.rows
+    return merged
 
 
 __all__ = ["StreamStateMixin"]

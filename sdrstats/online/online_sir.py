@@ -20,19 +20,22 @@ from threadpoolctl import ThreadpoolController
 
 from ..base.budget import check_count
 from ..base.parallel import fit_seed
-from ..base.tables import Summary
 from ..base.validation import Interval, Options
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
 from . import _stream_checks, _updates
 from ._chunks import ChunkReader
+from ._moments import SliceMomentSums, bootstrap_keys
 from ._persist import StreamStateMixin
+from ._reservoir import Reservoir, reservoir_key
 from ._results import OnlineSIRResults
 from .trackers import TRACKERS
 
 #: Directions a stream tracks when ``d`` is None (``d_max``'s default).
 TRACKED_BY_DEFAULT = 4
+#: Rows of the stream's uniform sample for its conditional density (``reservoir_size``).
+RESERVOIR_SIZE = 2000
 
 
 @functools.cache
@@ -48,12 +51,27 @@ class OnlineSIR(StreamStateMixin, Estimator):
     given once). The first ``init_size`` rows fix the cut points and start the eigenpairs;
     every later block of at most ``block_size`` rows updates the sufficient statistics, the
     top-``d`` eigenpairs of ``D̂_t`` by the chosen tracker, the pseudo-responses and the
-    sparse directions by the truncated gradient. The fitted object has the results contract
-    at any time after the initial batch (``directions``, ``eigenvalues``, ``summary()``,
-    ``transform(newdata)``…) plus ``n_seen``, ``trace``, :meth:`merge`, :meth:`save` and
-    :meth:`load` (a file of arrays and a JSON header, never a pickle), :meth:`state_dict`
-    and :meth:`from_state`. Memory is ``O(pH + pd)`` (``O(p²)`` for the perturbation
-    tracker and for O-SIR), whatever the stream length.
+    sparse directions by the truncated gradient.
+
+    The stream is the mutable part; what it has estimated is a value. At any time after the
+    initial batch :meth:`results` returns a new :class:`OnlineSIRResults`, frozen (its
+    numbers never change when the stream goes on), with the results contract:
+    ``summary()``, ``transform(newdata)``, ``test_dimension()``, ``bootstrap()``, ``plot()``
+    and ``conditional_density()``. :func:`online_sir` returns such a result, holding the
+    stream as its ``.stream``; to update it, feed the stream and ask again::
+
+        fit = sdr.online_sir("y ~ .", chunks)
+        fit.stream.partial_fit(more_rows)     # the stream moves on, fit does not
+        newer = fit.stream.results()          # a new result with the new rows
+
+    The stream itself offers what a stream needs: :meth:`partial_fit`, :meth:`merge`,
+    :meth:`save` and :meth:`load` (a file of arrays and a JSON header, never a pickle),
+    :meth:`state_dict`, :meth:`from_state`, and readouts of its current estimate
+    (``n_seen``, ``directions``, ``eigenvalues``, ``trace``). Memory is ``O(pH + p²)``
+    (the recursion's ``O(pH + pd)`` and the cross-product its result's SIR test needs;
+    ``O(pH + pd)`` with ``sir_moments=False``), plus
+    ``bootstrap_replicates × (p² + pH + H)`` numbers for the online bootstrap and
+    ``reservoir_size × (p + 1)`` for the sample of rows, whatever the stream length.
 
     The stream is checked as a batch fit is: ``d`` against ``p`` on the first rows; on the
     initial batch, a constant response, ``nslices`` above ``init_size/2``, constant and
@@ -70,11 +88,14 @@ class OnlineSIR(StreamStateMixin, Estimator):
     d : int, optional
         Number of directions, at most ``H - 1``. ``None`` (default) tracks ``d_max`` of them
         and reports the first ``d`` chosen by ``d_rule`` at every snapshot.
-    d_rule : {"ratio"}
-        The rule that chooses ``d`` when it is not given: the eigenvalue-ratio rule on the
-        exact eigenvalues of ``D̂_t`` (of ``Σ̂⁻¹D̂_t`` for O-SIR), computed from the
-        sufficient statistics at each snapshot (:func:`sdrstats.inference.ratio.eigenvalue_ratio`;
-        a stream keeps no rows for a rule that resamples). It chooses among ``1..d_max``.
+    d_rule : {"ratio", "asymptotic"}
+        The rule that chooses ``d`` when it is not given. ``"ratio"`` (default): the
+        eigenvalue-ratio rule on the exact eigenvalues of ``D̂_t`` (of ``Σ̂⁻¹D̂_t`` for
+        O-SIR), computed from the sufficient statistics at each snapshot
+        (:func:`sdrstats.inference.ratio.eigenvalue_ratio`; a stream keeps no rows for a
+        rule that resamples). ``"asymptotic"``: Li's (1991) χ² test of SIR at level 0.05
+        from the slice moments (needs ``sir_moments=True``), as ``sdr.sir`` chooses. Either
+        chooses among ``1..d_max``.
     d_max : int, optional
         Directions tracked when ``d`` is None: ``min(H - 1, p, d_max)``, default 4 (each
         costs ``O(p)`` per row).
@@ -120,8 +141,31 @@ class OnlineSIR(StreamStateMixin, Estimator):
         Snapshots kept in ``trace`` (default 100); the trace is thinned to every other
         snapshot when full, so its memory is bounded (by ``sdr.set_config(max_memory=...)``,
         checked on the first chunk).
+    sir_moments : bool
+        Keep, besides the recursion, the slice moments of SIR: the cross-product of the
+        predictors with the slice counts and sums (``O(p²)`` memory and ``O(p²)`` operations
+        a row). Default True: the result then has Li's χ² test
+        (``test_dimension("asymptotic")``) and the stream can keep bootstrap replicates. At
+        ``p = 1000`` the cross-product costs about as much as the recursion itself
+        (``benchmarks/bench_online.md``); False keeps only the recursion's ``O(pH + pd)``
+        state and its speed, without the test.
+    bootstrap_replicates : int
+        ``B``, the replicates of the online Poisson bootstrap (default 0: none). A stream
+        keeps no rows to resample later, so its bootstrap is drawn as the rows arrive: every
+        row gets an independent Poisson(1) count in each replicate, and each replicate
+        keeps its weighted slice counts, slice sums and cross-products. It must be fixed
+        before the first row; ``results().bootstrap()`` reports the replicates. Cost:
+        ``B (p² + pH + H)`` numbers of memory (in the stream and again in each result made
+        from it) and ``B p²`` operations a row; bounded by ``sdr.set_config(max_memory=...)``
+        (checked on the first chunk). See Notes.
+    reservoir_size : int
+        Rows of the uniform sample the stream keeps (reservoir sampling, Vitter 1985) for
+        its result's ``conditional_density()``; default 2000 (``2000 (p + 1)`` numbers). 0
+        keeps none (then ``conditional_density(rows=...)`` needs rows).
     random_state : int, SeedSequence or Generator, optional
-        The seed the snapshots record (the stream draws nothing); a fit in memory
+        The seed the results record; the Poisson counts of the bootstrap and the draws of
+        the reservoir come from streams derived from it (:meth:`sdrstats.Results.stream`),
+        so a seeded stream is repeatable whatever its chunks. A fit in memory
         (``OnlineSIR(...).fit(X, y)``) resamples from streams derived from it. None: a
         stream takes a number from its own random id (kept when it is saved), which the
         summary prints; a fit in memory draws one.
@@ -151,9 +195,23 @@ class OnlineSIR(StreamStateMixin, Estimator):
     of 1000 change the final estimate by little (det distance < 0.02 on a model with
     distance ~0.01 to the truth).
 
+    The result's inference comes from slice moments the stream keeps besides the recursion:
+    the slice counts and sums and the cross-product of the predictors (about the initial
+    batch's mean). From them the result computes SIR exactly as the moment family does
+    (divisor-``n`` covariance, ``M = Σ_h f_h z̄_h z̄_hᵀ``): ``test_dimension("asymptotic")``
+    is Li's (1991) χ² test of R ``dr``, equal to ``sdr.sir``'s on the same rows with the
+    same cut points. The online bootstrap keeps those sums once per replicate, each row
+    weighted by its Poisson(1) count (Hanley & MacGibbon 2006; Chamandy et al. 2012) keyed
+    by the fit's ``"bootstrap"`` stream, the replicate and the row's position among the rows
+    used, so the replicates do not depend on the chunks (they are those of
+    ``sdr.sir(..., cut_points=..., random_state=seed).bootstrap(B, scheme="poisson")`` on
+    the same rows). The replicates are SIR fits of the resampled moments (the truncated
+    gradient is not run again per replicate), compared with SIR on all the stream's rows.
+
     References
     ----------
-    :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`.
+    :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`; :cite:t:`li1991`;
+    :cite:t:`hanley2006`; :cite:t:`chamandy2012`; :cite:t:`vitter1985`.
 
     Examples
     --------
@@ -175,7 +233,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "nslices": [Interval(int, 2, None), None],
         "d": [Interval(int, 1, None), None],
-        "d_rule": [Options(("ratio",))],
+        "d_rule": [Options(("ratio", "asymptotic"))],
         "d_max": [Interval(int, 1, None), None],
         "eigen": [Options(TRACKERS)],
         "sparse": ["boolean"],
@@ -188,6 +246,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         "init_size": [Interval(int, 2, None)],
         "block_size": [Interval(int, 1, None)],
         "trace_size": [Interval(int, 1, None)],
+        "sir_moments": ["boolean"],
+        "bootstrap_replicates": [Interval(int, 0, None)],
+        "reservoir_size": [Interval(int, 0, None)],
         "random_state": ["random_state"],
     }
     results_class = OnlineSIRResults
@@ -210,11 +271,18 @@ class OnlineSIR(StreamStateMixin, Estimator):
         init_size: int = 500,
         block_size: int = 1000,
         trace_size: int = 100,
+        sir_moments: bool = True,
+        bootstrap_replicates: int = 0,
+        reservoir_size: int = RESERVOIR_SIZE,
         random_state: Any = None,
     ) -> None:
         self._set_options(locals())
         self._reader = ChunkReader(self.method)
         self._state: dict[str, Any] | None = None
+        #: Slice moments for the result's SIR test and the online bootstrap (after the
+        #: initial batch), and the uniform sample of rows (from the first row).
+        self._moments: SliceMomentSums | None = None
+        self._reservoir: Reservoir | None = None
         self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
         self._trace: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.cut_points_: np.ndarray | None = None
@@ -245,6 +313,17 @@ class OnlineSIR(StreamStateMixin, Estimator):
             raise ValueError(
                 f"The 'd' option of {name} must be at most nslices - 1 = {H - 1}; got {o['d']}."
             )
+        if o["d_rule"] == "asymptotic" and not o["sir_moments"]:
+            raise ValueError(
+                f"The 'd_rule' option 'asymptotic' of {name} needs sir_moments=True: the test "
+                "reads the slice moments; use d_rule='ratio' or keep the moments."
+            )
+        if o["bootstrap_replicates"] and not o["sir_moments"]:
+            raise ValueError(
+                f"The 'bootstrap_replicates' option of {name} needs sir_moments=True: each "
+                "replicate is a weighted copy of the slice moments; got bootstrap_replicates = "
+                f"{o['bootstrap_replicates']} with sir_moments=False."
+            )
         most = max(o["init_size"], o["block_size"])
         if o["truncate_every"] > most:
             raise ValueError(
@@ -265,6 +344,14 @@ class OnlineSIR(StreamStateMixin, Estimator):
                     seconds_each=None, bytes_each=2 * 8.0 * (p + 1), at=f" at p = {p}")  # fmt: skip
         check_count(self.method, "trace_size", o["trace_size"], unit="snapshots",
                     seconds_each=None, bytes_each=8.0 * (p * d + d + 1) + 200,
+                    at=f" at p = {p}")  # fmt: skip
+        # a replicate's sums live in the stream and again in each result made from it
+        H = self._nslices_option()
+        check_count(self.method, "bootstrap_replicates", o["bootstrap_replicates"],
+                    unit="replicates", seconds_each=None,
+                    bytes_each=2 * 8.0 * (p * p + p * H + H), at=f" at p = {p}")  # fmt: skip
+        check_count(self.method, "reservoir_size", o["reservoir_size"], unit="rows kept",
+                    seconds_each=None, bytes_each=2 * 8.0 * (p + 1),
                     at=f" at p = {p}")  # fmt: skip
 
     def tracked_directions(self, H: Any = None, p: Any = None) -> int:
@@ -370,11 +457,24 @@ class OnlineSIR(StreamStateMixin, Estimator):
             list(self._trace),
             self.cut_points_,
             self._lineage,
+            self._seed,
+            # the moments and the sample take a chunk's rows last, when nothing else can fail
+            self._moments,
+            self._reservoir,
         )
         try:
             return self._partial_fit(X, y, formula=formula, missing=missing)
         except BaseException:
-            (self._state, self._buffer, self._trace, self.cut_points_, self._lineage) = saved
+            (
+                self._state,
+                self._buffer,
+                self._trace,
+                self.cut_points_,
+                self._lineage,
+                self._seed,
+                self._moments,
+                self._reservoir,
+            ) = saved
             raise
 
     def _partial_fit(self, X: Any, y: Any, *, formula: str | None, missing: str) -> OnlineSIR:
@@ -386,11 +486,18 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 _stream_checks.check_first_rows(Xa.shape[1], self.options["d"], self.method)
             self._check_sizes(Xa.shape[1])
             self._lineage = [uuid.uuid4().hex]
+            self._seed_stream()
+            if self.options["reservoir_size"]:
+                self._reservoir = Reservoir(
+                    self.options["reservoir_size"], reservoir_key(self._seed), Xa.shape[1]
+                )
         if self._state is not None:
             self._check_chunk(Xa)
+        offered = (Xa, ya)
         if self._state is None:
             self._buffer.append((Xa, ya))
             if self.n_seen < self.options["init_size"]:
+                self._offer(*offered)
                 return self
             Xa = np.vstack([b[0] for b in self._buffer])
             ya = np.concatenate([b[1] for b in self._buffer])
@@ -398,6 +505,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
             k = self.options["init_size"]
             with _blas_controller().limit(limits=1, user_api="blas"):
                 self._initialize(Xa[:k], ya[:k])
+                if self.options["sir_moments"]:
+                    self._moments = SliceMomentSums(
+                        Xa[:k].mean(axis=0),
+                        self._H,
+                        bootstrap_keys(self._seed, self.options["bootstrap_replicates"]),
+                    )
+                    self._moments.update(Xa[:k], self._labels(ya[:k]))
             Xa, ya = Xa[k:], ya[k:]
             self._check_chunk(Xa)
         o = self.options
@@ -419,8 +533,19 @@ class OnlineSIR(StreamStateMixin, Estimator):
                     every=o["truncate_every"],
                 )
         _stream_checks.check_running_state(self._state, self.method)
+        if self._moments is not None:  # None: sir_moments=False, or a version 1 or 2 file
+            # one thread, as the recursion: a second BLAS thread doubled the CPU time of
+            # this p x p product on the shared 2-core machine for little wall time
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                self._moments.update(Xa, self._labels(ya))
+        self._offer(*offered)
         self._record()
         return self
+
+    def _offer(self, X: np.ndarray, y: np.ndarray) -> None:
+        """Offer a chunk's rows to the sample of rows (in place: the chunk's last step)."""
+        if self._reservoir is not None:
+            self._reservoir.update(X, y)
 
     def _check_chunk(self, X: np.ndarray) -> None:
         s = self._state
@@ -508,11 +633,17 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     # -- results -------------------------------------------------------------------------
     def results(self) -> OnlineSIRResults:
-        """A snapshot of the current estimate as a results object.
+        """The current estimate as a new results object, frozen.
+
+        Each call makes a new result from the stream as it stands (copies of its estimate,
+        slice moments, bootstrap replicates and sample of rows); nothing done to the stream
+        afterwards (``partial_fit``, ``merge``) changes it. This is how a result is
+        updated: feed the stream, then call ``results()`` again.
 
         Returns
         -------
         OnlineSIRResults
+            With the stream as its ``.stream``.
 
         Examples
         --------
@@ -550,17 +681,28 @@ class OnlineSIR(StreamStateMixin, Estimator):
             center=s["mean"].copy(),
             extras=extras,
         )
-        if self._seed is None:
-            # one seed per stream, so every snapshot (and a saved copy) records the same: the
-            # one given, else a number of the stream's own id
-            given = self.options["random_state"]
-            lineage = self._lineage or [uuid.uuid4().hex]
-            self._seed = fit_seed(given) if given is not None else int(lineage[0][:8], 16)
+        self._seed_stream()
+        if self._moments is not None:
+            # the slice moments of the SIR test and the bootstrap's replicates, copied: a
+            # result never shares the stream's arrays
+            extras["slice_moments"] = self._moments.state()
+        if self._reservoir is not None:
+            extras["reservoir"] = self._reservoir.state()
         results = OnlineSIRResults(
             self, self._reader.spec, output, call=self.call, random_state=self._seed
         )
+        results._made_from(self)
         results._settle_dimension()
         return results
+
+    def _seed_stream(self) -> None:
+        """Fix the stream's seed on its first rows: the one given, else a number of the
+        stream's own id; every result (and a saved copy) records it, and the bootstrap's
+        counts and the reservoir's draws come from streams derived from it."""
+        if self._seed is None:
+            given = self.options["random_state"]
+            lineage = self._lineage or [uuid.uuid4().hex]
+            self._seed = fit_seed(given) if given is not None else int(lineage[0][:8], 16)
 
     def _spectrum(self) -> np.ndarray:
         """Every eigenvalue of ``D̂_t = (1/H) d̂ d̂ᵀ`` (O-SIR: of ``Σ̂⁻¹D̂_t``), from the
@@ -570,7 +712,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
         dhat = (s["slice_sums"] - np.outer(s["mean"], s["slice_counts"])) / t  # p x H
         inner = dhat.T @ (dhat if self.options["sparse"] else s["sigma_inv"] @ dhat) / H
         values = np.linalg.eigvalsh((inner + inner.T) / 2)[::-1]
-        return np.clip(values, 0.0, None)
+        # D̂ has rank at most H - 1: the eigenvalues it does not have come out as rounding
+        # noise (~1e-16 of the largest), which the ratio rule would read as a huge drop
+        tol = max(H, self.p or 1) * np.finfo(float).eps * max(float(values[0]), 0.0)
+        return np.where(values > tol, values, 0.0)
 
     directions = property(
         lambda self: self.results().directions, doc="Current directions (predictors x Dir1..Dird)."
@@ -581,178 +726,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
     n = property(lambda self: self.n_seen)
     p = property(lambda self: self._reader.spec.p if self._reader.spec is not None else None)
 
-    def transform(self, newdata: Any, d: int | None = None) -> pd.DataFrame:
-        """Reduced predictors of ``newdata`` (same formula transforms as the stream).
-
-        Parameters
-        ----------
-        newdata : pandas.DataFrame or array-like
-            Rows to reduce (a stream keeps none of its own).
-        d : int, optional
-            Number of directions; default the fit's ``d``.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((1000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
-        >>> model.transform(X[:2]).columns.tolist()
-        ['Dir1']
-        """
-        return self.results().transform(newdata, d)
-
-    def summary(self) -> Summary:
-        """R-style summary of the current estimate (text, HTML, LaTeX).
-
-        Returns
-        -------
-        Summary
-            Text by ``str()``, HTML in a notebook, LaTeX by ``as_latex()``.
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((1000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> model = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
-        >>> print(model.summary())  # doctest: +ELLIPSIS
-        Call:
-        OnlineSIR(...)
-        <BLANKLINE>
-        Method:
-        online sparse SIR (truncated gradient) with the ccipca eigen-tracker, 10 slices, ...
-        """
-        return self.results().summary()
-
-    def conditional_density(self, *args: Any, **kwargs: Any) -> Any:
-        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            As :meth:`sdrstats.Results.conditional_density`.
-
-        Returns
-        -------
-        ConditionalDensity
-            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((1000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).conditional_density()
-        Traceback (most recent call last):
-        ...
-        ValueError: conditional_density is not available for a stream: ...
-        """
-        return self.results().conditional_density(*args, **kwargs)
-
-    def bootstrap(self, *args: Any, **kwargs: Any) -> Any:
-        """Not available for a stream (it keeps no rows); see :class:`OnlineSIRResults`.
-
-        Parameters
-        ----------
-        *args, **kwargs
-            As :meth:`sdrstats.Results.bootstrap`, for a model fitted in memory by
-            ``OnlineSIR(...).fit(X, y)``.
-
-        Returns
-        -------
-        BootstrapResult
-            For a fit made in memory by ``OnlineSIR(...).fit(X, y)``; a stream raises ``ValueError``.
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((1000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).bootstrap(B=10)
-        Traceback (most recent call last):
-        ...
-        ValueError: bootstrap is not available for a stream: ...
-        """
-        return self.results().bootstrap(*args, **kwargs)
-
-    def test_dimension(self, rule: str | None = None, **options: Any) -> Any:
-        """The eigenvalue-ratio rule on the stream's statistics (the only rule without rows).
-
-        Rules that resample (permutation, ladle, bootstrap) need the rows, which a stream
-        does not keep; they raise a clear error naming the rule that is available.
-
-        Parameters
-        ----------
-        rule : str, optional
-            The rule, as :meth:`sdrstats.Results.test_dimension`; default ``"ratio"``.
-        **options
-            Options of the rule.
-
-        Returns
-        -------
-        DimensionTest
-            The rule's table and choice, from the spectrum the stream tracks (no rows kept).
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((1000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(1000)
-        >>> stream = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y)
-        >>> stream.test_dimension().rule
-        'ratio'
-        >>> stream.test_dimension("permutation")
-        Traceback (most recent call last):
-        ...
-        ValueError: The 'permutation' dimension test is not available for online_sir; ...
-        """
-        return self.results().test_dimension(rule, **options)
-
     def __str__(self) -> str:
-        return str(self.summary()) if self._state is not None else repr(self)
-
-    def _repr_html_(self) -> str:
-        return self.summary()._repr_html_()
-
-    def plot(self, kind: str = "stream", **options: Any) -> Any:
-        """Plot the stream: its tracked eigenvalues and how far each estimate moved.
-
-        Parameters
-        ----------
-        kind : str, default "stream"
-            ``"stream"``: two panels against the rows seen, the tracked eigenvalues and the
-            projection distance between successive recorded estimates of the subspace (it
-            falls as the estimate settles). Other kinds as
-            :meth:`OnlineSIRResults.plot <sdrstats.online.OnlineSIRResults.plot>`.
-        **options
-            Passed to the plot (``axes``, ``figsize``).
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-
-        Examples
-        --------
-        >>> import numpy as np, sdrstats as sdr
-        >>> rng = np.random.default_rng(0)
-        >>> X = rng.standard_normal((3000, 5))
-        >>> y = X[:, 0] + X[:, 1] + 0.3 * rng.standard_normal(3000)
-        >>> stream = sdr.OnlineSIR(d=1, init_size=200, block_size=100)
-        >>> for start in range(0, 3000, 500):
-        ...     _ = stream.partial_fit(X[start:start + 500], y[start:start + 500])
-        >>> fig = stream.plot()
-        """
-        return self.results().plot(kind, **options)
+        what = (
+            f"{self.n_seen} rows seen"
+            if self._state is not None
+            else (f"{self.n_seen} of init_size = {self.options['init_size']} rows buffered")
+        )
+        return f"<OnlineSIR stream: {what}; results() gives the current estimate>"
 
     @property
     def trace(self) -> pd.DataFrame:
@@ -807,7 +787,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         if weights is not None:
             counts = np.asarray(np.round(weights), dtype=int)
             X, Y = np.repeat(X, counts, axis=0), np.repeat(Y, counts, axis=0)
-        fresh = type(self)(**self.options)
+        # the rows are in memory: the result needs neither a sample of them nor replicates
+        # drawn online (its bootstrap refits resamples)
+        fresh = type(self)(**{**self.options, "bootstrap_replicates": 0, "reservoir_size": 0})
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
         y = pd.Series(pd.Categorical(Y)) if categorical else Y.reshape(len(Y), -1)
         fresh.partial_fit(X, y)

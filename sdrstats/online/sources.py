@@ -16,7 +16,7 @@ from ..base.validation import check_int
 from ..design.calls import format_call
 from ..design.formula import select_rows
 from ..fitting.formula_functions import formula_doc, formula_options
-from .online_sir import OnlineSIR
+from .online_sir import OnlineSIR, OnlineSIRResults
 
 
 def iter_chunks(
@@ -138,12 +138,20 @@ def online_sir(
     init_size: int = 500,
     block_size: int = 1000,
     trace_size: int = 100,
+    sir_moments: bool = True,
+    bootstrap_replicates: int = 0,
+    reservoir_size: int = 2000,
     random_state: Any = None,
     chunksize: int = 1000,
     missing: str = "drop",
     subset: Any = None,
-) -> OnlineSIR:
+) -> OnlineSIRResults:
     """Online (sparse) SIR over a stream of rows; see :class:`OnlineSIR` for the options.
+
+    Returns a result like every formula function; the stream it came from is its
+    ``.stream``. The result is a frozen value: to take in more rows, continue the stream
+    and ask it for a new result (``fit.stream.partial_fit(chunk)``, then
+    ``fit.stream.results()``); ``fit`` itself never changes.
 
     Parameters
     ----------
@@ -161,12 +169,12 @@ def online_sir(
 
     Returns
     -------
-    OnlineSIR
-        The fitted stream; call ``partial_fit`` to continue it.
+    OnlineSIRResults
+        The estimate after the last chunk, with the stream as its ``.stream``.
 
     See Also
     --------
-    OnlineSIR : The estimator, for arrays (``OnlineSIR(...).fit(X, y)``).
+    OnlineSIR : The stream itself, and the estimator for arrays (``OnlineSIR(...).fit(X, y)``).
     sdrstats.online.OnlineSIRResults : What it returns.
     lasso_sir : The batch method it follows.
 
@@ -178,13 +186,22 @@ def online_sir(
     --------
     >>> import sdrstats as sdr
     >>> ais = sdr.datasets.load("ais")
-    >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais, chunksize=50, init_size=100,
-    ...                      d=1, nslices=5)
+    >>> fit = sdr.online_sir("lbm ~ ht + wt + ssf + rcc", ais.iloc[:150], chunksize=50,
+    ...                      init_size=100, d=1, nslices=5)
     >>> fit.n_seen
-    202
+    150
+    >>> print(fit.test_dimension("asymptotic"))  # doctest: +ELLIPSIS
+    Large-sample Marginal Dimension Tests:
+    ...
+    >>> _ = fit.stream.partial_fit(ais.iloc[150:])      # the stream takes more rows
+    >>> fit.n_seen, fit.stream.results().n_seen          # fit is a value; ask for a new one
+    (150, 202)
     """
     options = formula_options(OnlineSIR, locals(), "online_sir")
-    return _stream(formula, source, chunksize=chunksize, missing=missing, subset=subset, **options)
+    stream = _stream(
+        formula, source, chunksize=chunksize, missing=missing, subset=subset, **options
+    )
+    return stream.results()
 
 
 __all__ = ["iter_chunks", "online_sir"]

@@ -110,7 +110,7 @@ def plot_stream(
 
     See Also
     --------
-    sdrstats.OnlineSIR.plot : This plot of a stream.
+    sdrstats.online.OnlineSIRResults.plot : This plot of a stream.
 
     Examples
     --------
@@ -123,7 +123,7 @@ def plot_stream(
        >>> stream = sdr.OnlineSIR(d=1, init_size=200, block_size=100)
        >>> for start in range(0, 4000, 250):
        ...     _ = stream.partial_fit(X[start:start + 250], y[start:start + 250])
-       >>> fig = stream.plot()
+       >>> fig = stream.results().plot()
        >>> [ax.get_xlabel() for ax in fig.axes]
        ['rows seen', 'rows seen']
     """

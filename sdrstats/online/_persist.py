@@ -338,7 +338,7 @@ class StreamStateMixin:
         >>> import os, tempfile
         >>> import sdrstats as sdr
         >>> ais = sdr.datasets.load("ais")
-        >>> stream = sdr.online_sir("lbm ~ ht + wt + log(ssf)", ais, init_size=100, nslices=5)
+        >>> stream = sdr.online_sir("lbm ~ ht + wt + log(ssf)", ais, init_size=100, nslices=5).stream
         >>> again = sdr.OnlineSIR.load(stream.save(os.path.join(tempfile.mkdtemp(), "s.npz")))
         >>> again.directions.equals(stream.directions)
         True

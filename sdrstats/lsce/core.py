@@ -365,17 +365,19 @@ class CriterionEstimator(Estimator):
         check_count(name, "n_basis", b, unit="basis functions", seconds_each=None,
                     bytes_each=16 * 8.0 * (n + b), at=f" at n = {n:,}",
                     remedy="lower n_basis (or fit on a random subsample of the rows)")  # fmt: skip
-        tasks = len(self.candidate_dims(p)) * o["n_restarts"]
-        workers = max(1, min(effective_n_jobs(o["n_jobs"]), tasks))
+        workers = max(1, min(effective_n_jobs(o["n_jobs"]), o["n_restarts"]))
         # a restart: about 0.22 ms a row at b = 100 and max_iter = 100 on a 2-core machine,
         # growing as b^1.5 (b = 400: 8x) and with the gradient steps
         restart = 2.2e-4 * n * (b / 100) ** 1.5 * (o["max_iter"] / 100)
         dims = self.candidate_dims(p)
         check_count(name, "n_restarts", o["n_restarts"], unit="restarts", seconds_each=None,
                     bytes_each=2048.0 * len(dims), at=f" for each d in {dims}")  # fmt: skip
+        # d = None: the choice optimises SELECTION_STARTS starts for each candidate d (fewer
+        # when it stops early), then n_restarts restarts fit the chosen d
+        share = 1 + (SELECTION_STARTS * len(dims) / o["n_restarts"] if len(dims) > 1 else 0)
         check_loops(name, {"n_restarts": o["n_restarts"], "max_iter": o["max_iter"]},
-                    len(dims) * restart / o["max_iter"] / workers, unit="gradient steps",
-                    at=f" for each d in {dims} at n = {n:,}")  # fmt: skip
+                    share * restart / o["max_iter"] / workers, unit="gradient steps",
+                    at=f" for d in {dims} at n = {n:,}")  # fmt: skip
 
     def _prepare(self, X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None):
         if weights is not None:
@@ -442,7 +444,7 @@ class CriterionEstimator(Estimator):
         warn_if_slow(
             self.method,
             1.1e-3 * n * len(tasks) / 5 / max(1, min(o["n_jobs"] or 1, len(tasks))),
-            f"{len(tasks)} restarts at d = {d}, n = {n:,}",
+            f"{len(tasks)} restarts for d = {d} at n = {n:,}",
             "lower n_restarts, or raise n_jobs",
             stacklevel=4,
         )

@@ -55,7 +55,10 @@ class DensityReductionResults(Results):
 
     @property
     def cv_table(self) -> pd.DataFrame:
-        """Held-out criterion of the best restart for each candidate ``d``."""
+        """The dimension rule's table: for each ``d`` it scored, LSCDE's held-out criterion
+        (``cv_score``), its fall from the ``d`` before (``gain``) with that fall's standard
+        error over the folds (``gain_se``), the widths, λ and the candidate's criterion; for
+        a fit given ``d``, that fit's own held-out score."""
         table = pd.DataFrame(self.extras["cv_table"]).set_index("d")
         return table.rename(columns={"criterion": self.criterion_name})
 

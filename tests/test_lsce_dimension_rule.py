@@ -100,3 +100,9 @@ def test_fold_scores_average_to_the_held_out_score(criterion):
     # one width for both sides is the common-width score of cv_scores
     common = problem.cv_scores(W, [0.5], lams, scorer_folds)
     np.testing.assert_allclose(scorer.scores(0.5, 0.5, lams), common[0])
+
+
+def test_test_dimension_cv_with_d_max_one_scores_one_candidate():
+    fit = sdr.lsce("y ~ .", easy("one", n=80), d=1, n_basis=30, random_state=0, **QUICK)
+    test = fit.test_dimension("cv", d_max=1)
+    assert test.d == 1 and test.table.index.tolist() == ["d = 1"]

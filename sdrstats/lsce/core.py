@@ -182,9 +182,10 @@ SHARED_DOC = """d : int, optional
         Dimension of the subspace (``1 <= d < p``). ``None`` chooses it by ``d_rule``.
     d_rule : {"cv", "bootstrap"}
         The rule that chooses ``d`` when it is not given. ``"cv"`` (default): a nested
-        sequential search scored by LSCDE's held-out criterion (``n_folds`` folds). For ``d = 1, 2, ...`` the leading ``d`` SIR, SAVE and pHd
-        directions and the nested starts (the directions chosen for ``d - 1`` plus the
-        leading SIR, SAVE or pHd direction orthogonal to them) are scored, the best
+        sequential search scored by LSCDE's held-out criterion (``n_folds`` folds). For
+        ``d = 1, 2, ...`` the leading ``d`` SIR, SAVE and pHd directions and the nested
+        starts (the directions chosen for ``d - 1`` plus the leading SIR, SAVE or pHd
+        direction orthogonal to them) are scored, the best
         ``SELECTION_STARTS = 2`` optimised (relative tolerance ``1e-4``), and ``d``'s score
         is the better one's. While choosing, ``z`` and ``y`` get separate widths (σ_z, σ_y,
         on the σ grid with its geometric midpoints added): with one common width a
@@ -221,12 +222,12 @@ SHARED_DOC = """d : int, optional
     cv_every : int, default 5
         Re-select (σ, λ) after every ``cv_every`` gradient updates.
     n_restarts : int, default 5
-        Starts of the optimisation for each ``d``: with ``warm_starts`` the first three are
-        the leading ``d`` directions of SIR, SAVE and pHd on the whitened data, the rest
-        random orthonormal ``W``. (Tangkaratt et al. used 20 random starts; with warm starts
-        5 reach their accuracy in a quarter of the time,
-        ``benchmarks/papers/lsce_artificial.md``.) Restarts and ``max_iter`` are bounded by
-        the time limit (``sdr.set_config(max_time=...)``, a day by default): a fit predicted
+        Starts of the optimisation at the fitted ``d`` (given, or chosen by ``d_rule``):
+        with ``warm_starts`` the first three are the leading ``d`` directions of SIR, SAVE
+        and pHd on the whitened data, the rest random orthonormal ``W``. (Tangkaratt et al.
+        used 20 random starts; with warm starts 5 reach their accuracy in a quarter of the
+        time, ``benchmarks/papers/lsce_artificial.md``.) Restarts and ``max_iter`` are
+        bounded by the time limit (``sdr.set_config(max_time=...)``, a day by default): a fit predicted
         to take longer is refused before it starts, with the estimate.
     warm_starts : bool, default True
         Start from the SIR, SAVE and pHd directions (deterministic and cheap); ``False``
@@ -439,7 +440,7 @@ class CriterionEstimator(Estimator):
             "widths": self.widths if self.criterion == "sce" else "single",
         }
         dims = self.candidate_dims(p)
-        if len(dims) > 1:
+        if len(dims) > 1 or choice_only:
             d, cv_table = self._choose_d(problem, Xw, Ys, settings, dims)
             if choice_only:
                 return d, cv_table

@@ -227,8 +227,8 @@ SHARED_DOC = """d : int, optional
         and pHd on the whitened data, the rest random orthonormal ``W``. (Tangkaratt et al.
         used 20 random starts; with warm starts 5 reach their accuracy in a quarter of the
         time, ``benchmarks/papers/lsce_artificial.md``.) Restarts and ``max_iter`` are
-        bounded by the time limit (``sdr.set_config(max_time=...)``, a day by default): a fit predicted
-        to take longer is refused before it starts, with the estimate.
+        bounded by the time limit (``sdr.set_config(max_time=...)``, a day by default): a
+        fit predicted to take longer is refused before it starts, with the estimate.
     warm_starts : bool, default True
         Start from the SIR, SAVE and pHd directions (deterministic and cheap); ``False``
         gives purely random starts, as Tangkaratt et al.

@@ -3,6 +3,8 @@ with separate widths and its one-standard-error stop (sdrstats/lsce/core.py)."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -106,3 +108,12 @@ def test_test_dimension_cv_with_d_max_one_scores_one_candidate():
     fit = sdr.lsce("y ~ .", easy("one", n=80), d=1, n_basis=30, random_state=0, **QUICK)
     test = fit.test_dimension("cv", d_max=1)
     assert test.d == 1 and test.table.index.tolist() == ["d = 1"]
+
+
+def test_a_long_choice_announces_its_predicted_time_and_reports_each_d(monkeypatch, capsys):
+    core = importlib.import_module("sdrstats.lsce.core")  # sdr.lsce is the formula function
+    monkeypatch.setattr(core, "ANNOUNCE_SECONDS", 0.0)
+    sdr.lsce("y ~ .", easy("one", n=80), n_basis=30, random_state=0, n_restarts=1)
+    err = capsys.readouterr().err
+    assert "lsce choice of d: about" in err and "predicted" in err
+    assert "lsce: d = 1 scored" in err and "lsce: d = 2 scored" in err

@@ -87,7 +87,8 @@ def lsmi(
     """Least-squares mutual information (LSMI) dimension reduction.
 
     The response may be categorical (delta kernel); ``"y ~ ."`` uses every other column.
-    ``d=None`` chooses ``d`` by the held-out LSMI criterion. See :class:`LSMI`.
+    ``d=None`` chooses ``d`` by a nested search scored by LSCDE's held-out criterion
+    (``d_rule``). See :class:`LSMI`.
 
     Parameters
     ----------

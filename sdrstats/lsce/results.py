@@ -55,7 +55,10 @@ class DensityReductionResults(Results):
 
     @property
     def cv_table(self) -> pd.DataFrame:
-        """Held-out criterion of the best restart for each candidate ``d``."""
+        """The dimension rule's table: for each ``d`` it scored, LSCDE's held-out criterion
+        (``cv_score``), its fall from the ``d`` before (``gain``) with that fall's standard
+        error over the folds (``gain_se``), the widths, λ and the candidate's criterion; for
+        a fit given ``d``, that fit's own held-out score."""
         table = pd.DataFrame(self.extras["cv_table"]).set_index("d")
         return table.rename(columns={"criterion": self.criterion_name})
 
@@ -244,16 +247,18 @@ class DensityReductionResults(Results):
 def cv_dimension_test(
     results: DensityReductionResults, d_max: int | None = None, progress: bool = False
 ) -> DimensionTest:
-    """The held-out LSCDE criterion for ``d = 1..d_max`` (refits if ``d`` was given)."""
-    table = results.extras["cv_table"]
+    """The fit's ``d_rule="cv"`` table and choice (the nested search over ``d = 1..d_max``
+    with its one-standard-error stop; see ``d_rule``); run afresh if ``d`` was given or
+    another ``d_max`` is asked for."""
     options = results.options
-    computed = options["d"] is None and options["d_rule"] == "cv"  # the fit tried every d
-    if not computed or (d_max is not None and d_max != len(table)):
+    computed = options["d"] is None and options["d_rule"] == "cv"  # the fit ran the rule
+    if computed and (d_max is None or d_max == options["d_max"]):
+        table, chosen = results.extras["cv_table"], int(results.extras["cv_choice"])
+    else:
         est = results.estimator.clone(d=None, d_rule="cv", d_max=d_max, progress=progress)
-        table = est.fit_output(results.spec, random_state=results.random_state).extras["cv_table"]
+        chosen, table = est.dimension_choice(results.spec, random_state=results.random_state)
     frame = pd.DataFrame(table).set_index("d").rename(columns={"criterion": results.criterion_name})
     frame.index = [f"d = {k}" for k in frame.index]
-    chosen = int(pd.DataFrame(table).sort_values("cv_score")["d"].iloc[0])
     return DimensionTest(
         frame,
         chosen,
@@ -262,7 +267,10 @@ def cv_dimension_test(
         level=None,
         random_state=results.random_state,
         title=f"Cross-validated dimension choice for {results.method}",
-        note="cv_score: held-out squared-loss criterion (smaller is better).",
+        note=(
+            "cv_score: held-out squared-loss criterion (smaller is better); gain: its fall "
+            "from the d before, gain_se: the standard error of that fall over the folds."
+        ),
     )
 
 

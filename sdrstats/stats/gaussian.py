@@ -370,15 +370,14 @@ class WidthTuning(NamedTuple):
 
 
 class WidthScores:
-    """Held-out LSCDE criterion at ``(σ_z, σ_y, λ)`` for one ``W``, memoised.
+    """Held-out criterion (LSCDE's or LSMI's, the problem's) at ``(σ_z, σ_y, λ)`` for one
+    ``W``, memoised.
 
     Kernel products that depend on σ_z alone (``K_zᵀK_z`` of all rows and of each fold)
     are kept per σ_z, so moving along one width costs a few solves per fold.
     """
 
     def __init__(self, problem: BasisProblem, W: np.ndarray, folds: np.ndarray) -> None:
-        if problem.criterion != "sce":
-            raise ValueError("WidthScores scores the LSCDE (SCE) criterion only.")
         self.problem = problem
         self.Z, self.U = problem.X @ W.T, problem.Xc @ W.T
         self.tests = [np.flatnonzero(folds == j) for j in np.unique(folds)]
@@ -398,26 +397,28 @@ class WidthScores:
         lams = np.asarray(lams, dtype=float)
         todo = [lam for lam in lams if (sz, sy, float(lam)) not in self.memo]
         if todo:
-            p, n = self.problem, self.problem.n
-            Kz, S_all, S_te = self._z_side(sz)
-            KzKy = Kz * p.y_kernel(sy)
-            h_all = KzKy.sum(axis=0)
-            C = p.pair_matrix(sy) * n  # the response factor of one row
-            total = np.zeros(len(todo))
-            for test, S in zip(self.tests, S_te):
-                h_te = KzKy[test].sum(axis=0)
-                n_te = len(test)
-                G_tr = S_all - S
-                G_tr *= C
-                G_tr *= 1.0 / (n - n_te)
-                G_te = S * C
-                G_te *= 1.0 / n_te
-                alphas = _ridge_path(G_tr, (h_all - h_te) / (n - n_te), np.asarray(todo))
-                quad = np.einsum("kl,kl->l", alphas, G_te @ alphas)
-                total += 0.5 * quad - (h_te / n_te) @ alphas
-            for lam, value in zip(todo, total / len(self.tests)):
+            for lam, value in zip(todo, self.fold_scores(sz, sy, todo).mean(axis=0)):
                 self.memo[(sz, sy, float(lam))] = float(value)
         return np.array([self.memo[(sz, sy, float(lam))] for lam in lams])
+
+    def fold_scores(self, sz: float, sy: float, lams: np.ndarray) -> np.ndarray:
+        """The held-out criterion of each fold (rows) at ``(sz, sy)`` for each λ (columns);
+        :meth:`scores` is their mean (not memoised)."""
+        p, n = self.problem, self.problem.n
+        Kz, S_all, S_te = self._z_side(float(sz))
+        KzKy = Kz * p.y_kernel(float(sy))
+        h_all = KzKy.sum(axis=0)
+        out = np.zeros((len(self.tests), len(lams)))
+        for f, (test, S) in enumerate(zip(self.tests, S_te)):
+            h_te = KzKy[test].sum(axis=0)
+            n_te = len(test)
+            G_tr = S_all - S
+            G_tr *= p._fold_pair(sy, test, train=True)
+            G_te = S * p._fold_pair(sy, test, train=False)
+            alphas = _ridge_path(G_tr, (h_all - h_te) / (n - n_te), np.asarray(lams, dtype=float))
+            quad = np.einsum("kl,kl->l", alphas, G_te @ alphas)
+            out[f] = 0.5 * quad - (h_te / n_te) @ alphas
+        return out
 
     def table(self) -> np.ndarray:
         return np.array([[*key, value] for key, value in self.memo.items()])
@@ -442,7 +443,8 @@ def choose_widths(
     max_sweeps: int = 10,
     scorer: WidthScores | None = None,
 ) -> WidthTuning:
-    """``(σ_z, σ_y, λ)`` minimising the K-fold held-out LSCDE criterion at ``W``.
+    """``(σ_z, σ_y, λ)`` minimising the K-fold held-out criterion at ``W`` (LSCDE's, or
+    LSMI's for an ``"smi"`` problem).
 
     Coordinate descent on the grid ``sz_grid x sy_grid x lams``: from ``start`` (the grid
     point nearest it; default the middle of each grid) each axis in turn steps to the better

@@ -273,3 +273,14 @@ def test_d_rule_asymptotic_chooses_d_as_sdr_sir_does(frame):
     assert "slice_moments" not in bare.extras and "no SIR slice moments" in str(bare.summary())
     with pytest.raises(ValueError, match="it kept no slice moments .*sir_moments=True"):
         bare.test_dimension("asymptotic")
+
+
+def test_a_stream_fed_by_hand_records_its_call():
+    """A stream fed through partial_fit records the options it was made with, as the
+    array front's ``fit`` does (``Call:`` is written by one function for every front)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((600, 4))
+    y = X[:, 0] + 0.2 * rng.standard_normal(600)
+    snapshot = sdr.OnlineSIR(d=1, init_size=200).partial_fit(X, y).results()
+    assert snapshot.call == "OnlineSIR(d=1, init_size=200).partial_fit(X, y)"
+    assert "OnlineSIR(d=1, init_size=200).partial_fit(X, y)" in str(snapshot.summary())

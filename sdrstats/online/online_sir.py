@@ -21,6 +21,7 @@ from threadpoolctl import ThreadpoolController
 from ..base.budget import check_count
 from ..base.parallel import fit_seed
 from ..base.validation import Interval, Options
+from ..design.calls import format_call
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..stats.distances import subspace_distance
 from ..stats.linalg import canonical_basis
@@ -286,7 +287,8 @@ class OnlineSIR(StreamStateMixin, Estimator):
         self._buffer: list[tuple[np.ndarray, np.ndarray]] = []
         self._trace: list[tuple[int, np.ndarray, np.ndarray]] = []
         self.cut_points_: np.ndarray | None = None
-        self.call = "OnlineSIR(...)"
+        #: The ``Call:`` line a formula front records (empty: built from the options)
+        self.call = ""
         #: The seed every snapshot records (drawn at the first snapshot when none is given).
         self._seed: Any = None
         #: Ids of the streams whose rows this one holds (its own, and those merged into it);
@@ -688,8 +690,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
             extras["slice_moments"] = self._moments.state()
         if self._reservoir is not None:
             extras["reservoir"] = self._reservoir.state()
+        call = self.call or (
+            f"{format_call(type(self).__name__, options=self.options, defaults=self.params)}"
+            f".{format_call('partial_fit', 'X', 'y')}"
+        )
         results = OnlineSIRResults(
-            self, self._reader.spec, output, call=self.call, random_state=self._seed
+            self, self._reader.spec, output, call=call, random_state=self._seed
         )
         results._made_from(self)
         results._settle_dimension()

@@ -30,6 +30,8 @@ from sdrstats.stats.distances import projection_distance
 
 REF = json.loads((Path(__file__).parent / "reference" / "r_lassosir.json").read_text())
 CASES = {case["name"]: case for case in REF["cases"]}
+#: R LassoSIR's rule (cv.glmnet's lambda.min, k-means d); the defaults are sparser.
+R_RULE = {"penalty": "cv_min", "d_rule": "kmeans"}
 
 
 def _data(case):
@@ -48,7 +50,7 @@ def automatic():
     fits = {}
     for name, case in CASES.items():
         X, y = _data(case)
-        fits[name] = sdr.LassoSIR(nslices=case["H"], random_state=0).fit(X, y)
+        fits[name] = sdr.LassoSIR(nslices=case["H"], random_state=0, **R_RULE).fit(X, y)
     return fits
 
 
@@ -130,7 +132,9 @@ def test_cv_penalty_is_on_glmnet_grid_and_directions_within_r_spread(name):
     case = CASES[name]
     X, y = _data(case)
     d, m = case["d_true"], case["n"] // case["H"]
-    ours = [sdr.LassoSIR(nslices=case["H"], d=d, random_state=s).fit(X, y) for s in range(5)]
+    ours = [
+        sdr.LassoSIR(nslices=case["H"], d=d, random_state=s, **R_RULE).fit(X, y) for s in range(5)
+    ]
     for j, path in enumerate(case["path"]):
         grid = np.asarray(path["lambda"]) * m * m
         # our CV searches glmnet's penalties (same largest penalty and ratio, 100 steps): the

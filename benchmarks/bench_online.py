@@ -175,13 +175,22 @@ def _row(label: str, results: np.ndarray) -> str:
     )
 
 
-def sparse_recovery(reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: list[int]) -> None:
+def sparse_recovery(
+    reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: list[int], methods: str
+) -> None:
     print("## Sparse recovery: online sparse SIR and Lasso-SIR, p = 200, 5 active predictors\n")
     print(
         "Models in the script's docstring. Non-zero: mean (median, max) over replications; "
         "TPR: share of the 5 active predictors selected; sin: largest sine of the principal "
         "angles to the truth, mean (median).\n"
     )
+    if methods in ("both", "online"):
+        online_recovery(reps, sizes)
+    if methods in ("both", "lasso"):
+        lasso_recovery(lasso_reps, lasso_sizes)
+
+
+def online_recovery(reps: int, sizes: list[int]) -> None:
     print(f"### OnlineSIR ({reps} replications a cell, init_size = min(500, n/2), true d)\n")
     print(
         "| model | n | options | non-zero | TPR | sin | s per fit |\n|---|---|---|---|---|---|---|"
@@ -193,6 +202,9 @@ def sparse_recovery(reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: l
                 print(
                     f"| {kind}-index | {n} | {_row(label, results)} | {seconds:.2f} |", flush=True
                 )
+
+
+def lasso_recovery(lasso_reps: int, lasso_sizes: list[int]) -> None:
     print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, automatic d)\n")
     print(
         "| model | n | options | non-zero | TPR | sin | true d chosen | s per fit |\n"
@@ -217,10 +229,11 @@ def main() -> None:
     parser.add_argument("--lasso-reps", type=int, default=10)
     parser.add_argument("--sizes", type=int, nargs="+", default=[300, 1000, 3000, 10000])
     parser.add_argument("--lasso-sizes", type=int, nargs="+", default=[120, 300, 1000])
+    parser.add_argument("--methods", choices=("both", "online", "lasso"), default="both")
     args = parser.parse_args()
     if args.sparse:
         with threadpool_limits(1, user_api="blas"):
-            sparse_recovery(args.reps, args.lasso_reps, args.sizes, args.lasso_sizes)
+            sparse_recovery(args.reps, args.lasso_reps, args.sizes, args.lasso_sizes, args.methods)
         return
     print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(

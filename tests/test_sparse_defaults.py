@@ -7,6 +7,8 @@ R LassoSIR's ``penalty="cv_min"``) the same fits keep far more predictors, which
 also check, so they fail if the defaults regress.
 """
 
+import math
+
 import numpy as np
 import pytest
 
@@ -62,7 +64,8 @@ def test_lasso_sir_default_recovers_the_support_and_d():
 
 
 def test_auto_gravity_is_the_universal_threshold_of_the_zero_test():
-    # g_jk = sigma_j s_k sqrt(2 log p / L): sigma_j from the residuals since the last cut
+    # g_jk = z_p sigma_j s_k / sqrt(L): sigma_j from the residuals since the last cut, and
+    # a standard normal beyond z_p with probability 1/p
     state = {
         "beta": np.zeros((2, 4)),
         "scale": np.array([1.0, 2.0, 1.0, 0.5]),
@@ -70,7 +73,9 @@ def test_auto_gravity_is_the_universal_threshold_of_the_zero_test():
         "resid_count": 10,
     }
     g = _updates.gravity_of(state, "auto", 10)
-    expected = np.sqrt([[4.0], [1.0]]) * state["scale"] * np.sqrt(2 * np.log(4) / 10)
+    z = _updates.zero_test_quantile(4)
+    assert abs(2 * (1 - 0.5 * (1 + math.erf(z / math.sqrt(2)))) - 1 / 4) < 1e-12
+    expected = np.sqrt([[4.0], [1.0]]) * state["scale"] * z / np.sqrt(10)
     np.testing.assert_allclose(g, expected)
     assert _updates.gravity_of(state, 0.05, 10) == 0.05
 

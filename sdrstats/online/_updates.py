@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg.lapack import dtrtrs
+from scipy.special import ndtri
 
 from . import trackers
 
@@ -146,17 +147,21 @@ def _next_truncation(last: int, every: Any) -> int:
 def gravity_of(state: dict[str, Any], gravity: Any, rows: int) -> Any:
     """The gravity ``g`` of a truncation that ends a period of ``rows`` rows.
 
-    A number is used as given. ``"auto"`` is the universal threshold (Donoho & Johnstone
-    1994) of the zero test the truncation makes: a coefficient that is 0 after a truncation
-    is 0 after the next one exactly when the mean over the period of its gradient terms
-    ``r_j x̃_k`` (``r_j`` the residual of the pseudo-response) is at most ``g``. For a
-    predictor outside the support those terms have mean 0 and standard deviation about
-    ``σ_j s_k`` (``σ_j`` the residual's root mean square over the period, ``s_k`` the
-    predictor's scale in the initial batch), so ``g_jk = σ_j s_k sqrt(2 log p / L)`` keeps
-    all ``p`` of them at 0 with probability tending to 1 (Gaussian maxima), while the
-    Lasso penalty it stands for, ``σ sqrt(2 log p / L)``, shrinks as ``L`` grows: with the
-    growing schedule, at the rate ``sqrt(log p / t)`` of the batch Lasso's theory.
-    Scaling by ``s_k`` is the Lasso on standardised predictors (glmnet's default).
+    A number is used as given. ``"auto"`` calibrates the zero test the truncation makes:
+    a coefficient that is 0 after a truncation is 0 after the next one exactly when the
+    mean over the period of its gradient terms ``r_j x̃_k`` (``r_j`` the residual of the
+    pseudo-response) is at most ``g``. For a predictor outside the support those terms have
+    mean 0 and standard deviation about ``σ_j s_k`` (``σ_j`` the residual's root mean square
+    over the period, ``s_k`` the predictor's scale in the initial batch), so with
+    ``g_jk = z_p σ_j s_k / sqrt(L)`` each of them passes the test with probability
+    ``P(|N(0,1)| > z_p)``. ``z_p = Φ^{-1}(1 − 1/(2p))`` makes that ``1/p``: on average at
+    most one of the ``p`` predictors passes by noise alone (a Bonferroni bound on the
+    expected count; ``z_p ≈ sqrt(2 log p)``, the universal threshold of Donoho &
+    Johnstone 1994, less a slowly growing correction, which shrank the true coefficients
+    more than needed in ``benchmarks/bench_online.py --sparse``). The Lasso penalty it
+    stands for, ``z_p σ / sqrt(L)``, falls as ``L`` grows: with the doubling schedule
+    (``L = t/2``), at the rate ``sqrt(log p / t)`` of the batch Lasso's theory. Scaling by
+    ``s_k`` is the Lasso on standardised predictors (glmnet's default).
     """
     if gravity != "auto":
         return float(gravity)
@@ -165,7 +170,13 @@ def gravity_of(state: dict[str, Any], gravity: Any, rows: int) -> Any:
     p = state["beta"].shape[1]
     scale = state.get("scale")  # absent from states saved before it was kept
     scale = np.ones(p) if scale is None else scale
-    return sigma * scale[None, :] * np.sqrt(2.0 * np.log(max(p, 2)) / max(rows, 1))
+    return sigma * scale[None, :] * (zero_test_quantile(p) / np.sqrt(max(rows, 1)))
+
+
+def zero_test_quantile(p: int) -> float:
+    """``z_p = Φ^{-1}(1 − 1/(2p))``: a standard normal exceeds it in absolute value with
+    probability ``1/p`` (``p`` at least 2)."""
+    return float(ndtri(1.0 - 0.5 / max(p, 2)))
 
 
 def _step_at(state: dict[str, Any], row: int) -> float:
@@ -414,6 +425,7 @@ __all__ = [
     "lms_truncated",
     "read_truncated",
     "gravity_of",
+    "zero_test_quantile",
     "start_schedule",
     "merge_states",
     "onto_cut_points",

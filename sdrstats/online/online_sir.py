@@ -101,19 +101,21 @@ class OnlineSIR(StreamStateMixin, Estimator):
         ``g`` of the truncated gradient, the online counterpart of the Lasso penalty: every
         truncation ending a period of ``L`` rows shrinks the coefficients by ``γ_t·g·L``, so
         a coefficient held at 0 stays 0 exactly when the mean of its gradient terms over the
-        period is at most ``g``. ``"auto"`` (default) sets ``g`` at each truncation to the
-        universal threshold of that zero test (Donoho & Johnstone 1994),
-        ``g_jk = σ_j s_k sqrt(2 log p / L)``: ``σ_j`` the root mean square of direction
-        ``j``'s pseudo-response residual over the period, ``s_k`` predictor ``k``'s
-        standard deviation in the initial batch (the Lasso on standardised predictors), so
-        the predictors outside the support stay at 0 with probability tending to 1 whatever
-        the stream's length. With ``truncate_every="auto"`` (``L = t/2``) the penalty is
-        ``σ_j s_k sqrt(4 log p / t)``, the rate ``sqrt(log p / n)`` of the batch Lasso's
-        theory, so its bias vanishes along the stream. A number is used as given for every
+        period is at most ``g``. ``"auto"`` (default) calibrates that zero test at each
+        truncation, ``g_jk = z_p σ_j s_k / sqrt(L)``: ``σ_j`` the root mean square of
+        direction ``j``'s pseudo-response residual over the period, ``s_k`` predictor
+        ``k``'s standard deviation in the initial batch (the Lasso on standardised
+        predictors), ``z_p = Φ^{-1}(1 − 1/(2p))``, so that a predictor outside the support
+        passes the test by noise with probability ``1/p`` (on average at most one of the
+        ``p``), whatever the stream's length; ``z_p`` is close to the universal threshold
+        ``sqrt(2 log p)`` (Donoho & Johnstone 1994). With ``truncate_every="auto"``
+        (``L = t/2``) the penalty falls as ``sqrt(log p / t)``, the rate of the batch
+        Lasso's theory, so its bias vanishes along the stream. A number is used as given for every
         direction and predictor (0 gives plain least-mean-squares); the defaults before
         ``"auto"``, ``gravity=0.05, truncate_every=10``, leave most predictors non-zero: a
         mean over 10 rows of terms of standard deviation ``σ`` exceeds 0.05 unless
-        ``σ < 0.05·sqrt(10)/z`` (``benchmarks/bench_online.md``: 96-200 of 200 non-zero).
+        ``σ`` is far below ``0.05·sqrt(10)`` (``benchmarks/bench_online.md``: 80-200 of 200
+        non-zero at ``p = 200`` with 5 active).
     threshold : float, optional
         ``θ``: only coefficients with ``|β| ≤ θ`` are shrunk; ``None`` (default) is ``∞``.
     truncate_every : "auto" or int

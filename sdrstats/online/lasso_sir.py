@@ -373,7 +373,7 @@ class LassoSIR(Estimator):
 
     References
     ----------
-    :cite:t:`lin2019`.
+    :cite:t:`lin2019`; :cite:t:`belloni2013`; :cite:t:`meinshausen2007`.
 
     Examples
     --------

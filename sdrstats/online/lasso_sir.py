@@ -309,10 +309,11 @@ class LassoSIR(Estimator):
         (default; glmnet's ``lambda.1se``, the choice of glmnet users who want a sparse
         model, Hastie, Tibshirani & Friedman 2009, §7.10): the largest penalty whose mean
         cross-validated error is within one standard error of the least; the least-error
-        penalty fits the noise of the pseudo-response when ``p > n`` (53 of 200 predictors
-        selected for a 5-predictor truth at ``n = 120``). ``"cv_min"`` (R ``LassoSIR``'s
-        choice, glmnet's ``lambda.min``; ``"cv"`` is its older name): the smallest penalty
-        with the least mean cross-validated error. A float ``C`` gives the theoretical
+        penalty fits the noise of the pseudo-response when ``p > n`` (46 of 200 predictors
+        selected on average for a 5-predictor truth at ``n = 120``,
+        ``benchmarks/bench_online.md``). ``"cv_min"`` (R ``LassoSIR``'s choice, glmnet's
+        ``lambda.min``; ``"cv"`` is its older name): the smallest penalty with the least
+        mean cross-validated error. A float ``C`` gives the theoretical
         penalty ``μ_j = C·sqrt(log p / (n λ̂_j))``. R ``LassoSIR``'s rule is
         ``penalty="cv_min", refit=False`` (with the default ``d_rule="kmeans"``).
     refit : bool

@@ -17,6 +17,20 @@ the timed region. Reports
 Run ``python benchmarks/bench_online.py [--rows 50000]``; prints markdown (appended to
 ``benchmarks/RESULTS.md``). The machine is shared with other jobs, so wall times are noisy;
 CPU time is the steadier number.
+
+``--sparse`` runs instead the sparse-recovery benchmark of online sparse SIR and Lasso-SIR
+(``benchmarks/bench_online.md``, last section): ``p = 200`` predictors ``x ~ N(0, Σ)``,
+``Σ_ij = 0.5^|i-j|``, 5 active ones, ``ε ~ N(0, 0.5²)``; single-index
+``y = (βᵀx)³/2 + ε`` with ``β = (1,1,1,1,1,0,…)/√5``, two-index
+``y = sin(β₁ᵀx)·exp(β₂ᵀx) + ε`` with ``β₁ = (1,1,1,0,…)/√3``, ``β₂ = (0,0,0,1,1,0,…)/√2``.
+Each cell: seeded replications at ``n`` rows, the true ``d`` given to the online fit, the
+rule's ``d`` for Lasso-SIR. Reported: non-zero coefficients (rows of the basis not all 0;
+goal ≤ 10 at ``n ≥ 1000``), true positive rate (goal ≥ 0.9), the largest sine of the
+principal angles to the truth (Lasso-SIR: its first ``d_true`` directions, padded with 0 when
+it chose fewer), and for Lasso-SIR the share of fits choosing the true ``d``. "before" is the
+options the defaults were before issue 43 (online: ``gravity=0.05, truncate_every=10``;
+Lasso-SIR: R LassoSIR's rule, ``penalty="cv_min", d_rule="kmeans", refit=False``), "after"
+the defaults.
 """
 
 from __future__ import annotations
@@ -30,7 +44,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import sdrstats as sdr
-from sdrstats.simulate import ossir_model
+from sdrstats.simulate import ar1_normal, ossir_model
 from sdrstats.stats.distances import det_distance
 
 P, H, D, CHUNK = 1000, 10, 2, 1000
@@ -114,10 +128,135 @@ def block_versus_rows() -> str:
     )
 
 
+SPARSE_P = 200
+ONLINE_BEFORE = {"gravity": 0.05, "truncate_every": 10}
+LASSO_BEFORE = {"penalty": "cv_min", "d_rule": "kmeans", "refit": False}
+
+
+def sparse_model(kind: int, n: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sparse models of the docstring: X (n x 200), y, the true basis."""
+    rng = np.random.default_rng(seed)
+    X = ar1_normal(n, SPARSE_P, 0.5, rng)
+    if kind == 1:
+        b = np.zeros(SPARSE_P)
+        b[:5] = 1 / np.sqrt(5)
+        return X, (X @ b) ** 3 / 2 + 0.5 * rng.standard_normal(n), b[:, None]
+    b1, b2 = np.zeros(SPARSE_P), np.zeros(SPARSE_P)
+    b1[:3], b2[3:5] = 1 / np.sqrt(3), 1 / np.sqrt(2)
+    y = np.sin(X @ b1) * np.exp(X @ b2) + 0.5 * rng.standard_normal(n)
+    return X, y, np.column_stack([b1, b2])
+
+
+def recovery(estimate: np.ndarray, truth: np.ndarray) -> tuple[int, float, float]:
+    """Non-zero rows, true positive rate, largest sine of the principal angles."""
+    from scipy.linalg import subspace_angles
+
+    k = truth.shape[1]
+    first = estimate[:, :k]
+    if first.shape[1] < k:
+        first = np.column_stack([first, np.zeros((truth.shape[0], k - first.shape[1]))])
+    rows = np.flatnonzero(np.abs(estimate).sum(axis=1) > 0)
+    support = np.flatnonzero(np.abs(truth).sum(axis=1) > 0)
+    hit = np.isin(support, rows).mean()
+    empty = not np.all(np.abs(first).sum(axis=0) > 0)
+    sine = 1.0 if empty else float(np.sin(np.max(subspace_angles(first, truth))))
+    return rows.size, float(hit), sine
+
+
+def online_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray, float]:
+    out, seconds = [], 0.0
+    for r in range(reps):
+        X, y, truth = sparse_model(kind, n, [kind, n, r])
+        model = sdr.OnlineSIR(d=truth.shape[1], init_size=min(500, n // 2), **options)
+        start = time.perf_counter()
+        for s in range(0, n, CHUNK):
+            model.partial_fit(X[s : s + CHUNK], y[s : s + CHUNK])
+        seconds += time.perf_counter() - start
+        out.append(recovery(model.directions.to_numpy(), truth))
+    return np.array(out), seconds / reps
+
+
+def lasso_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray, float, float]:
+    out, right, seconds = [], 0, 0.0
+    for r in range(reps):
+        X, y, truth = sparse_model(kind, n, [kind, n, r])
+        start = time.perf_counter()
+        fit = sdr.LassoSIR(random_state=r, progress=False, **options).fit(X, y)
+        seconds += time.perf_counter() - start
+        basis = fit.directions.to_numpy()
+        right += basis.shape[1] == truth.shape[1]
+        out.append(recovery(basis, truth))
+    return np.array(out), right / reps, seconds / reps
+
+
+def _row(label: str, results: np.ndarray) -> str:
+    nonzero, hit, sine = results.T
+    return (
+        f"{label} | {nonzero.mean():.1f} ({np.median(nonzero):.0f}, {nonzero.max():.0f}) | "
+        f"{hit.mean():.2f} | {sine.mean():.3f} ({np.median(sine):.3f})"
+    )
+
+
+def sparse_recovery(
+    reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: list[int], methods: str
+) -> None:
+    print("## Sparse recovery: online sparse SIR and Lasso-SIR, p = 200, 5 active predictors\n")
+    print(
+        "Models in the script's docstring. Non-zero: mean (median, max) over replications; "
+        "TPR: share of the 5 active predictors selected; sin: largest sine of the principal "
+        "angles to the truth, mean (median).\n"
+    )
+    if methods in ("both", "online"):
+        online_recovery(reps, sizes)
+    if methods in ("both", "lasso"):
+        lasso_recovery(lasso_reps, lasso_sizes)
+
+
+def online_recovery(reps: int, sizes: list[int]) -> None:
+    print(f"### OnlineSIR ({reps} replications a cell, init_size = min(500, n/2), true d)\n")
+    print(
+        "| model | n | options | non-zero | TPR | sin | s per fit |\n|---|---|---|---|---|---|---|"
+    )
+    for kind in (1, 2):
+        for n in sizes:
+            for label, options in (("before", ONLINE_BEFORE), ("after", {})):
+                results, seconds = online_cell(kind, n, reps, options)
+                print(
+                    f"| {kind}-index | {n} | {_row(label, results)} | {seconds:.2f} |", flush=True
+                )
+
+
+def lasso_recovery(lasso_reps: int, lasso_sizes: list[int]) -> None:
+    print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, automatic d)\n")
+    print(
+        "| model | n | options | non-zero | TPR | sin | true d chosen | s per fit |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
+    for kind in (1, 2):
+        for n in lasso_sizes:
+            for label, options in (("before", LASSO_BEFORE), ("after", {})):
+                results, right, seconds = lasso_cell(kind, n, lasso_reps, options)
+                print(
+                    f"| {kind}-index | {n} | {_row(label, results)} | {right:.2f} | "
+                    f"{seconds:.1f} |",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000)
+    parser.add_argument("--sparse", action="store_true", help="the sparse-recovery benchmark")
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--lasso-reps", type=int, default=10)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[300, 1000, 3000, 10000])
+    parser.add_argument("--lasso-sizes", type=int, nargs="+", default=[120, 300, 1000])
+    parser.add_argument("--methods", choices=("both", "online", "lasso"), default="both")
     args = parser.parse_args()
+    if args.sparse:
+        with threadpool_limits(1, user_api="blas"):
+            sparse_recovery(args.reps, args.lasso_reps, args.sizes, args.lasso_sizes, args.methods)
+        return
     print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(
         f"{args.rows} rows; the first chunk is the initial batch and is not timed. Wall "

@@ -186,7 +186,7 @@ CASES = [
         lambda: sdr.lasso_sir("y ~ x1 + x2 + x3", FRAME, penalty=-1.0),
         ValueError,
         "'penalty' parameter of LassoSIR",
-        r"must be one of 'cv' or a float > 0",
+        r"must be one of 'cv_1se', 'cv_min', 'cv' or a float > 0",
     ),
     (
         "unknown-mave-method",

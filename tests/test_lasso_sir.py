@@ -68,7 +68,7 @@ def test_pseudo_response_reproduces_the_eigenvector():
 
 def test_fixed_penalty_is_the_theoretical_mu_and_one_sklearn_lasso():
     X, y, _ = _arrays(150, 40, 4)
-    fit = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
+    fit = sdr.LassoSIR(d=1, penalty=0.5, refit=False).fit(X, y)
     lam = fit.eigenvalues.iloc[0]
     mu = 0.5 * np.sqrt(np.log(40) / (150 * lam))
     assert fit.extras["penalties"][0] == pytest.approx(mu, rel=1e-12)
@@ -81,6 +81,16 @@ def test_fixed_penalty_is_the_theoretical_mu_and_one_sklearn_lasso():
     expected = coef / np.linalg.norm(coef)
     expected *= np.sign(expected[np.argmax(np.abs(expected))])
     np.testing.assert_allclose(fit.directions.to_numpy()[:, 0], expected, atol=1e-10)
+    # refit=True (the default): least squares of the pseudo-response on the Lasso's support
+    refitted = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
+    support = np.flatnonzero(coef)
+    np.testing.assert_array_equal(np.flatnonzero(refitted.directions.to_numpy()[:, 0]), support)
+    ls = np.linalg.lstsq(Z[:, support], fit.extras["pseudo_response"][:, 0], rcond=None)[0]
+    ls = ls / X.std(axis=0)[support]
+    ls /= np.linalg.norm(ls)
+    ls *= np.sign(ls[np.argmax(np.abs(ls))])
+    np.testing.assert_allclose(refitted.directions.to_numpy()[support, 0], ls, atol=1e-10)
+    assert not np.allclose(ls, expected[support], atol=1e-3)  # the refit removes shrinkage
 
 
 def test_formula_and_arrays_give_identical_numbers():
@@ -95,7 +105,9 @@ def test_summary_states_the_d_rule_and_lists_selected_predictors():
     text = str(sdr.lasso_sir("y ~ .", df, random_state=0).summary())
     assert "d = 1 (chosen by R LassoSIR's k-means rule)" in text
     assert "Selected predictors" in text and "Dir1 (" in text
-    assert "10-fold CV" in text
+    assert "10-fold CV, lambda.1se" in text
+    r_rule = sdr.lasso_sir("y ~ .", df, random_state=0, penalty="cv_min", refit=False)
+    assert "10-fold CV, lambda.min" in str(r_rule.summary())
     assert "selected predictors; the other" in text  # zero rows are not printed
 
 
@@ -115,10 +127,13 @@ def test_categorical_response_slices_by_level():
 
 def test_bad_options_raise_clear_errors():
     X, y, _ = _arrays(100, 10, 0)
-    with pytest.raises(ValueError, match="'penalty' parameter of LassoSIR must be one of 'cv'"):
+    with pytest.raises(
+        ValueError, match="'penalty' parameter of LassoSIR must be one of 'cv_1se', 'cv_min', 'cv'"
+    ):
         sdr.LassoSIR(penalty="aic")
     with pytest.raises(
-        ValueError, match="'penalty' parameter of LassoSIR must be one of 'cv' or a float > 0"
+        ValueError,
+        match="'penalty' parameter of LassoSIR must be one of 'cv_1se', 'cv_min', 'cv' or a float > 0",
     ):
         sdr.LassoSIR(penalty=-1.0)
     with pytest.raises(ValueError, match="'nslices' parameter of LassoSIR must be an int >= 2"):
@@ -195,7 +210,7 @@ def test_kmeans_rule_finds_two_indices():
     rng = np.random.default_rng(11)
     X = rng.standard_normal((400, 12))
     y = X[:, 0] / (0.5 + (1.5 + X[:, 1]) ** 2) + 0.1 * rng.standard_normal(400)
-    fit = sdr.LassoSIR(random_state=0, n_folds=5).fit(X, y)
+    fit = sdr.LassoSIR(random_state=0, n_folds=5, d_rule="kmeans").fit(X, y)
     assert fit.d == 2
     stat = fit.extras["d_statistic"]
     assert stat.size == 10 and stat[-1] == 0  # min(p, H) slots; the H-th is past the rank
@@ -207,7 +222,7 @@ def test_categorical_response_gets_d_equal_to_the_rank():
     rng = np.random.default_rng(12)
     X = rng.standard_normal((300, 8))
     labels = np.select([X[:, 0] > 0.5, X[:, 1] > 0], ["a", "b"], "c")
-    fit = sdr.LassoSIR(penalty=0.5).fit(X, pd.Series(labels))
+    fit = sdr.LassoSIR(penalty=0.5, d_rule="kmeans").fit(X, pd.Series(labels))
     assert fit.extras["nslices"] == 3 and fit.d == 2
 
 

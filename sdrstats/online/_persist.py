@@ -549,7 +549,15 @@ def _checked_running(model: Any, state: dict[str, Any], reader: dict[str, Any]) 
         raise StateError("state.learning_rate must be finite.")
     if "scale" in running and not np.all(running["scale"] > 0):
         raise StateError("state.scale must be positive.")
-    known = {"t", "steps", "learning_rate", "decay_after", *shapes}
+    schedule = {"last_truncation", "resid_ss", "resid_count"}  # absent from older states
+    if "resid_ss" in running:
+        _float_array(running["resid_ss"], "state.resid_ss", (d,))
+        if np.any(running["resid_ss"] < 0):
+            raise StateError("state.resid_ss must not be negative.")
+    for key in ("last_truncation", "resid_count"):
+        if key in running:
+            _integer(running[key], f"state.{key}", 0)
+    known = {"t", "steps", "learning_rate", "decay_after", *shapes, *schedule}
     extra = sorted(str(k) for k in set(running) - known - {"scale"})
     if extra:
         raise StateError(f"unexpected key(s) {['state.' + k for k in extra]}.")

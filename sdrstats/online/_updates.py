@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 from scipy.linalg.lapack import dtrtrs
+from scipy.special import ndtri
 
 from . import trackers
 
@@ -48,9 +49,9 @@ def init_state(
     eigen: str,
     sparse: bool,
     learning_rate: Any,
-    gravity: float,
+    gravity: Any,
     threshold: float,
-    every: int,
+    every: Any,
     decay_after: Any,
 ) -> dict[str, Any]:
     """State after the initial batch: statistics, batch eigenpairs, β trained on the batch."""
@@ -63,6 +64,8 @@ def init_state(
         "slice_counts": np.bincount(labels, minlength=H).astype(float),
         "steps": 0,
     }
+    if sparse:
+        start_schedule(state, d)
     Xc = X - mean
     # the spread of each predictor in the initial batch: later chunks are checked against it
     state["scale"] = np.sqrt(np.einsum("ij,ij->j", Xc, Xc) / n)
@@ -83,9 +86,7 @@ def init_state(
         state["beta"] = np.zeros((d, p))  # stored transposed: rows are directions
         floor = np.maximum(state["lam"], np.finfo(float).tiny)
         pseudo = (dhat.T @ state["eta"] / (H * floor))[labels]
-        state["steps"] = lms_truncated(
-            state["beta"], Xc, pseudo, gamma, gravity, threshold, every, 0, state["decay_after"]
-        )
+        lms_truncated(state, Xc, pseudo, gravity, threshold, every)
         return state
     sigma = Xc.T @ Xc / n
     state["sigma"], state["sigma_inv"] = sigma, np.linalg.inv(sigma)
@@ -103,10 +104,11 @@ def _align(new: np.ndarray, old: np.ndarray) -> np.ndarray:
     return new * signs
 
 
-def _truncate(W: np.ndarray, alpha: float, threshold: float) -> None:
+def _truncate(W: np.ndarray, alpha: Any, threshold: float) -> None:
     """In place ``T(v, α, θ)``: shrink entries with ``|v| ≤ θ`` towards 0 by ``α``.
 
-    ``v − clip(v, −α, α)`` is ``sign(v)·max(|v| − α, 0)``.
+    ``v − clip(v, −α, α)`` is ``sign(v)·max(|v| − α, 0)``; ``α`` is a number or an array
+    that broadcasts against ``W`` (one amount per direction and coordinate).
     """
     shrink = np.clip(W, -alpha, alpha)
     if np.isfinite(threshold):
@@ -117,53 +119,166 @@ def _truncate(W: np.ndarray, alpha: float, threshold: float) -> None:
 #: Longest run of rows solved as one triangular system between two truncations.
 MAX_SEGMENT = 64
 
+#: Shortest period of the growing truncation schedule (``truncate_every="auto"``).
+MIN_PERIOD = 10
+
+
+def start_schedule(state: dict[str, Any], d: int) -> None:
+    """Bookkeeping of the truncation schedule: the row of the last truncation and the sum
+    of squared pseudo-response residuals (per direction) over the rows since."""
+    state["last_truncation"] = int(state.get("steps", 0))
+    state["resid_ss"] = np.zeros(d)
+    state["resid_count"] = 0
+
+
+def _next_truncation(last: int, every: Any) -> int:
+    """Row of the next truncation after one at row ``last``.
+
+    A fixed ``L`` truncates at the multiples of ``L``. ``"auto"`` lets the period grow with
+    the stream, ``L = max(MIN_PERIOD, last)``: the truncations fall at rows 10, 20, 40, 80,
+    … (doubling), each ending a period of half the rows seen, so the zero test of
+    :func:`gravity_of` averages over a growing share of the stream.
+    """
+    if every == "auto":
+        return last + max(MIN_PERIOD, last)
+    return (last // every + 1) * every
+
+
+def gravity_of(state: dict[str, Any], gravity: Any, rows: int) -> Any:
+    """The gravity ``g`` of a truncation that ends a period of ``rows`` rows.
+
+    A number is used as given. ``"auto"`` calibrates the zero test the truncation makes:
+    a coefficient that is 0 after a truncation is 0 after the next one exactly when the
+    mean over the period of its gradient terms ``r_j x̃_k`` (``r_j`` the residual of the
+    pseudo-response) is at most ``g``. For a predictor outside the support those terms have
+    mean 0 and standard deviation about ``σ_j s_k`` (``σ_j`` the residual's root mean square
+    over the period, ``s_k`` the predictor's scale in the initial batch), so with
+    ``g_jk = z_p σ_j s_k / sqrt(L)`` each of them passes the test with probability
+    ``P(|N(0,1)| > z_p)``. ``z_p = Φ^{-1}(1 − 1/(2p))`` makes that ``1/p``: on average at
+    most one of the ``p`` predictors passes by noise alone (a Bonferroni bound on the
+    expected count; ``z_p ≈ sqrt(2 log p)``, the universal threshold of Donoho &
+    Johnstone 1994, less a slowly growing correction, which shrank the true coefficients
+    more than needed in ``benchmarks/bench_online.py --sparse``). The Lasso penalty it
+    stands for, ``z_p σ / sqrt(L)``, falls as ``L`` grows: with the doubling schedule
+    (``L = t/2``), at the rate ``sqrt(log p / t)`` of the batch Lasso's theory. Scaling by
+    ``s_k`` is the Lasso on standardised predictors (glmnet's default).
+    """
+    if gravity != "auto":
+        return float(gravity)
+    count = max(int(state["resid_count"]), 1)
+    sigma = np.sqrt(state["resid_ss"] / count)[:, None]  # (d, 1)
+    p = state["beta"].shape[1]
+    scale = state.get("scale")  # absent from states saved before it was kept
+    scale = np.ones(p) if scale is None else scale
+    return sigma * scale[None, :] * (zero_test_quantile(p) / np.sqrt(max(rows, 1)))
+
+
+def zero_test_quantile(p: int) -> float:
+    """``z_p = Φ^{-1}(1 − 1/(2p))``: a standard normal exceeds it in absolute value with
+    probability ``1/p`` (``p`` at least 2)."""
+    return float(ndtri(1.0 - 0.5 / max(p, 2)))
+
+
+def _step_at(state: dict[str, Any], row: int) -> float:
+    gamma, tau = state["learning_rate"], state["decay_after"]
+    return gamma if row <= tau else gamma * tau / row
+
+
+def read_truncated(state: dict[str, Any], gravity: Any, threshold: float, every: Any) -> np.ndarray:
+    """``β`` as a truncation at the current row would leave it (a copy; the state is kept).
+
+    With a fixed ``L`` and a numeric ``g`` (the original reading), the shrinkage of the next
+    truncation (the step at the next multiple of ``L``). Otherwise the coefficients a
+    truncation ending the rows seen since the last one would set to 0 read as 0 and the
+    others as they stand (nothing changes right after a truncation): the zero test without
+    the shrinkage, which would bias the reading by as much again as the penalty does.
+    """
+    beta = state["beta"].copy()
+    if gravity != "auto" and every != "auto":
+        if gravity > 0:
+            # the step of the next truncation: the step at row t with the shrinkage of L
+            # rows would over-shrink when L > t
+            at = max(every * -(-state["steps"] // every), 1)
+            _truncate(beta, _step_at(state, at) * gravity * every, threshold)
+        return beta
+    t = int(state["steps"])
+    rows = t - int(state.get("last_truncation", t))
+    if rows > 0 and (gravity == "auto" or gravity > 0):
+        alpha = _step_at(state, t) * gravity_of(state, gravity, rows) * rows
+        zero = np.abs(beta) <= alpha
+        if np.isfinite(threshold):
+            zero &= np.abs(beta) <= threshold
+        beta[zero] = 0.0
+    return beta
+
 
 def lms_truncated(
-    W: np.ndarray,
+    state: dict[str, Any],
     Xc: np.ndarray,
     Yt: np.ndarray,
-    gamma: float,
-    gravity: float,
+    gravity: Any,
     threshold: float,
-    every: int,
-    steps: int,
-    decay_after: float,
-) -> int:
-    """The truncated-gradient least-squares pass (Algorithm 1's inner loops), in place.
+    every: Any,
+) -> None:
+    """The truncated-gradient least-squares pass (Algorithm 1's inner loops) on
+    ``state["beta"]``, in place; ``state["steps"]`` counts the rows.
 
     Row ``s`` of the stream (``s = steps + 1, …``) has the step ``γ_s = γ·min(1, τ/s)``
-    (``τ = decay_after``); when ``s`` is a multiple of ``L = every`` the coefficients are
-    first truncated with ``T(w, γ_s·g·L, θ)``; then ``w_j ← w_j + γ_s(ỹ_j − x̃_sᵀw_j)x̃_s``.
+    (``τ = decay_after``). When ``s`` is a truncation row (:func:`_next_truncation`) that
+    ends a period of ``L`` rows, the coefficients are first truncated with
+    ``T(w, γ_s·g·L, θ)`` (``g`` by :func:`gravity_of`); then
+    ``w_j ← w_j + γ_s(ỹ_j − x̃_sᵀw_j)x̃_s``.
 
     Between two truncations the recursion is linear, so a run of ``k`` rows is solved at
     once and exactly: ``w ← w + X_kᵀc`` where ``(I + diag(γ)·tril(X_k X_kᵀ, −1)) c =
     diag(γ)(ỹ − X_k w)`` (forward substitution reproduces the row-by-row updates), giving
     the same numbers as the row loop up to rounding at a fraction of the Python overhead.
+    ``c_i/γ_i`` is row ``i``'s residual ``ỹ_i − x̃_iᵀw`` against the ``w`` the row recursion
+    holds before it; their squares feed ``σ_j`` of ``gravity="auto"``.
     """
+    W = state["beta"]
+    steps = int(state["steps"])
+    if "last_truncation" not in state:  # a state saved before the schedule was kept
+        start_schedule(state, W.shape[0])
+    active = gravity == "auto" or gravity > 0
     n = Xc.shape[0]
     index = np.arange(steps + 1, steps + n + 1, dtype=float)
-    step_sizes = np.where(index <= decay_after, gamma, gamma * decay_after / index)
+    tau = state["decay_after"]
+    gamma = state["learning_rate"]
+    step_sizes = np.where(index <= tau, gamma, gamma * tau / index)
+    next_cut = _next_truncation(int(state["last_truncation"]), every)
     start = 0
     while start < n:
         first = steps + start + 1
-        if gravity > 0 and first % every == 0:
-            _truncate(W, step_sizes[start] * gravity * every, threshold)
+        if active and first == next_cut:
+            # a fixed L: α = γ·g·L as Langford, Li & Zhang (2009) write it
+            rows = every if every != "auto" else first - int(state["last_truncation"])
+            g = gravity_of(state, gravity, rows)
+            _truncate(W, step_sizes[start] * g * rows, threshold)
+            state["last_truncation"] = first
+            state["resid_ss"] = np.zeros(W.shape[0])
+            state["resid_count"] = 0
+            next_cut = _next_truncation(first, every)
         # rows up to (not including) the next truncation step, at most MAX_SEGMENT
-        to_next = every - (first % every) if gravity > 0 else MAX_SEGMENT
+        to_next = next_cut - first if active else MAX_SEGMENT
         stop = min(n, start + max(1, min(to_next, MAX_SEGMENT)))
-        rows = Xc[start:stop]
+        rows_k = Xc[start:stop]
         steps_k = step_sizes[start:stop]
-        resid = Yt[start:stop] - rows @ W.T
+        resid = Yt[start:stop] - rows_k @ W.T
         if stop - start == 1:
             coef = steps_k[:, None] * resid
         else:
             # unit diagonal: dtrtrs ignores it, and tril(…, -1) is not needed either because
             # LAPACK reads only the strictly lower triangle of a unit lower-triangular matrix
-            system = (rows @ rows.T) * steps_k[:, None]
+            system = (rows_k @ rows_k.T) * steps_k[:, None]
             coef, _ = dtrtrs(system, steps_k[:, None] * resid, lower=1, unitdiag=1)
-        W += coef.T @ rows
+        # c_i / γ_i is row i's residual against the w the row recursion holds before it
+        sequential = coef / steps_k[:, None]
+        state["resid_ss"] = state["resid_ss"] + np.einsum("ij,ij->j", sequential, sequential)
+        state["resid_count"] = int(state["resid_count"]) + (stop - start)
+        W += coef.T @ rows_k
         start = stop
-    return steps + n
+    state["steps"] = steps + n
 
 
 def update_block(
@@ -174,9 +289,9 @@ def update_block(
     *,
     eigen: str,
     sparse: bool,
-    gravity: float,
+    gravity: Any,
     threshold: float,
-    every: int,
+    every: Any,
 ) -> None:
     """Apply one block of rows to ``state`` in place."""
     m = X.shape[0]
@@ -212,17 +327,7 @@ def update_block(
         state["eta"], state["lam"] = _align(new_eta, eta), lam
         floor = np.maximum(lam, np.finfo(float).tiny)
         pseudo = (dhat.T @ state["eta"] / (H * floor))[labels]  # (2.13) over t+1, see OnlineSIR
-        state["steps"] = lms_truncated(
-            state["beta"],
-            X - mean_new,
-            pseudo,
-            state["learning_rate"],
-            gravity,
-            threshold,
-            every,
-            state["steps"],
-            state["decay_after"],
-        )
+        lms_truncated(state, X - mean_new, pseudo, gravity, threshold, every)
         return
     beta = state["beta"].T
     if eigen == "sgd":
@@ -287,6 +392,11 @@ def merge_states(
         "learning_rate": a["learning_rate"],
         "decay_after": a["decay_after"],
     }
+    if sparse:  # the rows of both streams since their last truncations, pooled
+        d_now = a["beta"].shape[0]
+        out["resid_ss"] = a.get("resid_ss", np.zeros(d_now)) + b.get("resid_ss", np.zeros(d_now))
+        out["resid_count"] = int(a.get("resid_count", 0)) + int(b.get("resid_count", 0))
+        out["last_truncation"] = out["steps"] - out["resid_count"]
     if a.get("scale") is not None and b.get("scale") is not None:
         out["scale"] = np.sqrt(wa * a["scale"] ** 2 + wb * b["scale"] ** 2)
     dhat = dhat_of(out)
@@ -313,6 +423,10 @@ __all__ = [
     "init_state",
     "update_block",
     "lms_truncated",
+    "read_truncated",
+    "gravity_of",
+    "zero_test_quantile",
+    "start_schedule",
     "merge_states",
     "onto_cut_points",
 ]

@@ -119,15 +119,38 @@ class OnlineSIR(StreamStateMixin, Estimator):
         a constant step (which dominated at ``p = 1000`` with ``τ = 10·p``) dies out.
         ``benchmarks/papers/ossir.md`` shows ``τ ∈ {p, 2p}`` best on Cheng & Cui's models.
         ``None`` keeps ``γ`` constant.
-    gravity : float
-        ``g`` of the truncated gradient, the online counterpart of the Lasso penalty
-        (default 0.05). 0 gives plain least-mean-squares.
+    gravity : "auto" or float
+        ``g`` of the truncated gradient, the online counterpart of the Lasso penalty: every
+        truncation ending a period of ``L`` rows shrinks the coefficients by ``γ_t·g·L``, so
+        a coefficient held at 0 stays 0 exactly when the mean of its gradient terms over the
+        period is at most ``g``. ``"auto"`` (default) calibrates that zero test at each
+        truncation, ``g_jk = z_p σ_j s_k / sqrt(L)``: ``σ_j`` the root mean square of
+        direction ``j``'s pseudo-response residual over the period, ``s_k`` predictor
+        ``k``'s standard deviation in the initial batch (the Lasso on standardised
+        predictors), ``z_p = Φ^{-1}(1 − 1/(2p))``, so that a predictor outside the support
+        passes the test by noise with probability ``1/p`` (on average at most one of the
+        ``p``), whatever the stream's length; ``z_p`` is close to the universal threshold
+        ``sqrt(2 log p)`` (Donoho & Johnstone 1994). With ``truncate_every="auto"``
+        (``L = t/2``) the penalty falls as ``sqrt(log p / t)``, the rate of the batch
+        Lasso's theory, so its bias vanishes along the stream. A number is used as given for every
+        direction and predictor (0 gives plain least-mean-squares); the defaults before
+        ``"auto"``, ``gravity=0.05, truncate_every=10``, leave most predictors non-zero: a
+        mean over 10 rows of terms of standard deviation ``σ`` exceeds 0.05 unless
+        ``σ`` is far below ``0.05·sqrt(10)`` (``benchmarks/bench_online.md``: 80-200 of 200
+        non-zero at ``p = 200`` with 5 active).
     threshold : float, optional
         ``θ``: only coefficients with ``|β| ≤ θ`` are shrunk; ``None`` (default) is ``∞``.
-    truncate_every : int
-        ``L``: truncate every ``L`` observations with ``α = γ·g·L`` (default 10); at most
-        ``max(init_size, block_size)``, so that the directions are made sparse at least once
-        a batch (``gravity=0`` turns truncation off).
+    truncate_every : "auto" or int
+        ``L``: rows between truncations. ``"auto"`` (default) truncates at rows 10, 20, 40,
+        80, … of the stream (the initial batch included), each period half the rows seen,
+        so the zero test averages over a growing share of the stream (Langford, Li & Zhang
+        2009 allow any period). An integer truncates at its multiples with ``α = γ_t·g·L``
+        as in Cheng & Cui's (2020) Algorithm 1; at most ``max(init_size, block_size)``, so
+        that the directions are made sparse at least once a batch.
+        The directions are read as a truncation at the current row would leave them: with
+        a numeric ``g`` and an integer ``L`` shrunk by the next truncation (the reading
+        before ``"auto"``); otherwise the coefficients that truncation would set to 0 read
+        as 0 and the others as they stand (no shrinkage added at reading).
     cut_points : sequence of float, optional
         Interior cut points ``q_1 < … < q_{H-1}``; default the ``h/H`` quantiles of the
         response over the initial batch. Values below ``q_1`` or above ``q_{H-1}`` fall in
@@ -212,7 +235,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
     References
     ----------
     :cite:t:`cheng2020`; :cite:t:`cai2020`; :cite:t:`langford2009`; :cite:t:`li1991`;
-    :cite:t:`hanley2006`; :cite:t:`chamandy2012`; :cite:t:`vitter1985`.
+    :cite:t:`hanley2006`; :cite:t:`chamandy2012`; :cite:t:`vitter1985`; :cite:t:`donoho1994`.
 
     Examples
     --------
@@ -240,9 +263,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         "sparse": ["boolean"],
         "learning_rate": [Options(("auto",)), Interval(float, 0, None, closed="neither")],
         "decay_after": [Options(("auto",)), Interval(float, 1, None), None],
-        "gravity": [Interval(float, 0, None)],
+        "gravity": [Options(("auto",)), Interval(float, 0, None)],
         "threshold": [Interval(float, 0, None), None],
-        "truncate_every": [Interval(int, 1, None)],
+        "truncate_every": [Options(("auto",)), Interval(int, 1, None)],
         "cut_points": ["increasing", None],
         "init_size": [Interval(int, 2, None)],
         "block_size": [Interval(int, 1, None)],
@@ -265,9 +288,9 @@ class OnlineSIR(StreamStateMixin, Estimator):
         sparse: bool = True,
         learning_rate: str | float = "auto",
         decay_after: str | float | None = "auto",
-        gravity: float = 0.05,
+        gravity: str | float = "auto",
         threshold: float | None = None,
-        truncate_every: int = 10,
+        truncate_every: str | int = "auto",
         cut_points: Any = None,
         init_size: int = 500,
         block_size: int = 1000,
@@ -327,7 +350,7 @@ class OnlineSIR(StreamStateMixin, Estimator):
                 f"{o['bootstrap_replicates']} with sir_moments=False."
             )
         most = max(o["init_size"], o["block_size"])
-        if o["truncate_every"] > most:
+        if o["truncate_every"] != "auto" and o["truncate_every"] > most:
             raise ValueError(
                 f"The 'truncate_every' option of {name} must be at most max(init_size, "
                 f"block_size) = {most}: the truncated gradient makes the directions sparse "
@@ -621,16 +644,13 @@ class OnlineSIR(StreamStateMixin, Estimator):
 
     def _basis(self) -> np.ndarray:
         s = self._state
-        beta = s["beta"].copy()
-        if self.options["sparse"] and self.options["gravity"] > 0:
-            # Read the directions as they stand right after a truncation step, so the
+        if not self.options["sparse"]:
+            beta = s["beta"].copy()
+        else:
+            # Read the directions as a truncation at this row would leave them, so the
             # coefficients the truncated gradient holds at zero read as exact zeros.
-            t, tau, every = s["steps"], s["decay_after"], self.options["truncate_every"]
-            # the step of the truncation read (the next one, if none falls on row t): the
-            # step at row t with the shrinkage of L rows would over-shrink when L > t
-            at = max(every * -(-t // every), 1)
-            step = s["learning_rate"] * (1.0 if at <= tau else tau / at)
-            _updates._truncate(beta, step * self.options["gravity"] * every, self._theta)
+            o = self.options
+            beta = _updates.read_truncated(s, o["gravity"], self._theta, o["truncate_every"])
         return canonical_basis(beta.T)
 
     # -- results -------------------------------------------------------------------------

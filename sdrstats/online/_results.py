@@ -208,7 +208,8 @@ class OnlineSIRResults(LassoSIRResults):
         )
 
     def _stream_trace(self) -> tuple[pd.DataFrame, pd.Series]:
-        """The recorded eigenvalues and the projection distance of each estimate to the last."""
+        """The recorded eigenvalues and the projection distance between the ``d`` leading
+        directions of successive estimates (NaN where one has a zero direction)."""
         ex = self.extras
         index = pd.Index(np.asarray(ex.get("trace_n_seen", []), dtype=np.int64), name="n_seen")
         values = np.asarray(ex.get("trace_eigenvalues", np.empty((0, self.d))), dtype=float)
@@ -218,9 +219,17 @@ class OnlineSIRResults(LassoSIRResults):
             index=index,
             columns=[f"lambda{j + 1}" for j in range(values.reshape(len(index), -1).shape[1])],
         )
-        steps = [np.nan] + [
-            subspace_distance(bases[t - 1], bases[t], "projection") for t in range(1, len(bases))
-        ]
+        d = max(1, min(self.d, bases.shape[2] if bases.ndim == 3 else self.d))
+
+        def step(a: np.ndarray, b: np.ndarray) -> float:
+            # the result's d leading directions; a sparse stream can zero a whole direction
+            # early on (no subspace of that dimension): no distance at that step
+            try:
+                return subspace_distance(a[:, :d], b[:, :d], "projection")
+            except ValueError:
+                return np.nan
+
+        steps = [np.nan] + [step(bases[t - 1], bases[t]) for t in range(1, len(bases))]
         return eigenvalues, pd.Series(steps[: len(index)], index=index, name="projection_distance")
 
     @property

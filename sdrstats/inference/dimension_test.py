@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..base.persistence import register
 from ..base.tables import Block, Summary, render_text_table
+from ..stats.chi2 import chi2_sf
 
 #: How a summary names each rule for choosing the dimension (the values of ``d_rule``).
 RULE_NAMES = {
@@ -344,6 +345,66 @@ def hypothesis_labels(k: int) -> list[str]:
     return [f"{m}D vs >= {m + 1}D" for m in range(k)]
 
 
+def sir_dimension_test(
+    eigenvalues: np.ndarray,
+    n: float,
+    p: int,
+    h: int,
+    rows: int,
+    level: float,
+    method: str,
+) -> DimensionTest:
+    """Li's (1991) χ² test from SIR's eigenvalues: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``.
+
+    As R ``dr``'s: the rows test ``m = 0..rows-1``, never ``m ≥ h − 1`` (SIR estimates at most
+    ``h − 1`` directions). The moment family's SIR and a stream's result (from the slice
+    moments it keeps) both read their test here.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (p,)
+        SIR's eigenvalues (any order).
+    n : float
+        Rows fitted.
+    p : int
+        Predictors.
+    h : int
+        Slices holding rows.
+    rows : int
+        Hypotheses to test (at most ``h - 1`` are).
+    level : float
+        Level of the rule choosing ``d``.
+    method : str
+        The method's name, for the table.
+
+    Returns
+    -------
+    DimensionTest
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> test = sir_dimension_test(np.array([0.6, 0.05, 0.01]), 200, 3, 5, 3, 0.05, "sir")
+    >>> test.d, list(test.table["df"])
+    (1, [12, 6, 2])
+    """
+    ev = np.sort(np.asarray(eigenvalues, dtype=float))
+    rows = max(1, min(rows, h - 1))
+    stat = np.array([n * ev[: p - m].sum() for m in range(rows)])
+    df = np.array([(p - m) * (h - m - 1) for m in range(rows)])
+    pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
+    table = pd.DataFrame({"stat": stat, "df": df, "p_value": pv}, index=hypothesis_labels(rows))
+    return DimensionTest(
+        table,
+        choose_by_pvalues(pv, level),
+        "asymptotic",
+        method,
+        level=level,
+        title="Large-sample Marginal Dimension Tests",
+        display_names={"stat": "Stat", "p_value": "p.value"},
+    )
+
+
 __all__ = [
     "RULE_NAMES",
     "DimensionTest",
@@ -351,4 +412,5 @@ __all__ = [
     "dimension_how",
     "dimension_line",
     "hypothesis_labels",
+    "sir_dimension_test",
 ]

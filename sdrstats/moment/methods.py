@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..base.validation import Interval
 from ..fitting.estimator import Capabilities, EstimatorOutput
+from ..inference.dimension_test import sir_dimension_test
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
 from ..stats.chi2 import chi2_sf
 from ..stats.moment_kernels import save_kernel, sir_kernel
@@ -119,23 +120,11 @@ class SIR(PartialSlicing, MomentEstimator):
         ``group=`` (:func:`sdrstats.moment.partial.partial_dimension_test`)."""
         if self.partial:
             return partial_dimension_test(self, results, self._test_rows(results, d_max), level)
-        ev = np.sort(np.asarray(results.output.eigenvalues))
         p, n, h = results.p, results.n, len(results.slice_sizes)
         # df (p - m)(h - m - 1) is positive only for m < h - 1: with h slices SIR estimates at
         # most h - 1 directions, so larger hypotheses are not tests (a 2-class response: one row)
-        rows = max(1, min(self._test_rows(results, d_max), h - 1))
-        stat = np.array([n * ev[: p - m].sum() for m in range(rows)])
-        df = np.array([(p - m) * (h - m - 1) for m in range(rows)])
-        pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
-        table = pd.DataFrame({"stat": stat, "df": df, "p_value": pv}, index=hypothesis_labels(rows))
-        return DimensionTest(
-            table,
-            choose_by_pvalues(pv, level),
-            "asymptotic",
-            self.method,
-            level=level,
-            title="Large-sample Marginal Dimension Tests",
-            display_names={"stat": "Stat", "p_value": "p.value"},
+        return sir_dimension_test(
+            results.output.eigenvalues, n, p, h, self._test_rows(results, d_max), level, self.method
         )
 
 

@@ -27,12 +27,9 @@ import copy
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..base.parallel import as_seed_sequence, derived_stream
 from ..inference.poisson import counts_from_keys, replicate_keys
-from ..results.fitted import DimensionTest, choose_by_pvalues, hypothesis_labels
-from ..stats.chi2 import chi2_sf
 from ..stats.linalg import canonical_basis
 from ..stats.moment_kernels import sir_kernel
 
@@ -264,42 +261,10 @@ def nonempty_slices(counts: np.ndarray) -> int:
     return int(np.sum(np.asarray(counts) > 0))
 
 
-def sir_dimension_test(
-    eigenvalues: np.ndarray,
-    n: float,
-    p: int,
-    h: int,
-    rows: int,
-    level: float,
-    method: str,
-) -> DimensionTest:
-    """Li's (1991) χ² test from SIR's eigenvalues: ``n Σ_{j>m} λ_j ~ χ²((p−m)(h−m−1))``.
-
-    As R ``dr``'s (and the moment family's SIR): the rows test ``m = 0..rows-1``, never
-    ``m ≥ h − 1`` (SIR estimates at most ``h − 1`` directions).
-    """
-    ev = np.sort(np.asarray(eigenvalues, dtype=float))
-    rows = max(1, min(rows, h - 1))
-    stat = np.array([n * ev[: p - m].sum() for m in range(rows)])
-    df = np.array([(p - m) * (h - m - 1) for m in range(rows)])
-    pv = np.array([chi2_sf(s, k) for s, k in zip(stat, df)])
-    table = pd.DataFrame({"stat": stat, "df": df, "p_value": pv}, index=hypothesis_labels(rows))
-    return DimensionTest(
-        table,
-        choose_by_pvalues(pv, level),
-        "asymptotic",
-        method,
-        level=level,
-        title="Large-sample Marginal Dimension Tests",
-        display_names={"stat": "Stat", "p_value": "p.value"},
-    )
-
-
 __all__ = [
     "BOOTSTRAP_STREAM",
     "SliceMomentSums",
     "bootstrap_keys",
     "nonempty_slices",
-    "sir_dimension_test",
     "sir_from_sums",
 ]

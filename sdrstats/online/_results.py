@@ -21,9 +21,10 @@ from ..base.tables import Block, dir_labels
 from ..base.validation import check_choice, check_int, keywords_checked
 from ..inference.bootstrap import batched_measures, default_dimension
 from ..inference.bootstrap_result import BootstrapResult
+from ..inference.dimension_test import sir_dimension_test
 from ..inference.ratio import eigenvalue_ratio
 from ..stats.distances import DISTANCES, subspace_distance
-from ._moments import nonempty_slices, sir_dimension_test, sir_from_sums
+from ._moments import nonempty_slices, sir_from_sums
 from .lasso_sir import LassoSIRResults
 
 

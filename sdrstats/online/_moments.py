@@ -30,7 +30,7 @@ import numpy as np
 
 from ..base.parallel import as_seed_sequence, derived_stream
 from ..inference.poisson import counts_from_keys, replicate_keys
-from ..stats.linalg import canonical_basis
+from ..stats.linalg import canonical_basis, sym_eigh_desc
 from ..stats.moment_kernels import sir_kernel
 
 #: The fit's stream (:func:`sdrstats.base.parallel.derived_stream`) the counts are drawn from:
@@ -248,9 +248,7 @@ def _sir_one(counts: np.ndarray, sums: np.ndarray, cross: np.ndarray):
     slice_means = sums[filled] / counts[filled, None]
     means = np.linalg.solve(chol, ((slice_means - mean) / scale).T).T  # z̄_h, one per row
     kernel = sir_kernel(counts[filled] / total, means)
-    values, vectors = np.linalg.eigh((kernel + kernel.T) / 2)
-    order = np.argsort(-values, kind="stable")
-    values, vectors = values[order], vectors[:, order]
+    values, vectors = sym_eigh_desc(kernel)
     basis = np.linalg.solve(chol.T, vectors) / scale[:, None]
     return canonical_basis(basis), values
 

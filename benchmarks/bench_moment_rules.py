@@ -11,7 +11,7 @@ normal-theory and general-theory p-values; IRE: Cook & Ni 2005): for every hypot
 "mD vs >= (m+1)D" the rate of rejection at level 0.05. The row ``m = d`` (the true d) is the
 test's size; the rows ``m < d`` its power; the rule chooses the true d when it rejects every
 row below d and not row d. Run at n = 400 with R's default number of slices
-``max(8, p + 3) = 9`` and with fewer, and at n = 1000.
+``max(8, p + 3) = 9`` and with other counts, and at n = 1000.
 
 ``cume`` — CUME's permutation test (Cook & Yin 2001, 199 permutations): rejection of the
 rows ``m = 1`` (single; size), ``m = 2`` (three; power) and ``m = 3`` (three; size), with the
@@ -36,7 +36,7 @@ cross-validated threshold of its univariate score ``|t|``.
 
 Run ``python benchmarks/bench_moment_rules.py [tests cume ratio lasso bpca]`` (default all);
 prints markdown (``benchmarks/bench_moment_rules.md``). With ``OMP_NUM_THREADS=1`` the whole
-run takes about 20 minutes of one core. The Monte Carlo standard error of a rate r over N data
+run took 11 minutes on the shared 2-core machine. The Monte Carlo standard error of a rate r over N data
 sets is ``sqrt(r (1 − r) / N)``: 0.015 at r = 0.05, N = 200; 0.049 at r = 0.6, N = 100.
 """
 

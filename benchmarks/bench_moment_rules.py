@@ -37,7 +37,8 @@ cross-validated threshold of its univariate score ``|t|``.
 Run ``python benchmarks/bench_moment_rules.py [tests cume ratio lasso permutation bpca]``
 (default all); prints markdown (``benchmarks/bench_moment_rules.md``). With
 ``OMP_NUM_THREADS=1`` the whole run took 11 minutes on the shared 2-core machine. The Monte
-Carlo standard error of a rate r over N data sets is ``sqrt(r (1 − r) / N)``: 0.015 at r = 0.05, N = 200; 0.049 at r = 0.6, N = 100.
+Carlo standard error of a rate r over N data sets is ``sqrt(r (1 − r) / N)``: 0.015 at
+r = 0.05, N = 200; 0.049 at r = 0.6, N = 100.
 """
 
 from __future__ import annotations

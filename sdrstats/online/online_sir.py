@@ -439,11 +439,16 @@ class OnlineSIR(StreamStateMixin, Estimator):
         y : array-like, optional
             Response of the rows when ``X`` holds predictors only.
         formula : str, optional
-            Patsy formula; later chunks go through the first chunk's design information.
-            Formula text is evaluated as Python (as in R and statsmodels): never pass one
-            from an untrusted source. Column names are looked up as names, never run.
+            Patsy formula. The first chunk fixes its design (a
+            :class:`~sdrstats.design.plan.FormulaPlan`, as for chunked data): every chunk
+            goes through the same transforms and factor levels. The response is evaluated
+            again on every chunk, so it may call only the allowed functions of saved
+            formulas (``log``, ``sqrt``, ``np.*``, ...). Formula text is evaluated as Python
+            (as in R and statsmodels): never pass one from an untrusted source. Column names
+            are looked up as names, never run.
         missing : {"drop", "raise"}
-            Rows with missing values are dropped with a warning, or raise.
+            Rows with missing values (or undefined ones, such as the log of a value <= 0)
+            are dropped with a warning, or raise.
 
         Returns
         -------

@@ -116,6 +116,11 @@ def test_from_spec_reads_pieces_as_the_plan_of_the_first_piece():
         again.arrays(part, missing="skip")
     with pytest.raises(ValueError, match="as expand_formula writes it"):
         FormulaPlan.from_spec(first.spec, "log(y) ~ .", list(frame.columns))
+    arrays = sdr.OnlineSIR(d=1, init_size=40, nslices=5).partial_fit(
+        frame[["x1", "x2"]], frame["y"]
+    )
+    with pytest.raises(TypeError, match="the model spec of a formula"):
+        FormulaPlan.from_spec(arrays._reader.spec, "y ~ x1 + x2", ["x1", "x2", "y"])
 
 
 def test_a_stream_file_of_format_3_written_before_the_plan_loads_and_continues():

@@ -242,6 +242,11 @@ class FormulaPlan:
         >>> X.tolist(), y.round(3).tolist()
         ([[189.7, 0.0], [178.4, 1.0]], [[4.07], [4.143]])
         """
+        if not isinstance(spec, ModelSpec) or spec.rhs is None:
+            raise TypeError(
+                "from_spec needs the model spec of a formula (from parse); got "
+                + ("one of arrays." if isinstance(spec, ModelSpec) else type(spec).__name__)
+            )
         if formula.count("~") != 1 or _uses_dot(formula):
             raise ValueError(
                 f"from_spec needs the formula as expand_formula writes it (one '~', no '.'); "

@@ -2,14 +2,15 @@
 
 A formula function reads its data in memory with :func:`~sdrstats.design.formula.parse`. Data
 that come in pieces (the chunks of a :class:`~sdrstats.scale.ChunkSource`, the partitions of a
-Dask DataFrame) are read through a :class:`FormulaPlan`: the formula is parsed on the first
-piece (its :class:`~sdrstats.design.spec.ModelSpec` is :attr:`FormulaPlan.spec`), and every
-piece, the first included, is evaluated with that piece's design: the same predictor names and
-columns, factor levels and stateful transforms (a later piece with a level the first lacks is
-an error naming it), the same missing-value policy, the same checks and messages as in memory.
+Dask DataFrame, the batches of a stream) are read through a :class:`FormulaPlan`: the formula
+is parsed on the first piece (its :class:`~sdrstats.design.spec.ModelSpec` is
+:attr:`FormulaPlan.spec`), and every piece, the first included, is evaluated with that piece's
+design: the same predictor names and columns, factor levels and stateful transforms (a later
+piece with a level the first lacks is an error naming it), the same missing-value policy, the
+same checks and messages as in memory.
 :func:`columns_read` says which columns a formula reads before any piece is parsed, and
 :func:`expand_formula` writes a formula out as the parser reads it (a stream stores that text
-and evaluates it on every later batch).
+with the first batch's spec, and :meth:`FormulaPlan.from_spec` makes its plan from them).
 """
 
 from __future__ import annotations
@@ -122,8 +123,9 @@ def columns_read(formula: str, columns: list[str]) -> list[str]:
 class FormulaPlan:
     """A formula parsed once, on the first piece of the data, and applied to every piece alike.
 
-    The pieces are the chunks of a chunk source or the partitions of a Dask DataFrame. The
-    first piece fixes the model spec (:attr:`spec`: predictor names in R's order, patsy's
+    The pieces are the chunks of a chunk source, the partitions of a Dask DataFrame or the
+    batches of a stream (whose plan :meth:`from_spec` makes from the first batch's spec, or
+    from a saved one). The first piece fixes the model spec (:attr:`spec`: predictor names in R's order, patsy's
     design information, the factor levels and the state of stateful transforms); every piece
     is then evaluated with it by :meth:`arrays`, with the checks and messages of an in-memory
     fit. Picklable (for Dask workers): patsy's design information is rebuilt after unpickling

@@ -153,8 +153,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
         as 0 and the others as they stand (no shrinkage added at reading).
     cut_points : sequence of float, optional
         Interior cut points ``q_1 < … < q_{H-1}``; default the ``h/H`` quantiles of the
-        response over the initial batch. Values below ``q_1`` or above ``q_{H-1}`` fall in
-        the first or last slice (the end slices are open).
+        response over the initial batch. Slice ``h`` holds ``q_{h-1} < y <= q_h``: a value
+        equal to a cut point falls in the slice below it, as in ``sdr.sir(...,
+        cut_points=...)``; values below ``q_1`` or above ``q_{H-1}`` fall in the first or last
+        slice (the end slices are open).
     init_size : int
         Rows of the initial batch (default 500); buffered until they have all arrived, so
         bounded by ``sdr.set_config(max_memory=...)`` (checked on the first chunk).

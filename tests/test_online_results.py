@@ -12,7 +12,7 @@ import sdrstats as sdr
 from sdrstats.online._reservoir import Reservoir, uniforms
 
 P = 5
-CUTS = [-1.3, -0.55, 0.05, 0.6, 1.35]  # not data values: both slicing rules agree
+CUTS = [-1.3, -0.55, 0.05, 0.6, 1.35]  # not data values
 FORMULA = "y ~ x1 + x2 + x3 + x4 + x5"
 
 
@@ -72,6 +72,17 @@ def test_sir_test_of_a_stream_equals_the_batch_sir_test(frame):
         np.testing.assert_array_equal(online.table["df"], batch.table["df"])
         np.testing.assert_allclose(online.table["p_value"], batch.table["p_value"], rtol=1e-6)
         assert online.d == batch.d == 2
+
+
+def test_a_response_on_a_cut_point_falls_in_the_slice_below_as_in_sdr_sir(frame):
+    # a rounded response: most values sit on the cut points, where the two conventions part
+    counted = frame.assign(y=np.round(2 * frame["y"]))
+    cuts = [-2.0, 0.0, 2.0]
+    batch = sdr.sir(FORMULA, counted, cut_points=cuts).test_dimension()
+    online = sdr.online_sir(
+        FORMULA, _chunks(counted, [800, 1200]), init_size=300, cut_points=cuts
+    ).test_dimension("asymptotic")
+    np.testing.assert_allclose(online.table["stat"], batch.table["stat"], rtol=1e-8)
 
 
 def test_sir_test_of_a_class_response_equals_the_batch_test(frame):

@@ -2,14 +2,15 @@
 
 A formula function reads its data in memory with :func:`~sdrstats.design.formula.parse`. Data
 that come in pieces (the chunks of a :class:`~sdrstats.scale.ChunkSource`, the partitions of a
-Dask DataFrame) are read through a :class:`FormulaPlan`: the formula is parsed on the first
-piece (its :class:`~sdrstats.design.spec.ModelSpec` is :attr:`FormulaPlan.spec`), and every
-piece, the first included, is evaluated with that piece's design: the same predictor names and
-columns, factor levels and stateful transforms (a later piece with a level the first lacks is
-an error naming it), the same missing-value policy, the same checks and messages as in memory.
+Dask DataFrame, the batches of a stream) are read through a :class:`FormulaPlan`: the formula
+is parsed on the first piece (its :class:`~sdrstats.design.spec.ModelSpec` is
+:attr:`FormulaPlan.spec`), and every piece, the first included, is evaluated with that piece's
+design: the same predictor names and columns, factor levels and stateful transforms (a later
+piece with a level the first lacks is an error naming it), the same missing-value policy, the
+same checks and messages as in memory.
 :func:`columns_read` says which columns a formula reads before any piece is parsed, and
 :func:`expand_formula` writes a formula out as the parser reads it (a stream stores that text
-and evaluates it on every later batch).
+with the first batch's spec, and :meth:`FormulaPlan.from_spec` makes its plan from them).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .formula import (
 from .names import quote_columns
 from .rsyntax import to_patsy
 from .safe_formula import check_expression, check_formula, safe_env
+from .spec import ModelSpec
 from .weights import ZERO_WEIGHT, chunk_weights
 
 
@@ -121,8 +123,9 @@ def columns_read(formula: str, columns: list[str]) -> list[str]:
 class FormulaPlan:
     """A formula parsed once, on the first piece of the data, and applied to every piece alike.
 
-    The pieces are the chunks of a chunk source or the partitions of a Dask DataFrame. The
-    first piece fixes the model spec (:attr:`spec`: predictor names in R's order, patsy's
+    The pieces are the chunks of a chunk source, the partitions of a Dask DataFrame or the
+    batches of a stream (whose plan :meth:`from_spec` makes from the first batch's spec, or
+    from a saved one). The first piece fixes the model spec (:attr:`spec`: predictor names in R's order, patsy's
     design information, the factor levels and the state of stateful transforms); every piece
     is then evaluated with it by :meth:`arrays`, with the checks and messages of an in-memory
     fit. Picklable (for Dask workers): patsy's design information is rebuilt after unpickling
@@ -169,6 +172,111 @@ class FormulaPlan:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingValueWarning)
             spec = parse(formula, first, missing=missing, empty_levels=True)
+        frame = first.copy(deep=False)
+        frame.columns = [str(c) for c in frame.columns]
+        frame = frame.reset_index(drop=True)
+        columns = list(frame.columns)
+        lhs = to_patsy(quote_columns(formula.split("~")[0].strip(), columns), columns)
+        self._adopt(spec, lhs, columns, missing, dot=_uses_dot(formula))
+        self.y_source = frame[_mentioned_columns(lhs, columns)]
+        self.level_order: list[Any] | None = None
+        if self.categorical and isinstance(frame[self.label_column].dtype, pd.CategoricalDtype):
+            self.level_order = list(frame[self.label_column].cat.categories)
+        self._y_info = None if self.categorical else self._build_y_info(_user_env())
+        if weights is not None and weights not in self.columns:
+            raise ValueError(
+                f"The 'weights' column {weights!r} is not in the data (the first chunk has "
+                f"columns {self.columns[:8]}); name a column that every chunk has."
+            )
+        #: the column of case weights, or None
+        self.weights = weights
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: ModelSpec,
+        formula: str,
+        columns: list[str],
+        missing: str = "drop",
+        *,
+        what: str = "stored formula",
+    ) -> FormulaPlan:
+        """The plan of a formula already parsed on the first piece of the data.
+
+        For data whose first piece is gone (a stream: its first batch fixed the spec, and a
+        saved stream keeps the spec, not the rows). The predictors are built with the spec's
+        design (rebuilt from its formula text, within the allow-list, when the spec was
+        saved); the response is evaluated with only the allow-listed functions of
+        :mod:`sdrstats.design.safe_formula` in scope, checked here, before any piece is read.
+
+        Parameters
+        ----------
+        spec : ModelSpec
+            The first piece's spec (:func:`~sdrstats.design.formula.parse` with
+            ``empty_levels=True``); its rows are not needed.
+        formula : str
+            The formula as :func:`expand_formula` writes it on ``columns`` (no ``.``).
+        columns : list of str
+            The first piece's columns.
+        missing : {"drop", "raise"}, default "drop"
+            As for the constructor (:meth:`arrays` can override it per piece).
+        what : str, default "stored formula"
+            How a refused response names the formula.
+
+        Returns
+        -------
+        FormulaPlan
+
+        Raises
+        ------
+        UnsafeFormulaError
+            When the response calls a function outside the allow-list.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> from sdrstats.design.formula import parse
+        >>> ais = sdr.datasets.load("ais")
+        >>> spec = parse("log(lbm) ~ ht + sex", ais.iloc[::2], empty_levels=True)
+        >>> plan = FormulaPlan.from_spec(
+        ...     spec, expand_formula("log(lbm) ~ ht + sex", list(ais.columns)), list(ais.columns))
+        >>> X, y, dropped = plan.arrays(ais.iloc[[1, 200]])
+        >>> X.tolist(), y.round(3).tolist()
+        ([[189.7, 0.0], [178.4, 1.0]], [[4.07], [4.143]])
+        """
+        if not isinstance(spec, ModelSpec) or spec.rhs is None:
+            raise TypeError(
+                "from_spec needs the model spec of a formula (from parse); got "
+                + ("one of arrays." if isinstance(spec, ModelSpec) else type(spec).__name__)
+            )
+        if formula.count("~") != 1 or _uses_dot(formula):
+            raise ValueError(
+                f"from_spec needs the formula as expand_formula writes it (one '~', no '.'); "
+                f"got {formula!r}."
+            )
+        columns = [str(c) for c in columns]
+        lhs = formula.partition("~")[0].strip()
+        plan = cls.__new__(cls)
+        plan._adopt(spec, lhs, columns, missing, dot=False)
+        plan.y_source = pd.DataFrame(
+            {c: np.empty(0) for c in _mentioned_columns(lhs, columns)}, dtype=float
+        )
+        plan.level_order = list(spec.y_levels) if spec.categorical else None
+        plan._y_info = None
+        if not plan.categorical:
+            # evaluated again on every piece: only the allow-list, checked before any is read
+            for term in plan.lhs_terms:
+                check_expression(term, columns, what=what)
+            plan._y_info = plan._build_y_info(plan._env())
+        plan.weights = None
+        return plan
+
+    def _adopt(
+        self, spec: ModelSpec, lhs: str, columns: list[str], missing: str, *, dot: bool
+    ) -> None:
+        """Take the first piece's spec, the formula's (quoted) response and the columns."""
+        if missing not in ("drop", "raise"):
+            raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
         self.spec = spec
         self.missing = missing
         self.x_names = list(spec.x_names)
@@ -177,41 +285,23 @@ class FormulaPlan:
         self.rhs = spec.rhs
         self.design_columns = spec.design_columns
         self.formula = spec.formula
-        frame = first.copy(deep=False)
-        frame.columns = [str(c) for c in frame.columns]
-        frame = frame.reset_index(drop=True)
         self.x_source = spec.source
-        self._x_info = spec.design_info
-        self._design_names = list(spec.design_info.column_names)
-        self.columns = list(frame.columns)
-        self.dot = _uses_dot(formula)
+        self._x_info = spec._design()
+        self._design_names = list(self._x_info.column_names)
+        self.columns = list(columns)
+        self.dot = dot
         numeric_codes = " ".join(
-            f.name()
-            for f, info in spec.design_info.factor_infos.items()
-            if info.type == "numerical"
+            f.name() for f, info in self._x_info.factor_infos.items() if info.type == "numerical"
         )
         self.numeric_columns = _mentioned_columns(numeric_codes, self.columns)
-        lhs = to_patsy(quote_columns(formula.split("~")[0].strip(), self.columns), self.columns)
         if not spec.categorical:
             lhs_columns = _mentioned_columns(lhs, self.columns)
             self.numeric_columns += [c for c in lhs_columns if c not in self.numeric_columns]
         self.lhs_terms = _split_top(lhs)
-        self.y_source = frame[_mentioned_columns(lhs, list(frame.columns))]
         self.label_column = self.y_names[0] if self.categorical else None
-        self.level_order: list[Any] | None = None
-        if self.categorical and isinstance(frame[self.label_column].dtype, pd.CategoricalDtype):
-            self.level_order = list(frame[self.label_column].cat.categories)
-        self._y_info = None if self.categorical else self._build_y_info(_user_env())
-        plain = [t if t in frame.columns else _quoted_literal(t) for t in self.lhs_terms]
+        plain = [t if t in self.columns else _quoted_literal(t) for t in self.lhs_terms]
         #: response columns read as they are (no transform): no patsy pass per chunk
         self.plain_y = plain if not self.categorical and all(plain) else None
-        if weights is not None and weights not in self.columns:
-            raise ValueError(
-                f"The 'weights' column {weights!r} is not in the data (the first chunk has "
-                f"columns {self.columns[:8]}); name a column that every chunk has."
-            )
-        #: the column of case weights, or None
-        self.weights = weights
 
     # -- pickling (patsy's DesignInfo cannot be pickled) ---------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -291,6 +381,7 @@ class FormulaPlan:
         column: str | None = None,
         extra: tuple[str, ...] = (),
         kept: bool = False,
+        missing: str | None = None,
     ) -> tuple[Any, ...]:
         """Predictor matrix, response (floats, or labels) and rows dropped for missing values.
 
@@ -313,6 +404,9 @@ class FormulaPlan:
         kept : bool, default False
             Give the mask of the rows kept as the third item instead of the count dropped
             (the Poisson bootstrap keys each row by its position).
+        missing : {"drop", "raise"}, optional
+            The missing-value policy for this piece (a stream's batches may each choose);
+            by default the plan's.
 
         Returns
         -------
@@ -330,6 +424,9 @@ class FormulaPlan:
         >>> X.shape, dropped, by_name["sex"].tolist()
         ((3, 2), 0, ['m', 'm', 'm'])
         """
+        missing = self.missing if missing is None else missing
+        if missing not in ("drop", "raise"):
+            raise ValueError(f"The 'missing' option must be 'drop' or 'raise'; got {missing!r}.")
         frame = chunk.copy(deep=False)
         frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
         self._check_chunk(frame, chunk, where)
@@ -392,10 +489,10 @@ class FormulaPlan:
             y_keep = labels.notna().to_numpy()
         keep = x_keep & y_keep
         dropped = int(frame.shape[0] - keep.sum())
-        if dropped and self.missing == "raise":
+        if dropped and missing == "raise":
             raise ValueError(
-                f"{dropped} row(s) of {where} have missing values; drop or impute them, or pass "
-                "missing='drop'."
+                f"{dropped} row(s) of {where} have {self.why_dropped(frame, keep)}; drop or "
+                "impute them, or pass missing='drop'."
             )
         X = X_all[keep] if dropped else X_all
         check_finite(X, self.x_names, f"Predictor ({where})")
@@ -414,6 +511,45 @@ class FormulaPlan:
                 raise ValueError(f"{where} lacks the column {lacking[0]!r}; every chunk needs it.")
             return X, y, dropped, {c: frame[c].to_numpy()[keep] for c in extra}
         return X, y, dropped
+
+    def why_dropped(self, chunk: pd.DataFrame, keep: np.ndarray) -> str:
+        """Why the rows of ``chunk`` outside ``keep`` are dropped, for a message.
+
+        The formula's columns with a missing value on those rows, and undefined values of a
+        term (the log of a value <= 0) on those without one.
+
+        Parameters
+        ----------
+        chunk : pandas.DataFrame
+            One piece of the data.
+        keep : ndarray of bool
+            The rows :meth:`arrays` keeps (its third item with ``kept=True``).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import numpy as np, sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> plan = FormulaPlan("lbm ~ log(wt) + ht", ais.iloc[:100])
+        >>> part = ais.iloc[100:103].assign(wt=[np.nan, -1.0, 70.0])
+        >>> X, y, keep = plan.arrays(part, kept=True)
+        >>> plan.why_dropped(part, keep)
+        "missing values in ['wt'] or undefined values of a term (such as the log of a value <= 0)"
+        """
+        frame = chunk.copy(deep=False)
+        frame.columns = pd.Index([str(c) for c in frame.columns], dtype=object)
+        read = set(self.x_source.columns) | set(self.y_source.columns) | {self.label_column}
+        columns = [c for c in frame.columns if c in read]
+        gone = ~np.asarray(keep, dtype=bool)
+        na = frame[columns].isna().to_numpy()[gone]
+        named = [c for j, c in enumerate(columns) if na[:, j].any()]
+        parts = [f"missing values in {named}"] if named else []
+        if not na.any(axis=1).all():  # rows without a missing value: a term undefined there
+            parts.append("undefined values of a term (such as the log of a value <= 0)")
+        return " or ".join(parts) or "missing values"
 
     def weighted_arrays(
         self, chunk: pd.DataFrame, where: str = "a chunk"

@@ -1,11 +1,14 @@
 """Turning stream chunks into arrays, the same way for every chunk.
 
-The first chunk fixes everything: with a formula it is parsed by
-:func:`sdrstats.design.formula.parse` (its design information then builds the predictors of
-every later chunk through :meth:`~sdrstats.design.formula.ModelSpec.transform_x`, and the
-response is evaluated with the same expression, checked against the allow-list of
-:mod:`sdrstats.design.safe_formula`); without one, :func:`sdrstats.design.formula.from_arrays`
-names the columns. Class labels of later chunks are coded with the first chunk's levels.
+The first chunk fixes everything. With a formula it is parsed by
+:func:`sdrstats.design.formula.parse`, and a :class:`~sdrstats.design.plan.FormulaPlan` made
+from its spec (:meth:`~sdrstats.design.plan.FormulaPlan.from_spec`) reads every chunk, the
+first included: the predictors with the first chunk's design, the response with the same
+expression, evaluated with only the allow-listed functions of
+:mod:`sdrstats.design.safe_formula` in scope (the formula may come back from a saved state).
+A saved stream keeps the spec and the formula's text, and makes its plan again from them.
+Without a formula, :func:`sdrstats.design.formula.from_arrays` names the columns. Class
+labels of later chunks are coded with the first chunk's levels.
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ from ..base.persistence import register
 from ..base.warnings import MissingValueWarning
 from ..design.checks import check_finite
 from ..design.formula import from_arrays, parse
-from ..design.plan import columns_read, expand_formula
-from ..design.safe_formula import evaluate_response
+from ..design.plan import FormulaPlan, expand_formula
 
 _EMPTY = (np.empty((0, 0)), np.empty(0))
 
@@ -38,6 +40,7 @@ class ChunkReader:
         self.columns: list[str] | None = None
         self.categorical = False
         self.p: int | None = None
+        self._plan: FormulaPlan | None = None
 
     def state(self) -> dict[str, Any]:
         return {
@@ -50,6 +53,24 @@ class ChunkReader:
 
     def load(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._plan = None  # made again from the loaded spec and formula when first needed
+
+    # A saved result holds a copy of its stream's reader: the same fields as a saved stream,
+    # without the plan (made again from them).
+    def __getstate__(self) -> dict[str, Any]:
+        return {"method": self.method, **self.state()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._plan = None
+
+    def plan(self) -> FormulaPlan:
+        """The formula plan that reads this stream's chunks (a formula stream only)."""
+        if self._plan is None:
+            self._plan = FormulaPlan.from_spec(
+                self.spec, self.formula, self.columns, what="the stream's response"
+            )
+        return self._plan
 
     # -- entry ---------------------------------------------------------------------------
     def read(
@@ -87,26 +108,43 @@ class ChunkReader:
             return self._adopt(spec)
         return self._later_arrays(X, y, missing)
 
-    def _adopt(self, spec: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _check_response(self, spec: Any) -> None:
         if not spec.categorical and spec.Y.shape[1] != 1:
             raise ValueError(
                 f"{self.method} slices one response column; got {spec.Y.shape[1]} ({spec.y_names})."
             )
-        X, Y = spec.X, spec.Y
+
+    @staticmethod
+    def _without_rows(spec: Any) -> Any:
         # The spec keeps names and the design, not the rows: memory stays bounded.
-        self.spec = dataclasses.replace(spec, X=X[:0], Y=Y[:0], index=spec.index[:0])
+        return dataclasses.replace(spec, X=spec.X[:0], Y=spec.Y[:0], index=spec.index[:0])
+
+    def _adopt(self, spec: Any) -> tuple[np.ndarray, np.ndarray]:
+        self._check_response(spec)
+        X, Y = spec.X, spec.Y
+        self.spec = self._without_rows(spec)
         self.categorical, self.p = spec.categorical, spec.p
         return X, (Y if spec.categorical else Y[:, 0])
 
     def _first_formula(self, formula: str, data: pd.DataFrame, missing: str):
-        spec = parse(formula, data, missing=missing, empty_levels=True)
-        self.columns = [str(c) for c in data.columns]
+        with warnings.catch_warnings():  # the plan reads the chunk again and warns once
+            warnings.simplefilter("ignore", MissingValueWarning)
+            spec = parse(formula, data, missing=missing, empty_levels=True)
+        self._check_response(spec)
+        columns = [str(c) for c in data.columns]
         # R's names (MPG.city, "x y") quoted and R's operators translated as parse read
-        # them: later chunks evaluate the text. R's '.' is stored expanded to the first
-        # chunk's columns, so that the stream's formula names its columns (a saved state may
-        # hold no '.', which is not Python).
-        self.formula = self._expanded(formula)
-        return self._adopt(spec)
+        # them: the plan evaluates the text. R's '.' is stored expanded to the first chunk's
+        # columns, so that the stream's formula names its columns (a saved state may hold no
+        # '.', which is not Python). Made before the stream takes anything: a response
+        # outside the allow-list is refused on the first chunk.
+        expanded = expand_formula(formula, columns)
+        plan = FormulaPlan.from_spec(
+            self._without_rows(spec), expanded, columns, what="the stream's response"
+        )
+        X, y = self._through(plan, data, missing)
+        self.spec, self.columns, self.formula, self._plan = plan.spec, columns, expanded, plan
+        self.categorical, self.p = spec.categorical, spec.p
+        return X, y
 
     def _expanded(self, formula: str) -> str:
         """``formula`` with R's names quoted and ``.`` expanded to the first chunk's columns
@@ -131,40 +169,27 @@ class ChunkReader:
                 f"{extra}. Every chunk of a stream needs the same columns {self.columns}."
             )
 
-    def _drop_missing(self, data: pd.DataFrame, used: list[str], missing: str) -> pd.DataFrame:
-        bad = data[used].isna().any(axis=1).to_numpy()
-        if bad.any():
-            with_na = [c for c in used if data[c].isna().any()]
-            if missing == "raise":
-                raise ValueError(
-                    f"{int(bad.sum())} row(s) of this chunk have missing values in "
-                    f"{with_na}; drop or impute them, or pass missing='drop'."
-                )
+    def _later_formula(self, data: pd.DataFrame, missing: str):
+        self._check_columns(data)
+        return self._through(self.plan(), data, missing)
+
+    def _through(self, plan: FormulaPlan, data: pd.DataFrame, missing: str):
+        """The chunk read by the stream's formula plan: rows with a missing (or undefined)
+        value dropped with a warning, or refused (``missing``)."""
+        X, y, keep = plan.arrays(data, "this chunk", kept=True, missing=missing)
+        dropped = int(keep.size - np.count_nonzero(keep))
+        if dropped:
             warnings.warn(
-                f"Dropped {int(bad.sum())} of {len(data)} rows of a chunk with missing "
-                f"values in {with_na}.",
+                f"Dropped {dropped} of {keep.size} rows of a chunk with "
+                f"{plan.why_dropped(data, keep)}.",
                 MissingValueWarning,
                 stacklevel=4,
             )
-        return data.loc[~bad]
-
-    def _later_formula(self, data: pd.DataFrame, missing: str):
-        self._check_columns(data)
-        data = data.copy(deep=False)
-        data.columns = [str(c) for c in data.columns]
-        used = columns_read(self.formula, self.columns)
-        data = self._drop_missing(data, used, missing)
-        if len(data) == 0:
-            return _EMPTY
-        X = self.spec.transform_x(data)
-        lhs = self.formula.split("~")[0].strip()
-        if self.categorical:
-            return X, self._codes(data[self.spec.y_names[0]])
-        # The response expression is evaluated again on every chunk: only allow-listed
-        # functions of the columns (the formula may have come back from a saved state).
-        y = evaluate_response(lhs, data, what="the stream's response")
-        check_finite(y[:, None], self.spec.y_names, "Response")
-        return X, y
+            if X.shape[0] == 0:
+                return _EMPTY
+        if plan.categorical:
+            return X, self._codes(y, plan.spec.y_levels)
+        return X, y[:, 0]
 
     def _later_arrays(self, X: Any, y: Any, missing: str):
         if isinstance(X, pd.DataFrame) and self.spec.x_columns is not None:
@@ -201,13 +226,13 @@ class ChunkReader:
         if not finite.all():
             check_finite(Xa, self.spec.x_names, "Predictor")
         if self.categorical:
-            return Xa, self._codes(ys)
+            return Xa, self._codes(ys, self.spec.y_levels)
         yv = ys.to_numpy(dtype=float)
         check_finite(yv[:, None], self.spec.y_names, "Response")
         return Xa, yv
 
-    def _codes(self, labels: Any) -> np.ndarray:
-        levels = self.spec.y_levels
+    @staticmethod
+    def _codes(labels: Any, levels: list[Any]) -> np.ndarray:
         codes = np.asarray(pd.Index(levels).get_indexer(np.asarray(labels)), dtype=np.int64)
         if np.any(codes < 0):
             unseen = sorted({str(v) for v, c in zip(np.asarray(labels), codes) if c < 0})

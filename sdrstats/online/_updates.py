@@ -14,13 +14,17 @@ import numpy as np
 from scipy.linalg.lapack import dtrtrs
 from scipy.special import ndtri
 
+from ..stats.slicing import cut_labels
 from . import trackers
 
 
 def slice_of(y: np.ndarray, cut_points: np.ndarray) -> np.ndarray:
     """Slice index of each response value; values beyond the outer cut points go to the end
-    slices (the first and last slices are open intervals)."""
-    return np.searchsorted(cut_points, y, side="right").astype(np.int64)
+    slices (the first and last slices are open intervals), and a value equal to a cut point
+    to the slice below it, as in ``sdr.sir(..., cut_points=...)``
+    (:func:`sdrstats.stats.slicing.cut_labels`), so that a stream's slices are those of the
+    in-memory fit on the same rows."""
+    return cut_labels(y, cut_points)
 
 
 def quantile_cuts(y: np.ndarray, H: int) -> np.ndarray:

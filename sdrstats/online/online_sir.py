@@ -153,8 +153,10 @@ class OnlineSIR(StreamStateMixin, Estimator):
         as 0 and the others as they stand (no shrinkage added at reading).
     cut_points : sequence of float, optional
         Interior cut points ``q_1 < … < q_{H-1}``; default the ``h/H`` quantiles of the
-        response over the initial batch. Values below ``q_1`` or above ``q_{H-1}`` fall in
-        the first or last slice (the end slices are open).
+        response over the initial batch. Slice ``h`` holds ``q_{h-1} < y <= q_h``: a value
+        equal to a cut point falls in the slice below it, as in ``sdr.sir(...,
+        cut_points=...)``; values below ``q_1`` or above ``q_{H-1}`` fall in the first or last
+        slice (the end slices are open).
     init_size : int
         Rows of the initial batch (default 500); buffered until they have all arrived, so
         bounded by ``sdr.set_config(max_memory=...)`` (checked on the first chunk).
@@ -439,11 +441,16 @@ class OnlineSIR(StreamStateMixin, Estimator):
         y : array-like, optional
             Response of the rows when ``X`` holds predictors only.
         formula : str, optional
-            Patsy formula; later chunks go through the first chunk's design information.
-            Formula text is evaluated as Python (as in R and statsmodels): never pass one
-            from an untrusted source. Column names are looked up as names, never run.
+            Patsy formula. The first chunk fixes its design (a
+            :class:`~sdrstats.design.plan.FormulaPlan`, as for chunked data): every chunk
+            goes through the same transforms and factor levels. The response is evaluated
+            again on every chunk, so it may call only the allowed functions of saved
+            formulas (``log``, ``sqrt``, ``np.*``, ...). Formula text is evaluated as Python
+            (as in R and statsmodels): never pass one from an untrusted source. Column names
+            are looked up as names, never run.
         missing : {"drop", "raise"}
-            Rows with missing values are dropped with a warning, or raise.
+            Rows with missing values (or undefined ones, such as the log of a value <= 0)
+            are dropped with a warning, or raise.
 
         Returns
         -------

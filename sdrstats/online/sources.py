@@ -158,7 +158,9 @@ def online_sir(
     {formula}
     source : DataFrame, Dask DataFrame, iterable of DataFrames, or CSV path
         See :func:`iter_chunks`. The formula is evaluated on the first chunk and applied with
-        the same transforms and factor levels to every later chunk.
+        the same transforms and factor levels to every chunk (a
+        :class:`~sdrstats.design.plan.FormulaPlan`, as for chunked data); the response may
+        call only the allowed functions of saved formulas (``log``, ``sqrt``, ``np.*``, ...).
     {options}
     chunksize : int, default 1000
         Rows per chunk read from a DataFrame or CSV source.

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..base.contract import EstimatorOutput
 from ..design.weights import ZERO_WEIGHT
+from ..stats.grouped import GATHER_MODE
 from .statistics import MomentStatistics, SliceRule, check_rows, output_from_kernel, rowless_extras
 from .weights import CaseWeightedStatistics
 
@@ -104,7 +105,7 @@ def cumulative_cross(
     sums = np.empty((block, p))
     for start in range(0, m, block):
         stop = min(m, start + block)
-        u = np.take(rows, order[start:stop], axis=0, out=buf[: stop - start])
+        u = np.take(rows, order[start:stop], axis=0, out=buf[: stop - start], mode=GATHER_MODE)
         u -= shift
         if weights is not None:
             u *= w_sorted[start:stop, None]

@@ -56,6 +56,12 @@ def centred_crossprod(
     return out
 
 
+#: ``np.take`` mode of the row gathers into a block buffer: the row indices come from a sort
+#: or a mask of the same rows, so they are in range; numpy buffers ``out`` under the default
+#: ``mode="raise"`` (a copy of every block, about three times the gather's cost) and writes in
+#: place under ``"clip"``.
+GATHER_MODE = "clip"
+
 #: Rows per block of :func:`signed_crossprod` (a block and its two halves stay in cache).
 SIGNED_BLOCK_ROWS = 1024
 
@@ -132,7 +138,7 @@ def _group_crossprods(
     for s in range(k):
         for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
             rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
-            u = np.take(X, rows, axis=0, out=buf[: rows.size])
+            u = np.take(X, rows, axis=0, out=buf[: rows.size], mode=GATHER_MODE)
             if shift is not None:
                 u -= shift
             if weights is None:
@@ -447,6 +453,7 @@ class SliceStats:
 __all__ = [
     "SliceStats",
     "signed_crossprod",
+    "GATHER_MODE",
     "centred_crossprod",
     "mean_and_covariance",
     "group_order",

@@ -151,6 +151,45 @@ def _group_crossprods(
     return sums, cross
 
 
+#: Rows per block of :func:`_single_group_sums` (a block stays in the core's own cache).
+SINGLE_BLOCK_ROWS = 1024
+
+
+def _single_group_sums(
+    X: np.ndarray, weights: np.ndarray | None, rw: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``Σ w x``, ``Σ w x xᵀ`` and (``rw`` given) ``Σ rw x`` of all rows, by blocks of rows.
+
+    Each block adds its symmetric rank-k update (BLAS syrk) and, while it is in cache, its
+    column sums and response product: one read of the rows from memory where three whole-array
+    products read them three times.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> total, cross, xy = _single_group_sums(X, None, np.array([1.0, -1.0]))
+    >>> total.tolist(), cross.tolist(), xy.tolist()
+    ([4.0, 6.0], [[10.0, 14.0], [14.0, 20.0]], [-2.0, -2.0])
+    """
+    n_rows, p = X.shape
+    total, cross = np.zeros(p), np.zeros((p, p))
+    xy = None if rw is None else np.zeros(p)
+    ones = np.ones(min(SINGLE_BLOCK_ROWS, n_rows)) if weights is None else None
+    for start in range(0, n_rows, SINGLE_BLOCK_ROWS):
+        stop = min(n_rows, start + SINGLE_BLOCK_ROWS)
+        block = X[start:stop]
+        if weights is None:
+            total += ones[: stop - start] @ block
+            cross += block.T @ block
+        else:
+            wb = weights[start:stop]
+            total += wb @ block
+            cross += block.T @ (block * wb[:, None])
+        if xy is not None:
+            xy += rw[start:stop] @ block
+    return total, cross, xy
+
+
 def _raw_covariance(X: np.ndarray, mean: np.ndarray, total: float) -> np.ndarray | None:
     """``XᵀX/n − x̄x̄ᵀ`` from one BLAS product, or None when that would lose digits.
 
@@ -304,6 +343,12 @@ class SliceStats:
         self.n_chunks = 1
         self.counts = np.bincount(codes, weights=w, minlength=k).astype(float)
         self.n = float(n_rows) if w is None else float(w.sum())
+        rw = raw_xy = None  # the response's weighted deviations, and Σ rw x when found in passing
+        if self.response and y is not None:
+            v = np.asarray(y, dtype=float).reshape(-1)
+            self.y_mean = float(v.mean() if w is None else w @ v / self.n)
+            r = v - self.y_mean
+            rw = r if w is None else r * w
         if self.second and not X.flags.c_contiguous:
             X = np.ascontiguousarray(X)  # the rows are gathered by slice: one copy, then fast
         if self.second:
@@ -331,13 +376,17 @@ class SliceStats:
             # Group sums by a sparse indicator product in CSC form (one entry per row of X):
             # the product streams through X once in row order, and the mean is their total.
             data = np.ones(n_rows) if w is None else w
-            indicator = scipy.sparse.csc_matrix(
-                (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
-            )
-            # one group (pHd, CUME): its sum is one BLAS product
-            raw_sums = (data @ X)[None] if k == 1 else _indicator_product(indicator, X)
+            indicator = None
+            if k == 1:  # one group (pHd, CUME): its sums and the response's in the same pass
+                raw_sum, cross, raw_xy = _single_group_sums(X, w, rw)
+                raw_sums = raw_sum[None]
+            else:
+                indicator = scipy.sparse.csc_matrix(
+                    (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
+                )
+                raw_sums = _indicator_product(indicator, X)
+                cross = X.T @ X if w is None else X.T @ (X * w[:, None])
             self.mean = mean = raw_sums.sum(axis=0) / self.n
-            cross = X.T @ X if w is None else X.T @ (X * w[:, None])
             cov = cross / self.n - np.outer(mean, mean)
             if _raw_precise(cov, mean):
                 self.cov = (cov + cov.T) / 2
@@ -347,17 +396,16 @@ class SliceStats:
                 diag = np.diag(self.cov)
                 if not np.all(np.isfinite(self.cov)) or np.any(diag == 0):
                     self.cov = _scaled_covariance(X, mean, w, self.n)
-                self.sums = np.asarray(indicator @ (X - mean))
-        if self.response and y is not None:
-            v = np.asarray(y, dtype=float).reshape(-1)
-            self.y_mean = float(v.mean() if w is None else w @ v / self.n)
-            r = v - self.y_mean
-            rw = r if w is None else r * w
+                centred = X - mean
+                self.sums = (
+                    (data @ centred)[None] if indicator is None else np.asarray(indicator @ centred)
+                )
+        if rw is not None:
             self.y_squares = float(r @ rw)
-            if _raw_precise(self.cov, mean):
-                self.xy = rw @ X - mean * rw.sum()
-            else:
+            if not _raw_precise(self.cov, mean):
                 self.xy = (X - mean).T @ rw
+            else:
+                self.xy = (rw @ X if raw_xy is None else raw_xy) - mean * rw.sum()
 
     def _grow(self, key: Any) -> int:
         self._slot[key] = len(self.keys)

@@ -71,12 +71,13 @@ def signed_crossprod(
 ) -> np.ndarray:
     """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
 
-    The rows with ``r > 0`` and those with ``r < 0`` are gathered by blocks that stay in cache
-    and scaled by ``√|r|``: the sum is the difference of two symmetric rank-k updates (BLAS
-    syrk), half the work of the general product ``Uᵀ (U r)``, with no n x p temporary. The
-    rows are centred in the blocks; with ``raw`` (for the caller who knows ``|c| / sd`` is at
-    most ``RAW_SUM_RATIO``, so ~13 digits remain) the sums about 0 are centred afterwards with
-    ``Σ r x`` and ``Σ r``.
+    Each block of consecutive rows is read once: its rows with ``r > 0`` and those with
+    ``r < 0`` are gathered into a buffer that stays in cache and scaled by ``√|r|``, so the
+    sum is the difference of two symmetric rank-k updates (BLAS syrk), half the work of the
+    general product ``Uᵀ (U r)``, with no n x p temporary. The rows are centred in the
+    buffer; with ``raw`` (for the caller who knows ``|c| / sd`` is at most ``RAW_SUM_RATIO``,
+    so ~13 digits remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from
+    the block while it is in cache) and ``Σ r``.
 
     Examples
     --------
@@ -91,17 +92,22 @@ def signed_crossprod(
         X = np.ascontiguousarray(X)
     root = np.sqrt(np.abs(r))
     out = np.zeros((p, p))
+    a = np.zeros(p)  # Σ r x (raw sums only)
     buf = np.empty((min(SIGNED_BLOCK_ROWS, max(n_rows, 1)), p))
-    for sign, rows in ((1.0, np.flatnonzero(r > 0)), (-1.0, np.flatnonzero(r < 0))):
-        for start in range(0, rows.size, SIGNED_BLOCK_ROWS):
-            idx = rows[start : start + SIGNED_BLOCK_ROWS]
-            u = np.take(X, idx, axis=0, out=buf[: idx.size])
+    for start in range(0, n_rows, SIGNED_BLOCK_ROWS):
+        block = X[start : start + SIGNED_BLOCK_ROWS]
+        rb = r[start : start + SIGNED_BLOCK_ROWS]
+        for sign, idx in ((1.0, np.flatnonzero(rb > 0)), (-1.0, np.flatnonzero(rb < 0))):
+            if not idx.size:
+                continue
+            u = np.take(block, idx, axis=0, out=buf[: idx.size], mode=GATHER_MODE)
             if not raw:
                 u -= center
-            u *= root[idx, None]
+            u *= root[start + idx, None]
             out += sign * (u.T @ u)
+        if raw:
+            a += rb @ block
     if raw and np.any(center):
-        a = r @ X
         side = np.outer(a, center)
         out += float(r.sum()) * np.outer(center, center) - side - side.T
     return (out + out.T) / 2

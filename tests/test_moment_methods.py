@@ -164,3 +164,24 @@ def test_bad_input_is_clear(call, message):
     frame, _ = _simulate("linear", n=100)
     with pytest.raises((ValueError, TypeError), match=message):
         call(frame)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_cume_kernel_is_its_definition(ties):
+    # M = (1/n) Σ_i m(y_i) m(y_i)ᵀ, m(t) = (1/n) Σ_j z_j 1{y_j <= t}, written out with the
+    # n x n indicator; n = 2100 spans more than one block of the sorted pass and leaves rows
+    # over after the last full run of the running sums. Rounding y to one decimal makes many
+    # ties, which the indicator counts as R's definition does (every tied row at once).
+    rng = np.random.default_rng(4)
+    n, p = 2100, 4
+    X = rng.standard_normal((n, p)) + 2.0
+    y = X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(n)
+    if ties:
+        y = np.round(y, 1)
+    fit = sdr.CUME(d=2).fit(X, y)  # d given: no permutation test
+    Xc = X - X.mean(axis=0)
+    evals, evecs = np.linalg.eigh(Xc.T @ Xc / n)
+    Z = Xc @ evecs @ np.diag(evals**-0.5) @ evecs.T
+    m = (y[None, :] <= y[:, None]).astype(float) @ Z / n
+    direct = np.sort(np.linalg.eigvalsh(m.T @ m / n))[::-1]
+    np.testing.assert_allclose(fit.eigenvalues, direct, rtol=1e-9, atol=1e-14)

@@ -67,7 +67,12 @@ SIGNED_BLOCK_ROWS = 1024
 
 
 def signed_crossprod(
-    X: np.ndarray, center: np.ndarray, r: np.ndarray, *, raw: bool = False
+    X: np.ndarray,
+    center: np.ndarray,
+    r: np.ndarray,
+    *,
+    raw: bool = False,
+    slope: np.ndarray | None = None,
 ) -> np.ndarray:
     """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
 
@@ -79,6 +84,10 @@ def signed_crossprod(
     so ~13 digits remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from
     the block while it is in cache) and ``Σ r``.
 
+    With ``slope``, ``r`` (a float array the caller owns) holds ``y − ȳ`` on entry and each
+    block's fitted values ``(x − c)·slope`` are subtracted from it while the block is in cache
+    (pHd's OLS residuals without a pass of their own); on return it holds the residuals.
+
     Examples
     --------
     >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
@@ -86,24 +95,29 @@ def signed_crossprod(
     [[2.5, 0.5], [0.5, -0.5]]
     """
     n_rows, p = X.shape
-    r = np.asarray(r, dtype=float)
     center = np.asarray(center, dtype=float)
+    if slope is None:
+        r = np.asarray(r, dtype=float)
+    else:
+        level = float(center @ slope)  # (x − c)·slope = x·slope − c·slope
     if not X.flags.c_contiguous:
         X = np.ascontiguousarray(X)
-    root = np.sqrt(np.abs(r))
     out = np.zeros((p, p))
     a = np.zeros(p)  # Σ r x (raw sums only)
     buf = np.empty((min(SIGNED_BLOCK_ROWS, max(n_rows, 1)), p))
     for start in range(0, n_rows, SIGNED_BLOCK_ROWS):
         block = X[start : start + SIGNED_BLOCK_ROWS]
         rb = r[start : start + SIGNED_BLOCK_ROWS]
+        if slope is not None:
+            rb -= block @ slope - level
+        root = np.sqrt(np.abs(rb))
         for sign, idx in ((1.0, np.flatnonzero(rb > 0)), (-1.0, np.flatnonzero(rb < 0))):
             if not idx.size:
                 continue
             u = np.take(block, idx, axis=0, out=buf[: idx.size], mode=GATHER_MODE)
             if not raw:
                 u -= center
-            u *= root[start + idx, None]
+            u *= root[idx, None]
             out += sign * (u.T @ u)
         if raw:
             a += rb @ block

@@ -185,3 +185,30 @@ def test_cume_kernel_is_its_definition(ties):
     m = (y[None, :] <= y[:, None]).astype(float) @ Z / n
     direct = np.sort(np.linalg.eigvalsh(m.T @ m / n))[::-1]
     np.testing.assert_allclose(fit.eigenvalues, direct, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize(("nslices", "offset"), [(10, 0.0), (10, 1e4), (30, 0.0)])
+def test_save_kernel_over_many_blocks_is_its_definition(nslices, offset):
+    # M = Σ_s f_s (I − V_s)², V_s the within-slice covariance of z (divisor n_s), written
+    # out per slice; n = 9000 spans several blocks of the per-slice pass. 10 slices take the
+    # blockwise gathers, 30 the per-slice sweeps; an offset of 1e4 sd in one column sends
+    # the sums through the centred-first path.
+    from sdrstats.stats.slicing import make_slices
+
+    rng = np.random.default_rng(8)
+    n, p = 9000, 4
+    X = rng.standard_normal((n, p))
+    y = X[:, 0] ** 2 + X[:, 1] + 0.3 * rng.standard_normal(n)
+    X[:, 3] += offset
+    fit = sdr.SAVE(nslices=nslices, d=2).fit(X, y)
+    Xc = X - X.mean(axis=0)
+    evals, evecs = np.linalg.eigh(Xc.T @ Xc / n)
+    Z = Xc @ evecs @ np.diag(evals**-0.5) @ evecs.T
+    labels = make_slices(y, nslices).labels
+    M = np.zeros((p, p))
+    for s in np.unique(labels):
+        block = Z[labels == s]
+        V = np.cov(block, rowvar=False, ddof=0)
+        M += len(block) / n * (np.eye(p) - V) @ (np.eye(p) - V)
+    direct = np.sort(np.linalg.eigvalsh(M))[::-1]
+    np.testing.assert_allclose(fit.eigenvalues, direct, rtol=1e-9, atol=1e-13)

@@ -210,6 +210,63 @@ def _single_group_sums(
     return total, cross, xy
 
 
+#: Most groups for which :func:`_blockwise_group_crossprods` gathers the rows block by block;
+#: with more, each group's share of a block is too short for an efficient update.
+LOCAL_GROUPS = 20
+
+
+def _blockwise_group_crossprods(
+    X: np.ndarray,
+    codes: np.ndarray,
+    k: int,
+    shift: np.ndarray | None,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_group_crossprods` for few groups, from consecutive blocks of rows.
+
+    Each block (about 400 rows a group) is read once, its rows gathered by group (a stable
+    radix sort of the block's codes) into a buffer that stays in cache, and each group's part
+    adds one symmetric rank-k update: the rows are read in order instead of one sweep of the
+    array per group.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> sums, cross = _blockwise_group_crossprods(X, np.array([1, 0, 1]), 2, None, None)
+    >>> sums.tolist(), cross[1].tolist()
+    ([[0.0, 2.0], [2.0, 1.0]], [[2.0, 1.0], [1.0, 1.0]])
+    """
+    n_rows, p = X.shape
+    sums = np.zeros((k, p))
+    cross = np.zeros((k, p, p))
+    rows = min(max(4096, 400 * k), 8192)
+    buf = np.empty((min(rows, max(n_rows, 1)), p))
+    ones = np.ones(buf.shape[0])
+    small = codes.astype(np.uint8)  # k <= LOCAL_GROUPS: a radix sort
+    bounds = np.zeros(k + 1, dtype=np.int64)
+    for start in range(0, n_rows, rows):
+        stop = min(n_rows, start + rows)
+        block_codes = small[start:stop]
+        order = np.argsort(block_codes, kind="stable")
+        np.cumsum(np.bincount(block_codes, minlength=k), out=bounds[1:])
+        u = np.take(X[start:stop], order, axis=0, out=buf[: stop - start], mode=GATHER_MODE)
+        if shift is not None:
+            u -= shift
+        w = None if weights is None else weights[start:stop][order]
+        for s in range(k):
+            low, high = bounds[s], bounds[s + 1]
+            if high == low:
+                continue
+            part = u[low:high]
+            if w is None:
+                sums[s] += ones[: high - low] @ part
+                cross[s] += part.T @ part
+            else:
+                sums[s] += w[low:high] @ part
+                cross[s] += part.T @ (part * w[low:high, None])
+    return sums, cross
+
+
 def _raw_covariance(X: np.ndarray, mean: np.ndarray, total: float) -> np.ndarray | None:
     """``XᵀX/n − x̄x̄ᵀ`` from one BLAS product, or None when that would lose digits.
 
@@ -372,10 +429,15 @@ class SliceStats:
         if self.second and not X.flags.c_contiguous:
             X = np.ascontiguousarray(X)  # the rows are gathered by slice: one copy, then fast
         if self.second:
-            order, bounds = group_order(codes, k)
+            if k <= LOCAL_GROUPS:  # each block of rows gathered by group while in cache
+                grouped = _blockwise_group_crossprods
+                order, bounds = codes, k
+            else:  # each group's rows gathered from the whole array
+                grouped = _group_crossprods
+                order, bounds = group_order(codes, k)
             # raw per-group sums and cross-products, centred afterwards when that keeps ~13
             # digits; the mean is the sums' total
-            raw_sums, raw_cross = _group_crossprods(X, order, bounds, None, w)
+            raw_sums, raw_cross = grouped(X, order, bounds, None, w)
             self.mean = mean = raw_sums.sum(axis=0) / self.n
             outer = raw_sums[:, :, None] * mean[None, None, :]
             cross = raw_cross - outer - np.swapaxes(outer, 1, 2)
@@ -385,7 +447,7 @@ class SliceStats:
                 self.sums = raw_sums - self.counts[:, None] * mean
                 self.cross = cross
             else:  # centre first: raw sums would lose digits to a large mean
-                self.sums, self.cross = _group_crossprods(X, order, bounds, mean, w)
+                self.sums, self.cross = grouped(X, order, bounds, mean, w)
                 cov = self.cross.sum(axis=0) / self.n
             diag = np.diag(cov)
             if np.all(np.isfinite(cov)) and np.all(diag > 0):

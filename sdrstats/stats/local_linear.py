@@ -185,20 +185,84 @@ def loo_fit(
     sq: np.ndarray | None = None,
     need: int = 0,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    kernel: np.ndarray | None = None,
+    F: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fit ``t̂`` (rows x m) and hat diagonal ``H_ii`` at the training ``rows`` (default all)
     with bandwidths ``h`` (one per predictor) and windows of at least ``need`` points;
-    ``sq`` and ``work`` as :func:`_kernel` (one block)."""
+    ``sq`` and ``work`` as :func:`_kernel` (one block). ``kernel``: the weights of all
+    ``rows`` already formed (:class:`_LooKernels`); ``F``: ``_features(Z, T)``."""
     rows = np.arange(len(Z)) if rows is None else rows
     fitted = np.empty((len(rows), T.shape[1]))
     hat = np.empty(len(rows))
+    F = _features(Z, T) if F is None else F
+    if kernel is not None:
+        fitted[:], hat[:] = _local_solve(kernel, Z[rows], F, T.shape[1], h)
+        return fitted, hat
     blocks = [slice(0, len(rows))] if sq is not None else _blocks(len(rows), len(Z))
-    F = _features(Z, T)
     for block in blocks:
         Q = Z[rows[block]]
         K = _kernel(Q, Z, h, need, sq, work if sq is not None else None)
         fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
+
+
+class _LooKernels:
+    """The kernel weights of the training ``rows`` against every training row for the
+    bandwidth search, from the squared differences ``sq`` (predictors x rows x n, their sum
+    last): the same weights as :func:`_kernel` (floored at ``e^{-40}``, sparse windows
+    widened to ``need`` points; a training row's own weight is 1, so no row needs
+    rescaling), built with fewer passes. While one predictor's bandwidth moves with the
+    others held, the others' summed log-weights are kept and each candidate adds its own
+    predictor's."""
+
+    def __init__(self, sq: np.ndarray, need: float, n_pred: int) -> None:
+        self.sq, self.need, self.d = sq, need, n_pred
+        shape = sq.shape[1:]
+        self.logk = np.empty(shape, np.float32)
+        self.K = np.empty(shape, np.float32)
+        self.held: tuple[tuple[int, float], ...] | None = None
+        self.partial = np.empty(shape, np.float32)
+
+    def __call__(self, h: np.ndarray, moving: int | None = None) -> np.ndarray:
+        finite = np.isfinite(h)
+        inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0).astype(np.float32)
+        used = np.flatnonzero(inv > 0)
+        logk, K, sq = self.logk, self.K, self.sq
+        if len(used) == 0:
+            K[:] = 1.0
+            return K
+        if len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d:
+            np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares
+        elif moving is None:
+            np.multiply(sq[used[0]], -inv[used[0]], out=logk)
+            for l in used[1:]:
+                logk -= np.multiply(sq[l], inv[l], out=K)
+        else:
+            held = tuple((int(l), float(inv[l])) for l in used if l != moving)
+            if held != self.held:
+                self.partial[:] = 0.0
+                for l, v in held:
+                    self.partial -= np.multiply(sq[l], v, out=K)
+                self.held = held
+            if inv[moving] > 0:
+                np.multiply(sq[moving], -inv[moving], out=logk)
+                logk += self.partial
+            else:
+                logk[:] = self.partial
+        np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
+        np.exp(K, out=K)
+        k = int(np.ceil(self.need))
+        n = K.shape[1]
+        if 0 < k <= n:
+            sparse = np.flatnonzero(K.sum(axis=1) < self.need)
+            if len(sparse):
+                wide = logk[sparse]
+                kth = -np.partition(wide, n - k, axis=1)[:, n - k]
+                wide /= np.maximum(2.0 * kth, 1.0)[:, None]
+                np.maximum(wide, -40.0, out=wide)
+                K[sparse] = np.exp(wide)
+        return K
 
 
 def loo_score(
@@ -210,11 +274,14 @@ def loo_score(
     need: int = 0,
     scale_of: np.ndarray | None = None,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    kernel: np.ndarray | None = None,
+    F: np.ndarray | None = None,
 ) -> float:
     """Leave-one-out loss of column ``t`` at ``rows`` (``inf`` where a window holds a
     single point and leaving it out is undefined): the mean squared leave-one-out residual,
-    or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`."""
-    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need, work)
+    or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`.
+    ``kernel`` and ``F`` as :func:`loo_fit`."""
+    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need, work, kernel, F)
     if np.any(hat >= 1.0 - 1e-8):
         return np.inf
     loo_resid = (t[rows] - fitted[:, 0]) / (1.0 - hat)
@@ -259,11 +326,14 @@ def choose_bandwidths(
         np.empty((len(rows), len(Z)), np.float32),
         np.empty((len(rows), len(Z)), np.float32),
     )
+    kernels = None if sq is None else _LooKernels(sq, need, d)
+    F = _features(Z, t[:, None])
 
-    def score(h: np.ndarray) -> float:
+    def score(h: np.ndarray, moving: int | None = None) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work)
+            K = None if kernels is None else kernels(h, moving)
+            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, K, F)
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.
@@ -293,7 +363,7 @@ def choose_bandwidths(
                     near = range(max(pos[l] - WINDOW, 0), min(pos[l] + WINDOW, top - 1) + 1)
                     options = sorted({*near, top})
                 trials = [np.where(np.arange(d) == l, k, pos) for k in options]
-                scores = [score(values[trial]) for trial in trials]
+                scores = [score(values[trial], l) for trial in trials]
                 k = options[int(np.argmin(scores))]
                 if k == pos[l]:
                     break

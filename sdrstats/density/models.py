@@ -352,12 +352,21 @@ def choose_component_width(
     spread_target = targets.var(axis=0).mean()
     cache: dict = {}  # σ_z is held: its kernel products are computed once
 
-    def scores(sy: float, widths: np.ndarray | None, cs: list[float]) -> tuple:
-        """(mean, c, rows' scores) of the best factor in ``cs``."""
+    def scores(sy: float, *candidates: tuple[np.ndarray | None, list[float]]) -> list[tuple]:
+        """(mean, c, rows' scores) of the best factor in ``cs`` for each ``(widths, cs)``
+        of ``candidates``, all from the same refits at ``sy``."""
+        pairs = [(widths, c) for widths, cs in candidates for c in cs]
         logp = heldout_log_density(
             problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
-            [targets / c for c in cs], widths, cache,
+            [targets / c for _, c in pairs], [widths for widths, _ in pairs], cache,
         )  # fmt: skip
+        out, start = [], 0
+        for _, cs in candidates:
+            out.append(best_factor(logp[start : start + len(cs)], cs))
+            start += len(cs)
+        return out
+
+    def best_factor(logp: list[np.ndarray], cs: list[float]) -> tuple:
         best = (-np.inf, None, None)
         for lp, c in zip(logp, cs):
             if tail > 0:  # the defensive component enters the score as the density
@@ -379,11 +388,12 @@ def choose_component_width(
         comps = (sy if widths is None else sy * widths) ** 2
         return [float(np.sqrt(spread_target / (problem.Yc.var(axis=0).mean() + np.mean(comps))))]
 
-    # Widths first, each at its variance-matching factor (one score per width) ...
+    # Widths first, each at its variance-matching factor (one score per width; one width
+    # and the adaptive widths share the refits at each σ_y) ...
+    widths_tried = [fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS]
+    at = {sy: scores(sy, *[(w, matched(sy, w)) for w in (None, adaptive)]) for sy in widths_tried}
     rows = [
-        (sy, widths is not None, *scores(sy, widths, matched(sy, widths)))
-        for widths in (None, adaptive)
-        for sy in (fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS)
+        (sy, k == 1, *at[sy][k]) for k, widths in enumerate((None, adaptive)) for sy in widths_tried
     ]
     top = max(range(len(rows)), key=lambda i: rows[i][2])
     n = len(targets)
@@ -401,7 +411,7 @@ def choose_component_width(
     score, c, _ = (
         rows[keep][2:]
         if len(factors) == 1
-        else scores(sy, widths, sorted({*factors, rows[keep][3]}))
+        else scores(sy, (widths, sorted({*factors, rows[keep][3]})))[0]
     )
     table = pd.DataFrame(
         {

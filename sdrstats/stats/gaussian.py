@@ -512,7 +512,7 @@ def heldout_log_density(
     lam: float,
     folds: np.ndarray,
     values: np.ndarray | list[np.ndarray] | None = None,
-    widths: np.ndarray | None = None,
+    widths: np.ndarray | list[np.ndarray | None] | None = None,
     cache: dict | None = None,
 ) -> np.ndarray | list[np.ndarray]:
     """Log of each row's LSCDE density (Tangkaratt et al. 2015, eq. 10) from the fit without its fold.
@@ -525,7 +525,9 @@ def heldout_log_density(
     ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
     a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
     centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
-    still fitted with the common σ_y). ``cache`` (a dict kept by the caller for one
+    still fitted with the common σ_y); with a list of ``values``, ``widths`` may be a list
+    too, one entry (``None`` or factors) per array of values, so that fixed and adaptive
+    widths are scored from the same refits. ``cache`` (a dict kept by the caller for one
     ``problem``, ``W`` and ``folds``) keeps the products that depend on σ_z alone, so that
     scoring many σ_y at one σ_z refits cheaply.
     """
@@ -551,6 +553,17 @@ def heldout_log_density(
     C = problem.pair_matrix(sy) * n
     out = [np.full(n, -np.inf) for _ in targets]
     norm = q * np.log(np.sqrt(2 * np.pi) * sy)
+    per_target = widths if isinstance(widths, list) else [widths] * len(targets)
+    if len(per_target) != len(targets):
+        raise ValueError("heldout_log_density: give one entry of 'widths' per array of values.")
+    groups: list[tuple[np.ndarray | None, list[int]]] = []  # targets sharing their widths
+    for j, factors in enumerate(per_target):
+        for held, which in groups:
+            if held is factors:
+                which.append(j)
+                break
+        else:
+            groups.append((factors, [j]))
     for test, keep, Kt, KtKt in parts:
         train = ~test
         G = KtKt * C[np.ix_(keep, keep)] / train.sum()
@@ -562,19 +575,20 @@ def heldout_log_density(
         lz = log_kz[test][:, keep][:, pos] + np.log(alpha[pos])
         centres = problem.Yc[keep][pos]
         base = _logsumexp_rows(lz) + norm
-        # Every target at once: (targets x rows x centres).
-        values = np.stack([t[test] for t in targets])
-        spread = sy if widths is None else sy * widths[keep][pos]
-        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
-            2 * spread * spread
-        )
-        if widths is not None:
-            ly = ly - q * np.log(widths[keep][pos])
-        a = lz[None] + ly
-        top = a.max(axis=2, keepdims=True)
-        logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]
-        for result, row in zip(out, logp):
-            result[test] = row
+        for factors, which in groups:
+            # Every target with these widths at once: (targets x rows x centres).
+            values = np.stack([targets[j][test] for j in which])
+            spread = sy if factors is None else sy * factors[keep][pos]
+            ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
+                2 * spread * spread
+            )
+            if factors is not None:
+                ly = ly - q * np.log(factors[keep][pos])
+            a = lz[None] + ly
+            top = a.max(axis=2, keepdims=True)
+            logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]
+            for j, row in zip(which, logp):
+                out[j][test] = row
     return out if many else out[0]
 
 

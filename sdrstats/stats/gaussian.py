@@ -544,11 +544,12 @@ def heldout_log_density(
         parts = []
         for j in np.unique(folds):
             test = folds == j
-            keep = ~test[problem.centres]
-            Kt = Kz[~test][:, keep]
-            parts.append((test, keep, Kt, Kt.T @ Kt))
-        cache[sz] = (log_kz, parts)
-    log_kz, parts = cache[sz]
+            train, keep = np.flatnonzero(~test), np.flatnonzero(~test[problem.centres])
+            Kt = Kz[np.ix_(train, keep)]
+            # held-out rows' log-weights against the kept centres: all that σ_y leaves fixed
+            parts.append((test, train, keep, Kt, Kt.T @ Kt, log_kz[np.ix_(test, keep)]))
+        cache[sz] = parts
+    parts = cache[sz]
     Ky_fit = problem.y_kernel(sy)
     C = problem.pair_matrix(sy) * n
     out = [np.full(n, -np.inf) for _ in targets]
@@ -564,26 +565,25 @@ def heldout_log_density(
                 break
         else:
             groups.append((factors, [j]))
-    for test, keep, Kt, KtKt in parts:
-        train = ~test
-        G = KtKt * C[np.ix_(keep, keep)] / train.sum()
-        h = (Kt * Ky_fit[train][:, keep]).mean(axis=0)
+    for test, train, keep, Kt, KtKt, log_kz_test in parts:
+        G = KtKt * C[np.ix_(keep, keep)] / len(train)
+        h = (Kt * Ky_fit[np.ix_(train, keep)]).mean(axis=0)
         alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
         pos = alpha > 0
         if not pos.any():
             continue
-        lz = log_kz[test][:, keep][:, pos] + np.log(alpha[pos])
-        centres = problem.Yc[keep][pos]
+        lz = log_kz_test[:, pos] + np.log(alpha[pos])
+        centres = problem.Yc[keep[pos]]
         base = _logsumexp_rows(lz) + norm
         for factors, which in groups:
             # Every target with these widths at once: (targets x rows x centres).
             values = np.stack([targets[j][test] for j in which])
-            spread = sy if factors is None else sy * factors[keep][pos]
+            spread = sy if factors is None else sy * factors[keep[pos]]
             ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
                 2 * spread * spread
             )
             if factors is not None:
-                ly = ly - q * np.log(factors[keep][pos])
+                ly = ly - q * np.log(factors[keep[pos]])
             a = lz[None] + ly
             top = a.max(axis=2, keepdims=True)
             logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]

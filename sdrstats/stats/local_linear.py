@@ -146,35 +146,45 @@ def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
     )
 
 
+def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of :func:`_features`' moments that form the normal-equation matrix
+    ``[[Σw, Σw zᵀ], [Σw z, Σw z zᵀ]]`` (flattened) and its right-hand side
+    ``[Σw tᵀ; Σw z tᵀ]`` (flattened)."""
+    full = np.empty((d + 1, d + 1), dtype=int)
+    full[0, 0] = 0
+    full[0, 1:] = full[1:, 0] = np.arange(1, d + 1)
+    full[1:, 1:] = 1 + d + np.arange(d * d).reshape(d, d)
+    at = 1 + d + d * d
+    rhs = np.empty((d + 1, m), dtype=int)
+    rhs[0] = at + np.arange(m)
+    rhs[1:] = at + m + np.arange(d * m).reshape(d, m)
+    return full.ravel(), rhs.ravel()
+
+
 def _local_solve(
     K: np.ndarray, Q: np.ndarray, F: np.ndarray, m: int, h: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fitted values at the query rows ``Q`` (r x m) and ``(A^{-1})_{00}`` (r,) from the
+    """Fitted values at the query rows ``Q`` (r x m) and the hat diagonal (r,) from the
     kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
-    :func:`_features` are ``F``."""
+    :func:`_features` are ``F``.
+
+    The weighted least squares in ``[1, z]`` with the ridge on the slopes has the same
+    solution ``(a, b)`` as the one centred at the query point (a ridge on the slopes does
+    not see the shift), so the fit at ``q`` is ``p_qᵀ A^{-1} B`` with ``p_q = [1, q]``,
+    ``A`` and ``B`` the uncentred weighted moments, and the hat diagonal ``p_qᵀ A^{-1} p_q``
+    (the row's own weight is 1): one solve per row with one right-hand side."""
     r, d = Q.shape
-    M = (K @ F.astype(K.dtype)).astype(float)
-    U0, U1 = M[:, 0], M[:, 1 : 1 + d]
-    at = 1 + d + d * d
-    U2 = M[:, 1 + d : at].reshape(r, d, d)
-    V0, V1 = M[:, at : at + m], M[:, at + m :].reshape(r, d, m)
-    # Normal equations centred at the query point, from the uncentred moments.
-    S1 = U1 - U0[:, None] * Q
-    QU1 = Q[:, :, None] * U1[:, None, :]
-    S2 = U2 - QU1 - QU1.transpose(0, 2, 1) + U0[:, None, None] * Q[:, :, None] * Q[:, None, :]
-    S2 += np.diag(RIDGE * np.minimum(h, 1.0) ** 2)
-    A = np.empty((r, d + 1, d + 1))
-    A[:, 0, 0] = U0
-    A[:, 0, 1:] = S1
-    A[:, 1:, 0] = S1
-    A[:, 1:, 1:] = S2
-    rhs = np.empty((r, d + 1, m + 1))
-    rhs[:, :, 0] = 0.0
-    rhs[:, 0, 0] = 1.0
-    rhs[:, 0, 1:] = V0
-    rhs[:, 1:, 1:] = V1 - Q[:, :, None] * V0[:, None, :]
-    sol = np.linalg.solve(A, rhs)
-    return sol[:, 0, 1:], sol[:, 0, 0]
+    M = (K @ F.astype(K.dtype, copy=False)).astype(float)
+    full, rhs = _moment_index(d, m)
+    A = M[:, full].reshape(r, d + 1, d + 1)
+    slopes = np.arange(1, d + 1)
+    A[:, slopes, slopes] += RIDGE * np.minimum(h, 1.0) ** 2
+    P = np.empty((r, d + 1))
+    P[:, 0] = 1.0
+    P[:, 1:] = Q
+    x = np.linalg.solve(A, P[:, :, None])[:, :, 0]
+    B = M[:, rhs].reshape(r, d + 1, m)
+    return np.einsum("ri,rim->rm", x, B), np.einsum("ri,ri->r", x, P)
 
 
 def loo_fit(
@@ -317,9 +327,12 @@ def choose_bandwidths(
     memo: dict[tuple[float, ...], float] = {} if common is None else dict(common)
     sq = None
     if len(rows) * len(Z) * d <= 4 * BLOCK_ELEMENTS:
-        sq = ((Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2).astype(np.float32)
+        # predictors x rows x n, each predictor's block contiguous (broadcasting the
+        # transposes would leave it strided, and every pass over it several times slower)
+        sq = np.empty((d + (d > 1), len(rows), len(Z)), np.float32)
+        np.square(Z[rows].T[:, :, None] - Z.T[:, None, :], out=sq[:d])
         if d > 1:
-            sq = np.concatenate([sq, sq.sum(axis=0, keepdims=True)])
+            sq[:d].sum(axis=0, out=sq[d])
     # The scores only rank bandwidths: their kernels in single precision (the weighted
     # moments are summed in it and solved in double), the fits themselves in double.
     work = (
@@ -328,6 +341,8 @@ def choose_bandwidths(
     )
     kernels = None if sq is None else _LooKernels(sq, need, d)
     F = _features(Z, t[:, None])
+    if kernels is not None:  # the kernels are single precision: their products too
+        F = F.astype(np.float32)
 
     def score(h: np.ndarray, moving: int | None = None) -> float:
         key = tuple(float(v) for v in h)

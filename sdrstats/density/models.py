@@ -83,6 +83,7 @@ from ..stats.gaussian import (
     choose_widths,
     edge_message,
     heldout_log_density,
+    heldout_log_density_widths,
     make_folds,
     width_edge_messages,
 )
@@ -391,7 +392,16 @@ def choose_component_width(
     # Widths first, each at its variance-matching factor (one score per width; one width
     # and the adaptive widths share the refits at each σ_y) ...
     widths_tried = [fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS]
-    at = {sy: scores(sy, *[(w, matched(sy, w)) for w in (None, adaptive)]) for sy in widths_tried}
+    kinds = (None, adaptive)
+    cs = [[matched(sy, w)[0] for w in kinds] for sy in widths_tried]
+    logps = heldout_log_density_widths(
+        problem, identity, fit["sigma_z"], widths_tried, fit["lambda"], folds,
+        [[targets / c for c in row] for row in cs], list(kinds), cache,
+    )  # fmt: skip
+    at = {
+        sy: [best_factor([lp], [c]) for lp, c in zip(logp, row)]
+        for sy, logp, row in zip(widths_tried, logps, cs)
+    }
     rows = [
         (sy, k == 1, *at[sy][k]) for k, widths in enumerate((None, adaptive)) for sy in widths_tried
     ]

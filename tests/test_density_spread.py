@@ -38,7 +38,9 @@ def test_the_spread_direction_is_found_and_said(fitted):
     # x2 to two decimals (observed |cos| 0.995-0.999 over three training draws).
     assert abs(spread.loc["x2", "Spread1"]) > 0.95
     text = str(dens.summary())
-    assert "The density uses 2 directions of the predictors: the fit's d = 1" in text
+    # the spread follows x2 alone: its own direction, in place of the fit's
+    assert dens.tuning["log_scale"] == "1 own spread direction"
+    assert "The density uses 1 + 1 directions of the predictors: the fit's d = 1" in text
     assert "Spread directions" in text and "Breusch-Pagan" in text
 
 

@@ -404,8 +404,8 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
     def _parts(self, newdata: Any = None) -> Parts:
         Z, index = self.features(newdata)
         S = Z
-        if self.spread is not None:  # the spread also follows directions beyond the fit's
-            S = np.hstack([Z, self.spread.transform(self.features.predictors(newdata))])
+        if self.spread is not None:  # the spread follows directions beyond the fit's
+            S = self.spread.scale_inputs(Z, self.features.predictors(newdata))
         loc, scale = self._location_scale(Z, S)
         return Parts(self._weights(Z), loc, scale, index)
 

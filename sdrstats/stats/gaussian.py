@@ -388,7 +388,8 @@ class WidthScores:
         if sz not in self._by_sz:
             Kz = gaussian_kernel(self.Z, self.U, sz)
             S_te = [Kz[t].T @ Kz[t] for t in self.tests]
-            self._by_sz[sz] = (Kz, Kz.T @ Kz, S_te)
+            # the folds partition the rows: their products sum to all rows' product
+            self._by_sz[sz] = (Kz, np.sum(S_te, axis=0), S_te)
         return self._by_sz[sz]
 
     def scores(self, sz: float, sy: float, lams: np.ndarray) -> np.ndarray:

@@ -12,9 +12,10 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
   :class:`~sdrstats.stats.local_linear.LocalLinear`). The log-scale ``log s`` is chosen by
   :func:`~sdrstats.density.spread.choose_scale`: a constant when a Breusch-Pagan test of
   the leave-one-out residuals finds no heteroscedasticity, else the best by held-out
-  likelihood of a local-linear fit of the log absolute residuals on ``z`` and on ``z``
+  likelihood of a local-linear fit of the log absolute residuals on ``z``, on ``z``
   with one or two *spread directions* of all the predictors (for a reduced fit: the
-  spread may change along directions the fit's ``d`` directions miss). The standardised
+  spread may change along directions the fit's ``d`` directions miss), or on the spread's
+  own directions in place of ``z``. The standardised
   residual ``e = (y - m(z))/s(x)`` gets a separate-widths LSCDE given ``z``.
   The squared loss is nearly flat in the residual density's component width and spread, so
   σ_y, one for all components or adaptive (Abramson 1982), and a spread factor are then

@@ -67,18 +67,6 @@ MODELS = ["homoscedastic", "mean direction", "other direction", "one-sided", "sk
 METHODS = ["lsce", "mave", "sir", "save"]  # the goals' methods first
 LEVEL = 0.8
 THIRDS = ["lowest", "middle", "highest"]
-KDE_COLUMNS = [
-    "cv_ml log score",
-    "cv_ml coverage",
-    *[f"cv_ml {t}" for t in THIRDS],
-    "cv_ml KS D",
-    "cv_ml CPU s",
-]
-#: statsmodels' KDE scores of earlier runs by (model, data set, method) (``--kde-from``):
-#: the KDE depends only on the data set and the reduction, not on the density.
-KDE_CACHE: dict[tuple[str, int, str], dict] = {}
-#: Methods whose KDE is only taken from KDE_CACHE, never fitted (``--kde-only-cached``).
-KDE_ONLY_CACHED: set[str] = set()
 
 
 # -- the suite --------------------------------------------------------------------------------
@@ -262,24 +250,18 @@ def evaluate(
             band = dens.interval(test, LEVEL, conformal=calibration, weighted=weighted)
             inside = (y >= band["lower"].to_numpy()) & (y <= band["upper"].to_numpy())
             row["conformal weighted" if weighted else "conformal"] = inside.mean()
-        cached = KDE_CACHE.get((model, rep, name))
-        if cached is not None:  # the same data and reduction: the same KDE
-            row.update(cached)
-        elif name in KDE_ONLY_CACHED:
-            row.update({column: np.nan for column in KDE_COLUMNS})
-        else:
-            Z_train, Z_test = fit.transform().to_numpy(), fit.transform(test).to_numpy()
-            kde, t_kde = kde_scores(Z_train, train["y"].to_numpy(), Z_test, y)
-            kde_covered = (kde["pit"] > (1 - LEVEL) / 2) & (kde["pit"] < (1 + LEVEL) / 2)
-            row.update(
-                {
-                    "cv_ml log score": kde["log_density"].mean(),
-                    "cv_ml coverage": kde_covered.mean(),
-                    **{f"cv_ml {t}": kde_covered[label == k].mean() for k, t in enumerate(THIRDS)},
-                    "cv_ml KS D": kstest(kde["pit"], "uniform").statistic,
-                    "cv_ml CPU s": t_kde,
-                }
-            )
+        Z_train, Z_test = fit.transform().to_numpy(), fit.transform(test).to_numpy()
+        kde, t_kde = kde_scores(Z_train, train["y"].to_numpy(), Z_test, y)
+        kde_covered = (kde["pit"] > (1 - LEVEL) / 2) & (kde["pit"] < (1 + LEVEL) / 2)
+        row.update(
+            {
+                "cv_ml log score": kde["log_density"].mean(),
+                "cv_ml coverage": kde_covered.mean(),
+                **{f"cv_ml {t}": kde_covered[label == k].mean() for k, t in enumerate(THIRDS)},
+                "cv_ml KS D": kstest(kde["pit"], "uniform").statistic,
+                "cv_ml CPU s": t_kde,
+            }
+        )
         if name in ("lsce", "mave"):
             old, _ = cpu(
                 lambda fit=fit: with_previous_width_rule(
@@ -643,26 +625,7 @@ def main() -> None:
         default="speed,real,widths",
         help="which parts besides the suite to run and report (comma-separated)",
     )
-    parser.add_argument(
-        "--kde-from",
-        default=None,
-        help="comma-separated CSVs of earlier suite rows whose cv_ml KDE scores are reused "
-        "for the same (model, data set, method): the KDE does not depend on the density",
-    )
-    parser.add_argument(
-        "--kde-only-cached",
-        default="",
-        help="comma-separated methods whose cv_ml KDE is only reused (--kde-from), not fitted "
-        "(SIR's and SAVE's four-dimensional cv_ml takes 20-45 s CPU a data set)",
-    )
     args = parser.parse_args()
-    if args.kde_from:
-        old = pd.concat([pd.read_csv(f) for f in args.kde_from.split(",")], ignore_index=True)
-        old = old.dropna(subset=["cv_ml log score"]).drop_duplicates(["model", "rep", "method"])
-        for record in old.to_dict("records"):
-            key = (record["model"], int(record["rep"]), record["method"])
-            KDE_CACHE[key] = {column: record[column] for column in KDE_COLUMNS}
-    KDE_ONLY_CACHED.update(filter(None, args.kde_only_cached.split(",")))
     MODELS[:] = args.models.split(",")
     METHODS[:] = args.methods.split(",")
     reps, n_test, widths_reps, repeats = (1, 1000, 2, 3) if args.quick else (10, 4000, 20, 15)

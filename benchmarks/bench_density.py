@@ -667,8 +667,8 @@ def main() -> None:
         f"Command: `python benchmarks/bench_density.py{' --quick' if args.quick else ''}` (the "
         f"module docstring describes the models and measures)"
         + (
-            "; the suite's data sets were scored by parallel `--rows-csv` runs (one per pair "
-            "of models) and reported with `--suite-from`"
+            "; the suite's data sets were scored by parallel `--rows-csv` runs (each a range of "
+            "data sets) and reported with `--suite-from`"
             if args.suite_from
             else ""
         )

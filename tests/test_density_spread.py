@@ -38,7 +38,9 @@ def test_the_spread_direction_is_found_and_said(fitted):
     # x2 to two decimals (observed |cos| 0.995-0.999 over three training draws).
     assert abs(spread.loc["x2", "Spread1"]) > 0.95
     text = str(dens.summary())
-    assert "The density uses 2 directions of the predictors: the fit's d = 1" in text
+    # the spread follows x2 alone: its own direction, in place of the fit's
+    assert dens.tuning["log_scale"] == "1 own spread direction"
+    assert "The density uses 1 + 1 directions of the predictors: the fit's d = 1" in text
     assert "Spread directions" in text and "Breusch-Pagan" in text
 
 
@@ -101,3 +103,25 @@ def test_a_density_with_spread_directions_saves_and_pickles(fitted):
     result.save(path)
     for back in (type(result).load(path), pickle.loads(pickle.dumps(result))):
         np.testing.assert_array_equal(back.pdf(rows, grid), result.pdf(rows, grid))
+
+
+def test_the_spreads_own_direction_is_not_blurred_by_the_fits():
+    # The fit's direction is x2 estimated with an error (x2 + 0.2 x3), the spread is
+    # 0.2 + |x2|: the spread's own direction is x2 itself, and a log-scale on it holds the
+    # kink better than one on the fit's direction (held-out likelihood).
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((600, 5))
+    resid = ((0.2 + np.abs(X[:, 1])) * rng.standard_normal(600))[:, None]
+    Z = X[:, [1]] + 0.2 * X[:, [2]]
+    Z = (Z - Z.mean()) / Z.std()
+    t = np.log(np.abs(resid))
+    own = SpreadDirections(X, Z, t, k=1, random_state=0, alone=True)
+    assert own.alone and abs(own.frame([f"x{j + 1}" for j in range(5)]).loc["x2", "Spread1"]) > 0.97
+    beyond = SpreadDirections(X, Z, t, k=1, random_state=0)  # the complement of z only
+    assert beyond.k == 0 or abs(beyond.basis[1, 0]) / np.linalg.norm(beyond.basis[:, 0]) < 0.9
+    choice = choose_scale(Z, resid, X, random_state=0)
+    scores = choice.table["held-out log score"]
+    assert scores["1 own spread direction"] > scores["reduced predictors"]
+    assert choice.name == "1 own spread direction" and choice.spread.alone
+    inputs = choice.spread.scale_inputs(Z[:3], X[:3])
+    np.testing.assert_allclose(inputs, choice.spread.transform(X[:3]))

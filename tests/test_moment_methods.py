@@ -164,3 +164,51 @@ def test_bad_input_is_clear(call, message):
     frame, _ = _simulate("linear", n=100)
     with pytest.raises((ValueError, TypeError), match=message):
         call(frame)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_cume_kernel_is_its_definition(ties):
+    # M = (1/n) Σ_i m(y_i) m(y_i)ᵀ, m(t) = (1/n) Σ_j z_j 1{y_j <= t}, written out with the
+    # n x n indicator; n = 2100 spans more than one block of the sorted pass and leaves rows
+    # over after the last full run of the running sums. Rounding y to one decimal makes many
+    # ties, which the indicator counts as R's definition does (every tied row at once).
+    rng = np.random.default_rng(4)
+    n, p = 2100, 4
+    X = rng.standard_normal((n, p)) + 2.0
+    y = X[:, 0] - X[:, 1] + 0.5 * rng.standard_normal(n)
+    if ties:
+        y = np.round(y, 1)
+    fit = sdr.CUME(d=2).fit(X, y)  # d given: no permutation test
+    Xc = X - X.mean(axis=0)
+    evals, evecs = np.linalg.eigh(Xc.T @ Xc / n)
+    Z = Xc @ evecs @ np.diag(evals**-0.5) @ evecs.T
+    m = (y[None, :] <= y[:, None]).astype(float) @ Z / n
+    direct = np.sort(np.linalg.eigvalsh(m.T @ m / n))[::-1]
+    np.testing.assert_allclose(fit.eigenvalues, direct, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize(("nslices", "offset"), [(10, 0.0), (10, 1e4), (30, 0.0)])
+def test_save_kernel_over_many_blocks_is_its_definition(nslices, offset):
+    # M = Σ_s f_s (I − V_s)², V_s the within-slice covariance of z (divisor n_s), written
+    # out per slice; n = 9000 spans several blocks of the per-slice pass. 10 slices take the
+    # blockwise gathers, 30 the per-slice sweeps; an offset of 1e4 sd in one column sends
+    # the sums through the centred-first path.
+    from sdrstats.stats.slicing import make_slices
+
+    rng = np.random.default_rng(8)
+    n, p = 9000, 4
+    X = rng.standard_normal((n, p))
+    y = X[:, 0] ** 2 + X[:, 1] + 0.3 * rng.standard_normal(n)
+    X[:, 3] += offset
+    fit = sdr.SAVE(nslices=nslices, d=2).fit(X, y)
+    Xc = X - X.mean(axis=0)
+    evals, evecs = np.linalg.eigh(Xc.T @ Xc / n)
+    Z = Xc @ evecs @ np.diag(evals**-0.5) @ evecs.T
+    labels = make_slices(y, nslices).labels
+    M = np.zeros((p, p))
+    for s in np.unique(labels):
+        block = Z[labels == s]
+        V = np.cov(block, rowvar=False, ddof=0)
+        M += len(block) / n * (np.eye(p) - V) @ (np.eye(p) - V)
+    direct = np.sort(np.linalg.eigvalsh(M))[::-1]
+    np.testing.assert_allclose(fit.eigenvalues, direct, rtol=1e-9, atol=1e-13)

@@ -447,3 +447,20 @@ def test_independence_test_is_only_on_the_first_row(ais):
 def test_phd_rejects_a_categorical_response(ais):
     with pytest.raises(ValueError, match="phd needs a numeric response"):
         sdr.phd("sex ~ log(wt) + log(ht)", ais)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e4])
+def test_kernel_over_many_blocks_is_the_direct_computation(offset):
+    # n spans several blocks of the signed cross-product's pass (1024 rows each) with rows of
+    # both signs in each; an offset of 1e4 standard deviations in one column sends the sums
+    # through the centred-first path (raw sums would cancel ~8 digits), 0 through the raw one
+    rng = np.random.default_rng(11)
+    n, p = 3500, 4
+    X = rng.standard_normal((n, p))
+    y = X[:, 0] ** 2 - X[:, 1] + 0.3 * rng.standard_normal(n)
+    X[:, 2] += offset
+    fit = sdr.PHD(d=2).fit(X, y)
+    Z, r = _whitened(X), _residuals(X, y)
+    direct = np.linalg.eigvalsh(Z.T @ (Z * r[:, None]) / n)  # whitening-invariant spectrum
+    ours = np.asarray(fit.eigenvalues)
+    np.testing.assert_allclose(np.sort(ours), np.sort(direct), rtol=1e-9, atol=1e-12)

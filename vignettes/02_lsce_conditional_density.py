@@ -282,9 +282,12 @@ print(dens_mean.summary())
 # %% [markdown]
 # SIR's direction is `x1` (0.99), and the density found one spread direction, mostly `x2`
 # (0.97): the held-out Gaussian log-likelihood of the residuals was −1.02 with a constant
-# scale, −1.03 with a log-scale on SIR's direction alone and −0.79 with the spread
-# direction added, so the density kept it and its summary says that it uses two directions
-# of the predictors where the fit has one.
+# scale, −1.03 with a log-scale on SIR's direction alone, −0.789 with the spread direction
+# added to it and −0.792 on the spread direction alone, in place of SIR's. The last two are
+# within one standard error (0.011) of each other, so the density kept the simpler, the
+# spread's own direction (one input), and its summary says that it uses 1 + 1 directions
+# of the predictors: the fit's for the location and the mixture weights, the spread's own
+# for s(x).
 
 # %% [markdown]
 # ### Conformal intervals: coverage guaranteed with held-out rows

@@ -104,7 +104,9 @@ def scale_text(density: Any) -> str:
         return f"constant ({test}{'; ' if test else ''}chosen by held-out likelihood)"
     where = "the reduced predictors"
     spread = getattr(density, "spread", None)
-    if spread is not None:
+    if spread is not None and getattr(spread, "alone", False):
+        where = f"{spread.k} spread direction(s) of its own, of all the predictors"
+    elif spread is not None:
         where += f" and {spread.k} spread direction(s) of all the predictors"
     return (
         f"local-linear in {where}, on log |leave-one-out residual|, bandwidths "
@@ -162,6 +164,13 @@ def directions_text(density: Any) -> str | None:
     d = density.features.d
     if spread is None or d is None:
         return None
+    if getattr(spread, "alone", False):
+        return (
+            f"The density uses {d} + {spread.k} directions of the predictors: the fit's d = "
+            f"{d} for the location and the mixture weights, and for the spread s(x) "
+            f"{spread.k} of its own in their place, found from the residuals (directions of "
+            "the variance function in all the predictors, dens.spread_directions)."
+        )
     return (
         f"The density uses {d + spread.k} directions of the predictors: the fit's d = {d} "
         f"for the location and the mixture weights, and {spread.k} more for the spread "

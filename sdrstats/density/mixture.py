@@ -390,9 +390,10 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
 
     @property
     def spread_directions(self) -> pd.DataFrame | None:
-        """Directions of the predictors beyond the fit's along which the spread ``s(x)``
-        changes (predictors x Spread1..k, unit columns; ``None``: the spread follows the
-        reduced predictors alone, or no spread model)."""
+        """Directions of the predictors along which the spread ``s(x)`` changes, found from
+        the residuals: beyond the fit's, or the spread's own in place of the fit's
+        (``self.spread.alone``) (predictors x Spread1..k, unit columns; ``None``: the spread
+        follows the reduced predictors alone, or no spread model)."""
         if self.spread is None:
             return None
         spec = self.features.spec if self.features.results is None else self.features.results.spec
@@ -404,8 +405,8 @@ class LocationScaleLSCDE(MixtureWeightsLSCDE):
     def _parts(self, newdata: Any = None) -> Parts:
         Z, index = self.features(newdata)
         S = Z
-        if self.spread is not None:  # the spread also follows directions beyond the fit's
-            S = np.hstack([Z, self.spread.transform(self.features.predictors(newdata))])
+        if self.spread is not None:  # the spread follows directions beyond the fit's
+            S = self.spread.scale_inputs(Z, self.features.predictors(newdata))
         loc, scale = self._location_scale(Z, S)
         return Parts(self._weights(Z), loc, scale, index)
 
@@ -459,9 +460,10 @@ def conditional_density_for(
     -----
     The location and the mixture weights use the fit's ``d`` reduced predictors. The
     location-scale model's spread may also follow directions of *all* the predictors that
-    the fit's miss (a reduction for the mean need not see where the noise grows;
-    :mod:`sdrstats.density.spread`): the density's ``spread_directions`` lists them and
-    its summary says when the density uses more directions than the fit's ``d``.
+    the fit's miss, or its own directions in their place (a reduction for the mean need not
+    see where the noise grows; :mod:`sdrstats.density.spread`): the density's
+    ``spread_directions`` lists them and its summary says when the density uses more
+    directions than the fit's ``d``.
 
     Examples
     --------

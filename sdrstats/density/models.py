@@ -12,9 +12,10 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
   :class:`~sdrstats.stats.local_linear.LocalLinear`). The log-scale ``log s`` is chosen by
   :func:`~sdrstats.density.spread.choose_scale`: a constant when a Breusch-Pagan test of
   the leave-one-out residuals finds no heteroscedasticity, else the best by held-out
-  likelihood of a local-linear fit of the log absolute residuals on ``z`` and on ``z``
+  likelihood of a local-linear fit of the log absolute residuals on ``z``, on ``z``
   with one or two *spread directions* of all the predictors (for a reduced fit: the
-  spread may change along directions the fit's ``d`` directions miss). The standardised
+  spread may change along directions the fit's ``d`` directions miss), or on the spread's
+  own directions in place of ``z``. The standardised
   residual ``e = (y - m(z))/s(x)`` gets a separate-widths LSCDE given ``z``.
   The squared loss is nearly flat in the residual density's component width and spread, so
   σ_y, one for all components or adaptive (Abramson 1982), and a spread factor are then
@@ -62,13 +63,14 @@ another application of Stein's lemma. Journal of the American Statistical Associ
 
 from __future__ import annotations
 
+import functools
 import warnings
 from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ..base.budget import check_count
 from ..base.parallel import as_seed_sequence
@@ -83,6 +85,7 @@ from ..stats.gaussian import (
     choose_widths,
     edge_message,
     heldout_log_density,
+    heldout_log_density_widths,
     make_folds,
     width_edge_messages,
 )
@@ -100,6 +103,13 @@ START_Y = (1.0, 0.4, 0.01)
 START_E = (5.6, 0.4, 0.1)
 #: A log-scale predicted beyond the training fit's range by more than this is clipped.
 LOG_SCALE_MARGIN = 1.0
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """One controller per process: ``threadpool_limits`` scans the loaded libraries on
+    every call (about 0.6 ms, a few per cent of a default ``lscde`` fit)."""
+    return ThreadpoolController()
 
 
 def check_lscde_options(
@@ -352,12 +362,21 @@ def choose_component_width(
     spread_target = targets.var(axis=0).mean()
     cache: dict = {}  # σ_z is held: its kernel products are computed once
 
-    def scores(sy: float, widths: np.ndarray | None, cs: list[float]) -> tuple:
-        """(mean, c, rows' scores) of the best factor in ``cs``."""
+    def scores(sy: float, *candidates: tuple[np.ndarray | None, list[float]]) -> list[tuple]:
+        """(mean, c, rows' scores) of the best factor in ``cs`` for each ``(widths, cs)``
+        of ``candidates``, all from the same refits at ``sy``."""
+        pairs = [(widths, c) for widths, cs in candidates for c in cs]
         logp = heldout_log_density(
             problem, identity, (fit["sigma_z"], sy), fit["lambda"], folds,
-            [targets / c for c in cs], widths, cache,
+            [targets / c for _, c in pairs], [widths for widths, _ in pairs], cache,
         )  # fmt: skip
+        out, start = [], 0
+        for _, cs in candidates:
+            out.append(best_factor(logp[start : start + len(cs)], cs))
+            start += len(cs)
+        return out
+
+    def best_factor(logp: list[np.ndarray], cs: list[float]) -> tuple:
         best = (-np.inf, None, None)
         for lp, c in zip(logp, cs):
             if tail > 0:  # the defensive component enters the score as the density
@@ -379,11 +398,21 @@ def choose_component_width(
         comps = (sy if widths is None else sy * widths) ** 2
         return [float(np.sqrt(spread_target / (problem.Yc.var(axis=0).mean() + np.mean(comps))))]
 
-    # Widths first, each at its variance-matching factor (one score per width) ...
+    # Widths first, each at its variance-matching factor (one score per width; one width
+    # and the adaptive widths share the refits at each σ_y) ...
+    widths_tried = [fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS]
+    kinds = (None, adaptive)
+    cs = [[matched(sy, w)[0] for w in kinds] for sy in widths_tried]
+    logps = heldout_log_density_widths(
+        problem, identity, fit["sigma_z"], widths_tried, fit["lambda"], folds,
+        [[targets / c for c in row] for row in cs], list(kinds), cache,
+    )  # fmt: skip
+    at = {
+        sy: [best_factor([lp], [c]) for lp, c in zip(logp, row)]
+        for sy, logp, row in zip(widths_tried, logps, cs)
+    }
     rows = [
-        (sy, widths is not None, *scores(sy, widths, matched(sy, widths)))
-        for widths in (None, adaptive)
-        for sy in (fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS)
+        (sy, k == 1, *at[sy][k]) for k, widths in enumerate((None, adaptive)) for sy in widths_tried
     ]
     top = max(range(len(rows)), key=lambda i: rows[i][2])
     n = len(targets)
@@ -401,7 +430,7 @@ def choose_component_width(
     score, c, _ = (
         rows[keep][2:]
         if len(factors) == 1
-        else scores(sy, widths, sorted({*factors, rows[keep][3]}))
+        else scores(sy, (widths, sorted({*factors, rows[keep][3]})))[0]
     )
     table = pd.DataFrame(
         {
@@ -475,7 +504,8 @@ def fit_lscde_models(
     names = AUTO_CANDIDATES if model == "auto" else (model,)
     fits: dict[str, dict] = {}
     y_scale = np.asarray(y_scale, dtype=float).reshape(-1)
-    with threadpool_limits(1, user_api="blas"):  # small dense solves: one thread is fastest
+    # small dense solves: one thread is fastest
+    with _blas_controller().limit(limits=1, user_api="blas"):
         scorer = WidthScores(problem, np.eye(Z.shape[1]), folds)
         plain = partial(_heldout, problem, folds, None, -np.log(y_scale).sum())
         caught: dict[str, list] = {}

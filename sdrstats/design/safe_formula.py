@@ -350,20 +350,6 @@ def rebuild_design_info(
     return patsy.dmatrix(rhs, source, eval_env=safe_env(), NA_action=na_action).design_info
 
 
-def evaluate_response(lhs: str, data: pd.DataFrame, *, what: str = "stored formula") -> np.ndarray:
-    """The response column ``I(lhs)`` of ``data`` (floats), after :func:`check_expression`.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> evaluate_response("log(y)", pd.DataFrame({"y": [1.0, np.e]})).round(3).tolist()
-    [0.0, 1.0]
-    """
-    check_expression(lhs, [str(c) for c in data.columns], what=what)
-    matrix = patsy.dmatrix(f"0 + I({lhs})", data, eval_env=safe_env(), NA_action="raise")
-    return np.asarray(matrix, dtype=float)[:, 0]
-
-
 __all__ = [
     "ALLOWED_FUNCTIONS",
     "ALLOWED_NUMPY",
@@ -372,5 +358,4 @@ __all__ = [
     "check_formula",
     "safe_env",
     "rebuild_design_info",
-    "evaluate_response",
 ]

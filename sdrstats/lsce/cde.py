@@ -180,11 +180,12 @@ def lscde(
     moments, quantiles and draws are exact. ``interval(newdata, level, conformal=rows)``
     gives split-conformal intervals with a finite-sample coverage guarantee.
 
-    Cost at n = 400 (CPU, the density benchmark): about 0.05 s for ``"single"``
-    (405 Cholesky solves of ``n_basis`` x ``n_basis`` systems); the default about 0.1 s
-    with two predictors and about 0.2 s with five, where the location and a varying
-    log-scale are local-linear fits whose per-axis bandwidths are chosen by
-    leave-one-out CV in five dimensions.
+    Cost at n = 400 (CPU, one BLAS thread, the density benchmark): about 0.05 s for
+    ``"single"`` (405 Cholesky solves of ``n_basis`` x ``n_basis`` systems); the default
+    about 0.1 s with two predictors and about 0.14 s with five. With five, about half of it
+    is the local-linear location and log-scale, whose per-axis bandwidths are chosen by
+    leave-one-out CV (some 40 bandwidths scored each); the rest is the two candidates'
+    width searches and held-out scores.
 
     References
     ----------

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..base.contract import EstimatorOutput
 from ..design.weights import ZERO_WEIGHT
+from ..stats.grouped import GATHER_MODE
 from .statistics import MomentStatistics, SliceRule, check_rows, output_from_kernel, rowless_extras
 from .weights import CaseWeightedStatistics
 
@@ -33,30 +34,49 @@ from .weights import CaseWeightedStatistics
 CUME_BATCH_ROWS = 2**18
 #: Sorted rows per block of :func:`cumulative_cross` (a block stays in cache).
 CUME_BLOCK_ROWS = 2048
+#: Runs a block of :func:`cumulative_cross` is cut into: the running sums go down the runs
+#: side by side, one vector addition of a whole plane of rows per step.
+RUN_PLANES = 16
 
 
-#: Rows per sub-block of the running sums: one small triangular matrix product each.
-RUN_ROWS = 32
-_LOWER = np.tril(np.ones((RUN_ROWS, RUN_ROWS)))
+def plane_layout(positions: np.ndarray, planes: int = RUN_PLANES) -> np.ndarray:
+    """The order that lays ``len(positions)`` consecutive sorted rows (a multiple of
+    ``planes``) out as ``planes`` planes of ``len / planes`` rows: plane ``i`` holds row ``i``
+    of every run of ``planes`` consecutive rows.
+
+    Examples
+    --------
+    >>> plane_layout(np.arange(8), planes=4).tolist()
+    [0, 4, 1, 5, 2, 6, 3, 7]
+    """
+    return positions.reshape(-1, planes).T.reshape(-1)
 
 
-def running_sums(u: np.ndarray, start: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``start + cumsum(u, axis=0)`` into ``out``: within sub-blocks of :data:`RUN_ROWS` rows by
-    one stacked product with a lower-triangular matrix of ones (BLAS), then the sub-blocks'
-    running totals; numpy's own cumulative sum down the rows is several times slower."""
+def running_planes(u: np.ndarray, start: np.ndarray, planes: int = RUN_PLANES) -> np.ndarray:
+    """In place: rows ``u`` in :func:`plane_layout` become ``start`` plus their running sums in
+    sorted order; returns the running sum after the last row.
+
+    Each run of ``planes`` consecutive rows is summed down the planes (``planes − 1`` vector
+    additions of whole planes, where a cumulative sum down the rows is a strided loop in
+    numpy), then every run is shifted by the total of the runs before it.
+
+    Examples
+    --------
+    >>> u = np.arange(1.0, 9.0)[plane_layout(np.arange(8), planes=2)][:, None]
+    >>> last = running_planes(u, np.zeros(1), planes=2)
+    >>> u[plane_layout(np.arange(8), planes=2).argsort(), 0].tolist(), float(last[0])
+    ([1.0, 3.0, 6.0, 10.0, 15.0, 21.0, 28.0, 36.0], 36.0)
+    """
     m, p = u.shape
-    whole = m - m % RUN_ROWS
-    if whole:
-        blocks = out[:whole].reshape(-1, RUN_ROWS, p)
-        np.matmul(_LOWER, u[:whole].reshape(-1, RUN_ROWS, p), out=blocks)
-        totals = blocks[:, -1, :]
-        offsets = np.cumsum(totals, axis=0) - totals + start
-        blocks += offsets[:, None, :]
-        start = out[whole - 1]
-    if whole < m:
-        np.cumsum(u[whole:], axis=0, out=out[whole:m])
-        out[whole:m] += start
-    return out[:m]
+    runs = u.reshape(planes, m // planes, p)
+    for i in range(1, planes):
+        runs[i] += runs[i - 1]
+    totals = runs[-1]
+    offsets = np.cumsum(totals, axis=0)  # a short cumulative sum: one row per run
+    offsets -= totals
+    offsets += start
+    runs += offsets
+    return runs[-1, -1].copy()
 
 
 def cumulative_cross(
@@ -70,10 +90,11 @@ def cumulative_cross(
     running sum.
 
     ``C_k = running + Σ_{j: values_j ≤ v_k} w_j (rows_j − shift)`` and ``c_k`` the total weight
-    at ``v_k`` (``w`` default 1). The rows are taken in sorted order by blocks that stay in
-    cache: centred (and weighted), summed down the block (:func:`running_sums`), and added up
-    by one symmetric rank-k update (BLAS syrk) per block; tied values keep only the last row
-    of their run, weighted by the run's total.
+    at ``v_k`` (``w`` default 1). The rows are gathered in sorted order by blocks that stay in
+    cache, laid out as planes (:func:`plane_layout`), centred (and weighted), summed in place
+    (:func:`running_planes`) and added up by one symmetric rank-k update (BLAS syrk) per
+    block: the sum over rows does not depend on their order in the block. Tied values keep
+    only the last row of their run, weighted by the run's total.
 
     Examples
     --------
@@ -99,23 +120,30 @@ def cumulative_cross(
         starts = np.flatnonzero(np.r_[True, ends[:-1]])
         end_weight = np.zeros(m)
         end_weight[ends] = np.add.reduceat(w_sorted, starts)
-    block = min(CUME_BLOCK_ROWS, m)
-    buf = np.empty((block, p))
-    sums = np.empty((block, p))
-    for start in range(0, m, block):
-        stop = min(m, start + block)
-        u = np.take(rows, order[start:stop], axis=0, out=buf[: stop - start])
+    buf = np.empty((min(CUME_BLOCK_ROWS, m), p))
+    for start in range(0, m, CUME_BLOCK_ROWS):
+        stop = min(m, start + CUME_BLOCK_ROWS)
+        # the block's rows in plane layout, the last (stop − start) % RUN_PLANES in order
+        whole = start + (stop - start) // RUN_PLANES * RUN_PLANES
+        laid = np.arange(start, stop)
+        laid[: whole - start] = plane_layout(laid[: whole - start])
+        u = np.take(rows, order[laid], axis=0, out=buf[: stop - start], mode=GATHER_MODE)
         u -= shift
         if weights is not None:
-            u *= w_sorted[start:stop, None]
-        c = running_sums(u, running, sums)
-        running = c[-1].copy()
+            u *= w_sorted[laid, None]
+        if whole > start:
+            running = running_planes(u[: whole - start], running)
+        if whole < stop:  # fewer rows than planes: summed down the rows
+            tail = u[whole - start :]
+            np.cumsum(tail, axis=0, out=tail)
+            tail += running
+            running = tail[-1].copy()
         if plain:
-            cross += c.T @ c
+            cross += u.T @ u
         else:
-            keep = ends[start:stop]
-            kept = c[keep]
-            cross += kept.T @ (kept * end_weight[start:stop][keep, None])
+            keep = ends[laid]
+            kept = u[keep]
+            cross += kept.T @ (kept * end_weight[laid][keep, None])
     return (cross + cross.T) / 2, running
 
 

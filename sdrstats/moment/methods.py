@@ -368,7 +368,7 @@ class DirectionalRegression(MomentEstimator):
         f, means, second = moments.fractions, moments.means, moments.second
         p = means.shape[1]
         sir = means.T @ (means * f[:, None])
-        sq = np.einsum("s,sij,sjk->ik", f, second, second)
+        sq = ((second * f[:, None, None]) @ second).sum(axis=0)  # Σ f_s E_s[zzᵀ]², stacked
         return (
             2 * sq + 2 * sir @ sir + 2 * float(f @ np.sum(means**2, axis=1)) * sir - 2 * np.eye(p)
         )

@@ -131,17 +131,28 @@ class PhdResiduals:
         self.n, self.sum, self.squares, self.root_sum = 0, 0.0, 0.0, 0.0
 
     def update(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> PhdResiduals:
-        _, rows, r, sw, omega = self.rows(X, y, w)
+        found = self.rows
+        if w is None and found.raw and found.slope is not None and not found.whiten_rows:
+            # unweighted OLS residuals: the cross-product's pass subtracts the fitted values
+            # block by block, so the rows are read once for both
+            r = np.asarray(y, dtype=float).reshape(-1) - found.y_mean  # a new array
+            self.cross += signed_crossprod(X, found.mean, r, raw=True, slope=found.slope)
+            self._add_sums(r, None)
+            return self
+        _, rows, r, sw, omega = found(X, y, w)
         rw = r if omega is None else r * omega
         if self.rows.whiten_rows:
             self.cross += signed_crossprod(self.rows.whiten(rows), np.zeros(rows.shape[1]), rw)
         else:
             self.cross += signed_crossprod(rows, self.rows.mean, rw, raw=self.rows.raw)
+        self._add_sums(r, sw)
+        return self
+
+    def _add_sums(self, r: np.ndarray, sw: np.ndarray | None) -> None:
         self.n += r.size
         self.sum += float(r.sum())
         self.squares += float(r @ r)
         self.root_sum += float(r.sum() if sw is None else sw @ r)
-        return self
 
     def merge(self, other: PhdResiduals) -> PhdResiduals:
         self.cross += other.cross

@@ -388,7 +388,8 @@ class WidthScores:
         if sz not in self._by_sz:
             Kz = gaussian_kernel(self.Z, self.U, sz)
             S_te = [Kz[t].T @ Kz[t] for t in self.tests]
-            self._by_sz[sz] = (Kz, Kz.T @ Kz, S_te)
+            # the folds partition the rows: their products sum to all rows' product
+            self._by_sz[sz] = (Kz, np.sum(S_te, axis=0), S_te)
         return self._by_sz[sz]
 
     def scores(self, sz: float, sy: float, lams: np.ndarray) -> np.ndarray:
@@ -409,12 +410,20 @@ class WidthScores:
         KzKy = Kz * p.y_kernel(float(sy))
         h_all = KzKy.sum(axis=0)
         out = np.zeros((len(self.tests), len(lams)))
+        # LSCDE's pair matrix does not depend on the rows but through their count
+        pair = p.pair_matrix(sy) * n if p.criterion == "sce" else None
         for f, (test, S) in enumerate(zip(self.tests, S_te)):
             h_te = KzKy[test].sum(axis=0)
             n_te = len(test)
             G_tr = S_all - S
-            G_tr *= p._fold_pair(sy, test, train=True)
-            G_te = S * p._fold_pair(sy, test, train=False)
+            if pair is None:
+                G_tr *= p._fold_pair(sy, test, train=True)
+                G_te = S * p._fold_pair(sy, test, train=False)
+            else:
+                G_tr *= pair
+                G_tr /= n - n_te
+                G_te = S * pair
+                G_te /= n_te
             alphas = _ridge_path(G_tr, (h_all - h_te) / (n - n_te), np.asarray(lams, dtype=float))
             quad = np.einsum("kl,kl->l", alphas, G_te @ alphas)
             out[f] = 0.5 * quad - (h_te / n_te) @ alphas
@@ -505,35 +514,12 @@ def _logsumexp_rows(a: np.ndarray) -> np.ndarray:
     return top + np.log(np.exp(a - top[:, None]).sum(axis=1))
 
 
-def heldout_log_density(
-    problem: BasisProblem,
-    W: np.ndarray,
-    sigma: float | tuple[float, float],
-    lam: float,
-    folds: np.ndarray,
-    values: np.ndarray | list[np.ndarray] | None = None,
-    widths: np.ndarray | None = None,
-    cache: dict | None = None,
-) -> np.ndarray | list[np.ndarray]:
-    """Log of each row's LSCDE density (Tangkaratt et al. 2015, eq. 10) from the fit without its fold.
-
-    For fold ``f`` the model is refitted at the given ``(σ, λ)`` on the other folds, using
-    only the centres that are not rows of ``f`` (a centre at a held-out row would put a
-    component on the value being scored), and row ``i`` of ``f`` is scored at its own
-    response, or at ``values[i]`` when given (n x q, standardised units; a list of such
-    arrays gives a list of results from the same refits). In logs throughout:
-    ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
-    a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
-    centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
-    still fitted with the common σ_y). ``cache`` (a dict kept by the caller for one
-    ``problem``, ``W`` and ``folds``) keeps the products that depend on σ_z alone, so that
-    scoring many σ_y at one σ_z refits cheaply.
-    """
-    sz, sy = split_sigma(sigma)
-    many = isinstance(values, list)
-    targets = values if many else [problem.Y if values is None else values]
-    targets = [np.asarray(v, dtype=float).reshape(problem.n, -1) for v in targets]
-    n, q = problem.n, problem.q
+def _heldout_parts(
+    problem: BasisProblem, W: np.ndarray, sz: float, folds: np.ndarray, cache: dict | None
+) -> list[tuple]:
+    """Per fold: the held-out mask, training rows, kept centres, the cross-product of the
+    training rows' z-kernel, and the held-out rows' log z-weights (all that σ_y leaves
+    fixed; kept in ``cache`` per σ_z)."""
     cache = {} if cache is None else cache
     if sz not in cache:
         Z, U = problem.X @ W.T, problem.Xc @ W.T
@@ -542,39 +528,145 @@ def heldout_log_density(
         parts = []
         for j in np.unique(folds):
             test = folds == j
-            keep = ~test[problem.centres]
-            Kt = Kz[~test][:, keep]
-            parts.append((test, keep, Kt, Kt.T @ Kt))
-        cache[sz] = (log_kz, parts)
-    log_kz, parts = cache[sz]
-    Ky_fit = problem.y_kernel(sy)
-    C = problem.pair_matrix(sy) * n
-    out = [np.full(n, -np.inf) for _ in targets]
-    norm = q * np.log(np.sqrt(2 * np.pi) * sy)
-    for test, keep, Kt, KtKt in parts:
-        train = ~test
-        G = KtKt * C[np.ix_(keep, keep)] / train.sum()
-        h = (Kt * Ky_fit[train][:, keep]).mean(axis=0)
-        alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
-        pos = alpha > 0
-        if not pos.any():
+            train, keep = np.flatnonzero(~test), np.flatnonzero(~test[problem.centres])
+            Kt = Kz[np.ix_(train, keep)]
+            parts.append((test, train, keep, Kt.T @ Kt, log_kz[np.ix_(test, keep)]))
+        cache[sz] = parts
+        cache[("Kz", sz)] = Kz
+    return cache[sz]
+
+
+def heldout_log_density_widths(
+    problem: BasisProblem,
+    W: np.ndarray,
+    sigma_z: float,
+    sigma_ys: list[float],
+    lam: float,
+    folds: np.ndarray,
+    values: list[list[np.ndarray]],
+    widths: list[np.ndarray | None],
+    cache: dict | None = None,
+) -> list[list[np.ndarray]]:
+    """:func:`heldout_log_density` at several σ_y at once (σ_z and λ held): entry
+    ``[s][j]`` scores ``values[s][j]`` (n x q) under the refit at ``sigma_ys[s]`` with
+    component widths ``σ_y widths[j]`` (``None``: all σ_y). The refits are those of
+    :func:`heldout_log_density`; every σ_y's and width's rows are scored together.
+
+    The mixture is summed in the linear domain against the z-weights scaled by their
+    row's largest (one exponential per component and row), and a row whose sum
+    underflows (a value tens of component widths from every centre) is summed again in
+    logs, so that it keeps its finite log density.
+    """
+    n, q = problem.n, problem.q
+    sys_ = np.asarray(sigma_ys, dtype=float)
+    S, P = len(sys_), len(widths)
+    if len(values) != S or any(len(v) != P for v in values):
+        raise ValueError("heldout_log_density_widths: one list of P values per sigma_y.")
+    V = np.stack([[np.asarray(v, float).reshape(n, -1) for v in row] for row in values])
+    cache = {} if cache is None else cache
+    parts = _heldout_parts(problem, W, float(sigma_z), folds, cache)
+    Kz = cache[("Kz", float(sigma_z))]
+    # per σ_y: Σ_i K_z K_y over all rows (a fold's training sums are it minus the fold's)
+    # and the pair matrix
+    fits = []
+    for sy in sys_:
+        KzKy = Kz * problem.y_kernel(sy)
+        fits.append((KzKy, KzKy.sum(axis=0), problem.pair_matrix(sy) * n))
+    norm = q * np.log(np.sqrt(2 * np.pi) * sys_)  # (S,)
+    out = np.full((S, P, n), -np.inf)
+    most = max(int(test.sum()) * len(keep) for test, _, keep, *_ in parts)
+    buffer = np.empty(S * P * most)
+    for test, train, keep, KtKt, log_kz_test in parts:
+        log_alpha = np.full((S, len(keep)), -np.inf)
+        for j, (KzKy, total_h, C) in enumerate(fits):
+            G = C[np.ix_(keep, keep)]
+            G *= KtKt
+            G /= len(train)
+            h = (total_h - KzKy[test].sum(axis=0))[keep] / len(train)
+            alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
+            pos = alpha > 0
+            log_alpha[j, pos] = np.log(alpha[pos])
+        alive = np.isfinite(log_alpha).any(axis=1)  # a refit with no positive weight: -inf
+        if not alive.any():
             continue
-        lz = log_kz[test][:, keep][:, pos] + np.log(alpha[pos])
-        centres = problem.Yc[keep][pos]
-        base = _logsumexp_rows(lz) + norm
-        # Every target at once: (targets x rows x centres).
-        values = np.stack([t[test] for t in targets])
-        spread = sy if widths is None else sy * widths[keep][pos]
-        ly = -((values[:, :, None, :] - centres[None, None, :, :]) ** 2).sum(-1) / (
-            2 * spread * spread
-        )
-        if widths is not None:
-            ly = ly - q * np.log(widths[keep][pos])
-        a = lz[None] + ly
-        top = a.max(axis=2, keepdims=True)
-        logp = (top[..., 0] + np.log(np.exp(a - top).sum(axis=2))) - base[None]
-        for result, row in zip(out, logp):
-            result[test] = row
+        lz = log_kz_test[None] + log_alpha[:, None, :]  # (S, rows, centres)
+        top = np.where(alive[:, None], lz.max(axis=2), 0.0)
+        wz = np.exp(lz - top[..., None])
+        base = top + np.log(wz.sum(axis=2)) + norm[:, None]  # (S, rows)
+        factors = np.ones((P, len(keep)))
+        for j, w in enumerate(widths):
+            if w is not None:
+                factors[j] = w[keep]
+        centres = problem.Yc[keep]  # (centres, q)
+        Vt = V[:, :, test]  # (S, P, rows, q)
+        # (S, P, rows, centres) in one buffer, in place: a fresh array of this size per
+        # step costs more in page faults than the arithmetic
+        shape = (S, P, len(Vt[0, 0]), len(keep))
+        ly = buffer[: int(np.prod(shape))].reshape(shape)
+        # column by column: a sum over a last axis of length q = 1 costs more than the rest
+        np.subtract(Vt[..., 0, None], centres[:, 0], out=ly)
+        np.square(ly, out=ly)
+        for col in range(1, q):
+            ly += np.square(Vt[..., col, None] - centres[:, col])
+        ly *= (-0.5 / (sys_[:, None, None] * factors[None]) ** 2)[:, :, None, :]
+        np.exp(ly, out=ly)
+        # the z-weights with the widths' normalising factors
+        ly *= wz[:, None]
+        if any(w is not None for w in widths):
+            ly *= (factors ** (-q))[None, :, None, :]
+        total = ly.sum(axis=3)
+        with np.errstate(divide="ignore"):
+            logp = np.log(total) + (top - base)[:, None, :]
+        low = np.argwhere((total < 1e-250) & alive[:, None, None])
+        if len(low):  # in logs, the rows whose mixture underflowed
+            s_, p_, r_ = low.T
+            d2 = np.square(Vt[s_, p_, r_][:, None, :] - centres[None]).sum(-1)
+            a_ = (
+                lz[s_, r_]
+                - d2 / (2 * (sys_[s_, None] * factors[p_]) ** 2)
+                - q * np.log(factors[p_])
+            )
+            logp[s_, p_, r_] = _logsumexp_rows(a_) - base[s_, r_]
+        out[:, :, test] = np.where(alive[:, None, None], logp, -np.inf)
+    return [[out[s, j] for j in range(P)] for s in range(S)]
+
+
+def heldout_log_density(
+    problem: BasisProblem,
+    W: np.ndarray,
+    sigma: float | tuple[float, float],
+    lam: float,
+    folds: np.ndarray,
+    values: np.ndarray | list[np.ndarray] | None = None,
+    widths: np.ndarray | list[np.ndarray | None] | None = None,
+    cache: dict | None = None,
+) -> np.ndarray | list[np.ndarray]:
+    """Log of each row's LSCDE density (Tangkaratt et al. 2015, eq. 10) from the fit without its fold.
+
+    For fold ``f`` the model is refitted at the given ``(σ, λ)`` on the other folds, using
+    only the centres that are not rows of ``f`` (a centre at a held-out row would put a
+    component on the value being scored), and row ``i`` of ``f`` is scored at its own
+    response, or at ``values[i]`` when given (n x q, standardised units; a list of such
+    arrays gives a list of results from the same refits). In logs:
+    ``log Σ_k α̃_k φ_k(z_i, y_i) - log Σ_k α̃_k K_z(z_i, u_k) - q log(√(2π) σ_y)``. Rows of
+    a fold whose refitted weights are all <= 0 get ``-inf``. ``widths`` (one factor per
+    centre) scores the density whose component ``k`` has sd ``σ_y widths[k]`` (the weights
+    still fitted with the common σ_y); with a list of ``values``, ``widths`` may be a list
+    too, one entry (``None`` or factors) per array of values, so that fixed and adaptive
+    widths are scored from the same refits. ``cache`` (a dict kept by the caller for one
+    ``problem``, ``W`` and ``folds``) keeps the products that depend on σ_z alone, so that
+    scoring many σ_y at one σ_z refits cheaply. :func:`heldout_log_density_widths` scores
+    several σ_y at once.
+    """
+    sz, sy = split_sigma(sigma)
+    many = isinstance(values, list)
+    targets = values if many else [problem.Y if values is None else values]
+    per_target = widths if isinstance(widths, list) else [widths] * len(targets)
+    if len(per_target) != len(targets):
+        raise ValueError("heldout_log_density: give one entry of 'widths' per array of values.")
+    out = heldout_log_density_widths(
+        problem, W, sz, [sy], lam, folds, [list(targets)], per_target, cache
+    )[0]
     return out if many else out[0]
 
 
@@ -624,6 +716,7 @@ __all__ = [
     "WidthTuning",
     "choose_widths",
     "heldout_log_density",
+    "heldout_log_density_widths",
     "split_sigma",
     "QuadraticFit",
     "gaussian_kernel",

@@ -56,21 +56,37 @@ def centred_crossprod(
     return out
 
 
+#: ``np.take`` mode of the row gathers into a block buffer: the row indices come from a sort
+#: or a mask of the same rows, so they are in range; numpy buffers ``out`` under the default
+#: ``mode="raise"`` (a copy of every block, about three times the gather's cost) and writes in
+#: place under ``"clip"``.
+GATHER_MODE = "clip"
+
 #: Rows per block of :func:`signed_crossprod` (a block and its two halves stay in cache).
 SIGNED_BLOCK_ROWS = 1024
 
 
 def signed_crossprod(
-    X: np.ndarray, center: np.ndarray, r: np.ndarray, *, raw: bool = False
+    X: np.ndarray,
+    center: np.ndarray,
+    r: np.ndarray,
+    *,
+    raw: bool = False,
+    slope: np.ndarray | None = None,
 ) -> np.ndarray:
     """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
 
-    The rows with ``r > 0`` and those with ``r < 0`` are gathered by blocks that stay in cache
-    and scaled by ``√|r|``: the sum is the difference of two symmetric rank-k updates (BLAS
-    syrk), half the work of the general product ``Uᵀ (U r)``, with no n x p temporary. The
-    rows are centred in the blocks; with ``raw`` (for the caller who knows ``|c| / sd`` is at
-    most ``RAW_SUM_RATIO``, so ~13 digits remain) the sums about 0 are centred afterwards with
-    ``Σ r x`` and ``Σ r``.
+    Each block of consecutive rows is read once: its rows with ``r > 0`` and those with
+    ``r < 0`` are gathered into a buffer that stays in cache and scaled by ``√|r|``, so the
+    sum is the difference of two symmetric rank-k updates (BLAS syrk), half the work of the
+    general product ``Uᵀ (U r)``, with no n x p temporary. The rows are centred in the
+    buffer; with ``raw`` (for the caller who knows ``|c| / sd`` is at most ``RAW_SUM_RATIO``,
+    so ~13 digits remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from
+    the block while it is in cache) and ``Σ r``.
+
+    With ``slope``, ``r`` (a float array the caller owns) holds ``y − ȳ`` on entry and each
+    block's fitted values ``(x − c)·slope`` are subtracted from it while the block is in cache
+    (pHd's OLS residuals without a pass of their own); on return it holds the residuals.
 
     Examples
     --------
@@ -79,23 +95,33 @@ def signed_crossprod(
     [[2.5, 0.5], [0.5, -0.5]]
     """
     n_rows, p = X.shape
-    r = np.asarray(r, dtype=float)
     center = np.asarray(center, dtype=float)
+    if slope is None:
+        r = np.asarray(r, dtype=float)
+    else:
+        level = float(center @ slope)  # (x − c)·slope = x·slope − c·slope
     if not X.flags.c_contiguous:
         X = np.ascontiguousarray(X)
-    root = np.sqrt(np.abs(r))
     out = np.zeros((p, p))
+    a = np.zeros(p)  # Σ r x (raw sums only)
     buf = np.empty((min(SIGNED_BLOCK_ROWS, max(n_rows, 1)), p))
-    for sign, rows in ((1.0, np.flatnonzero(r > 0)), (-1.0, np.flatnonzero(r < 0))):
-        for start in range(0, rows.size, SIGNED_BLOCK_ROWS):
-            idx = rows[start : start + SIGNED_BLOCK_ROWS]
-            u = np.take(X, idx, axis=0, out=buf[: idx.size])
+    for start in range(0, n_rows, SIGNED_BLOCK_ROWS):
+        block = X[start : start + SIGNED_BLOCK_ROWS]
+        rb = r[start : start + SIGNED_BLOCK_ROWS]
+        if slope is not None:
+            rb -= block @ slope - level
+        root = np.sqrt(np.abs(rb))
+        for sign, idx in ((1.0, np.flatnonzero(rb > 0)), (-1.0, np.flatnonzero(rb < 0))):
+            if not idx.size:
+                continue
+            u = np.take(block, idx, axis=0, out=buf[: idx.size], mode=GATHER_MODE)
             if not raw:
                 u -= center
             u *= root[idx, None]
             out += sign * (u.T @ u)
+        if raw:
+            a += rb @ block
     if raw and np.any(center):
-        a = r @ X
         side = np.outer(a, center)
         out += float(r.sum()) * np.outer(center, center) - side - side.T
     return (out + out.T) / 2
@@ -132,7 +158,7 @@ def _group_crossprods(
     for s in range(k):
         for start in range(bounds[s], bounds[s + 1], BLOCK_ROWS):
             rows = order[start : min(bounds[s + 1], start + BLOCK_ROWS)]
-            u = np.take(X, rows, axis=0, out=buf[: rows.size])
+            u = np.take(X, rows, axis=0, out=buf[: rows.size], mode=GATHER_MODE)
             if shift is not None:
                 u -= shift
             if weights is None:
@@ -142,6 +168,102 @@ def _group_crossprods(
                 w = weights[rows]
                 sums[s] += w @ u
                 cross[s] += u.T @ (u * w[:, None])
+    return sums, cross
+
+
+#: Rows per block of :func:`_single_group_sums` (a block stays in the core's own cache).
+SINGLE_BLOCK_ROWS = 1024
+
+
+def _single_group_sums(
+    X: np.ndarray, weights: np.ndarray | None, rw: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``Σ w x``, ``Σ w x xᵀ`` and (``rw`` given) ``Σ rw x`` of all rows, by blocks of rows.
+
+    Each block adds its symmetric rank-k update (BLAS syrk) and, while it is in cache, its
+    column sums and response product: one read of the rows from memory where three whole-array
+    products read them three times.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> total, cross, xy = _single_group_sums(X, None, np.array([1.0, -1.0]))
+    >>> total.tolist(), cross.tolist(), xy.tolist()
+    ([4.0, 6.0], [[10.0, 14.0], [14.0, 20.0]], [-2.0, -2.0])
+    """
+    n_rows, p = X.shape
+    total, cross = np.zeros(p), np.zeros((p, p))
+    xy = None if rw is None else np.zeros(p)
+    ones = np.ones(min(SINGLE_BLOCK_ROWS, n_rows)) if weights is None else None
+    for start in range(0, n_rows, SINGLE_BLOCK_ROWS):
+        stop = min(n_rows, start + SINGLE_BLOCK_ROWS)
+        block = X[start:stop]
+        if weights is None:
+            total += ones[: stop - start] @ block
+            cross += block.T @ block
+        else:
+            wb = weights[start:stop]
+            total += wb @ block
+            cross += block.T @ (block * wb[:, None])
+        if xy is not None:
+            xy += rw[start:stop] @ block
+    return total, cross, xy
+
+
+#: Most groups for which :func:`_blockwise_group_crossprods` gathers the rows block by block;
+#: with more, each group's share of a block is too short for an efficient update.
+LOCAL_GROUPS = 20
+
+
+def _blockwise_group_crossprods(
+    X: np.ndarray,
+    codes: np.ndarray,
+    k: int,
+    shift: np.ndarray | None,
+    weights: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_group_crossprods` for few groups, from consecutive blocks of rows.
+
+    Each block (about 400 rows a group) is read once, its rows gathered by group (a stable
+    radix sort of the block's codes) into a buffer that stays in cache, and each group's part
+    adds one symmetric rank-k update: the rows are read in order instead of one sweep of the
+    array per group.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    >>> sums, cross = _blockwise_group_crossprods(X, np.array([1, 0, 1]), 2, None, None)
+    >>> sums.tolist(), cross[1].tolist()
+    ([[0.0, 2.0], [2.0, 1.0]], [[2.0, 1.0], [1.0, 1.0]])
+    """
+    n_rows, p = X.shape
+    sums = np.zeros((k, p))
+    cross = np.zeros((k, p, p))
+    rows = min(max(4096, 400 * k), 8192)
+    buf = np.empty((min(rows, max(n_rows, 1)), p))
+    ones = np.ones(buf.shape[0])
+    small = codes.astype(np.uint8)  # k <= LOCAL_GROUPS: a radix sort
+    bounds = np.zeros(k + 1, dtype=np.int64)
+    for start in range(0, n_rows, rows):
+        stop = min(n_rows, start + rows)
+        block_codes = small[start:stop]
+        order = np.argsort(block_codes, kind="stable")
+        np.cumsum(np.bincount(block_codes, minlength=k), out=bounds[1:])
+        u = np.take(X[start:stop], order, axis=0, out=buf[: stop - start], mode=GATHER_MODE)
+        if shift is not None:
+            u -= shift
+        w = None if weights is None else weights[start:stop][order]
+        for s in range(k):
+            low, high = bounds[s], bounds[s + 1]
+            if high == low:
+                continue
+            part = u[low:high]
+            if w is None:
+                sums[s] += ones[: high - low] @ part
+                cross[s] += part.T @ part
+            else:
+                sums[s] += w[low:high] @ part
+                cross[s] += part.T @ (part * w[low:high, None])
     return sums, cross
 
 
@@ -298,13 +420,24 @@ class SliceStats:
         self.n_chunks = 1
         self.counts = np.bincount(codes, weights=w, minlength=k).astype(float)
         self.n = float(n_rows) if w is None else float(w.sum())
+        rw = raw_xy = None  # the response's weighted deviations, and Σ rw x when found in passing
+        if self.response and y is not None:
+            v = np.asarray(y, dtype=float).reshape(-1)
+            self.y_mean = float(v.mean() if w is None else w @ v / self.n)
+            r = v - self.y_mean
+            rw = r if w is None else r * w
         if self.second and not X.flags.c_contiguous:
             X = np.ascontiguousarray(X)  # the rows are gathered by slice: one copy, then fast
         if self.second:
-            order, bounds = group_order(codes, k)
+            if k <= LOCAL_GROUPS:  # each block of rows gathered by group while in cache
+                grouped = _blockwise_group_crossprods
+                order, bounds = codes, k
+            else:  # each group's rows gathered from the whole array
+                grouped = _group_crossprods
+                order, bounds = group_order(codes, k)
             # raw per-group sums and cross-products, centred afterwards when that keeps ~13
             # digits; the mean is the sums' total
-            raw_sums, raw_cross = _group_crossprods(X, order, bounds, None, w)
+            raw_sums, raw_cross = grouped(X, order, bounds, None, w)
             self.mean = mean = raw_sums.sum(axis=0) / self.n
             outer = raw_sums[:, :, None] * mean[None, None, :]
             cross = raw_cross - outer - np.swapaxes(outer, 1, 2)
@@ -314,7 +447,7 @@ class SliceStats:
                 self.sums = raw_sums - self.counts[:, None] * mean
                 self.cross = cross
             else:  # centre first: raw sums would lose digits to a large mean
-                self.sums, self.cross = _group_crossprods(X, order, bounds, mean, w)
+                self.sums, self.cross = grouped(X, order, bounds, mean, w)
                 cov = self.cross.sum(axis=0) / self.n
             diag = np.diag(cov)
             if np.all(np.isfinite(cov)) and np.all(diag > 0):
@@ -325,13 +458,17 @@ class SliceStats:
             # Group sums by a sparse indicator product in CSC form (one entry per row of X):
             # the product streams through X once in row order, and the mean is their total.
             data = np.ones(n_rows) if w is None else w
-            indicator = scipy.sparse.csc_matrix(
-                (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
-            )
-            # one group (pHd, CUME): its sum is one BLAS product
-            raw_sums = (data @ X)[None] if k == 1 else _indicator_product(indicator, X)
+            indicator = None
+            if k == 1:  # one group (pHd, CUME): its sums and the response's in the same pass
+                raw_sum, cross, raw_xy = _single_group_sums(X, w, rw)
+                raw_sums = raw_sum[None]
+            else:
+                indicator = scipy.sparse.csc_matrix(
+                    (data, codes, np.arange(n_rows + 1)), shape=(k, n_rows)
+                )
+                raw_sums = _indicator_product(indicator, X)
+                cross = X.T @ X if w is None else X.T @ (X * w[:, None])
             self.mean = mean = raw_sums.sum(axis=0) / self.n
-            cross = X.T @ X if w is None else X.T @ (X * w[:, None])
             cov = cross / self.n - np.outer(mean, mean)
             if _raw_precise(cov, mean):
                 self.cov = (cov + cov.T) / 2
@@ -341,17 +478,16 @@ class SliceStats:
                 diag = np.diag(self.cov)
                 if not np.all(np.isfinite(self.cov)) or np.any(diag == 0):
                     self.cov = _scaled_covariance(X, mean, w, self.n)
-                self.sums = np.asarray(indicator @ (X - mean))
-        if self.response and y is not None:
-            v = np.asarray(y, dtype=float).reshape(-1)
-            self.y_mean = float(v.mean() if w is None else w @ v / self.n)
-            r = v - self.y_mean
-            rw = r if w is None else r * w
+                centred = X - mean
+                self.sums = (
+                    (data @ centred)[None] if indicator is None else np.asarray(indicator @ centred)
+                )
+        if rw is not None:
             self.y_squares = float(r @ rw)
-            if _raw_precise(self.cov, mean):
-                self.xy = rw @ X - mean * rw.sum()
-            else:
+            if not _raw_precise(self.cov, mean):
                 self.xy = (X - mean).T @ rw
+            else:
+                self.xy = (rw @ X if raw_xy is None else raw_xy) - mean * rw.sum()
 
     def _grow(self, key: Any) -> int:
         self._slot[key] = len(self.keys)
@@ -447,6 +583,7 @@ class SliceStats:
 __all__ = [
     "SliceStats",
     "signed_crossprod",
+    "GATHER_MODE",
     "centred_crossprod",
     "mean_and_covariance",
     "group_order",

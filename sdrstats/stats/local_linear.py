@@ -146,35 +146,45 @@ def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
     )
 
 
+def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of :func:`_features`' moments that form the normal-equation matrix
+    ``[[Σw, Σw zᵀ], [Σw z, Σw z zᵀ]]`` (flattened) and its right-hand side
+    ``[Σw tᵀ; Σw z tᵀ]`` (flattened)."""
+    full = np.empty((d + 1, d + 1), dtype=int)
+    full[0, 0] = 0
+    full[0, 1:] = full[1:, 0] = np.arange(1, d + 1)
+    full[1:, 1:] = 1 + d + np.arange(d * d).reshape(d, d)
+    at = 1 + d + d * d
+    rhs = np.empty((d + 1, m), dtype=int)
+    rhs[0] = at + np.arange(m)
+    rhs[1:] = at + m + np.arange(d * m).reshape(d, m)
+    return full.ravel(), rhs.ravel()
+
+
 def _local_solve(
     K: np.ndarray, Q: np.ndarray, F: np.ndarray, m: int, h: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Fitted values at the query rows ``Q`` (r x m) and ``(A^{-1})_{00}`` (r,) from the
+    """Fitted values at the query rows ``Q`` (r x m) and the hat diagonal (r,) from the
     kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
-    :func:`_features` are ``F``."""
+    :func:`_features` are ``F``.
+
+    The weighted least squares in ``[1, z]`` with the ridge on the slopes has the same
+    solution ``(a, b)`` as the one centred at the query point (a ridge on the slopes does
+    not see the shift), so the fit at ``q`` is ``p_qᵀ A^{-1} B`` with ``p_q = [1, q]``,
+    ``A`` and ``B`` the uncentred weighted moments, and the hat diagonal ``p_qᵀ A^{-1} p_q``
+    (the row's own weight is 1): one solve per row with one right-hand side."""
     r, d = Q.shape
-    M = (K @ F.astype(K.dtype)).astype(float)
-    U0, U1 = M[:, 0], M[:, 1 : 1 + d]
-    at = 1 + d + d * d
-    U2 = M[:, 1 + d : at].reshape(r, d, d)
-    V0, V1 = M[:, at : at + m], M[:, at + m :].reshape(r, d, m)
-    # Normal equations centred at the query point, from the uncentred moments.
-    S1 = U1 - U0[:, None] * Q
-    QU1 = Q[:, :, None] * U1[:, None, :]
-    S2 = U2 - QU1 - QU1.transpose(0, 2, 1) + U0[:, None, None] * Q[:, :, None] * Q[:, None, :]
-    S2 += np.diag(RIDGE * np.minimum(h, 1.0) ** 2)
-    A = np.empty((r, d + 1, d + 1))
-    A[:, 0, 0] = U0
-    A[:, 0, 1:] = S1
-    A[:, 1:, 0] = S1
-    A[:, 1:, 1:] = S2
-    rhs = np.empty((r, d + 1, m + 1))
-    rhs[:, :, 0] = 0.0
-    rhs[:, 0, 0] = 1.0
-    rhs[:, 0, 1:] = V0
-    rhs[:, 1:, 1:] = V1 - Q[:, :, None] * V0[:, None, :]
-    sol = np.linalg.solve(A, rhs)
-    return sol[:, 0, 1:], sol[:, 0, 0]
+    M = (K @ F.astype(K.dtype, copy=False)).astype(float)
+    full, rhs = _moment_index(d, m)
+    A = M[:, full].reshape(r, d + 1, d + 1)
+    slopes = np.arange(1, d + 1)
+    A[:, slopes, slopes] += RIDGE * np.minimum(h, 1.0) ** 2
+    P = np.empty((r, d + 1))
+    P[:, 0] = 1.0
+    P[:, 1:] = Q
+    x = np.linalg.solve(A, P[:, :, None])[:, :, 0]
+    B = M[:, rhs].reshape(r, d + 1, m)
+    return np.einsum("ri,rim->rm", x, B), np.einsum("ri,ri->r", x, P)
 
 
 def loo_fit(
@@ -185,20 +195,86 @@ def loo_fit(
     sq: np.ndarray | None = None,
     need: int = 0,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    kernel: np.ndarray | None = None,
+    F: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fit ``t̂`` (rows x m) and hat diagonal ``H_ii`` at the training ``rows`` (default all)
     with bandwidths ``h`` (one per predictor) and windows of at least ``need`` points;
-    ``sq`` and ``work`` as :func:`_kernel` (one block)."""
+    ``sq`` and ``work`` as :func:`_kernel` (one block). ``kernel``: the weights of all
+    ``rows`` already formed (:class:`_LooKernels`); ``F``: ``_features(Z, T)``."""
     rows = np.arange(len(Z)) if rows is None else rows
     fitted = np.empty((len(rows), T.shape[1]))
     hat = np.empty(len(rows))
+    F = _features(Z, T) if F is None else F
+    if kernel is not None:
+        fitted[:], hat[:] = _local_solve(kernel, Z[rows], F, T.shape[1], h)
+        return fitted, hat
     blocks = [slice(0, len(rows))] if sq is not None else _blocks(len(rows), len(Z))
-    F = _features(Z, T)
     for block in blocks:
         Q = Z[rows[block]]
         K = _kernel(Q, Z, h, need, sq, work if sq is not None else None)
         fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
+
+
+class _LooKernels:
+    """The kernel weights of the training ``rows`` against every training row for the
+    bandwidth search, from the squared differences ``sq`` (predictors x rows x n, their sum
+    last): the same weights as :func:`_kernel` (floored at ``e^{-40}``, sparse windows
+    widened to ``need`` points; a training row's own weight is 1, so no row needs
+    rescaling), built with fewer passes. While one predictor's bandwidth moves with the
+    others held, the others' summed log-weights are kept and each candidate adds its own
+    predictor's."""
+
+    def __init__(self, sq: np.ndarray, need: float, n_pred: int) -> None:
+        self.sq, self.need, self.d = sq, need, n_pred
+        shape = sq.shape[1:]
+        self.logk = np.empty(shape, np.float32)
+        self.K = np.empty(shape, np.float32)
+        self.held: tuple[tuple[int, float], ...] | None = None
+        self.partial = np.empty(shape, np.float32)
+
+    def __call__(self, h: np.ndarray, moving: int | None = None) -> np.ndarray:
+        finite = np.isfinite(h)
+        inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0).astype(np.float32)
+        used = np.flatnonzero(inv > 0)
+        logk, K, sq = self.logk, self.K, self.sq
+        if len(used) == 0:
+            K[:] = 1.0
+            return K
+        if len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d:
+            np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares
+        elif moving is None:
+            np.multiply(sq[used[0]], -inv[used[0]], out=logk)
+            for l in used[1:]:
+                logk -= np.multiply(sq[l], inv[l], out=K)
+        else:
+            held = tuple((int(l), float(inv[l])) for l in used if l != moving)
+            if held != self.held:
+                self.partial[:] = 0.0
+                for l, v in held:
+                    self.partial -= np.multiply(sq[l], v, out=K)
+                self.held = held
+            if inv[moving] > 0:
+                np.multiply(sq[moving], -inv[moving], out=logk)
+                logk += self.partial
+            else:
+                logk[:] = self.partial
+        np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
+        np.exp(K, out=K)
+        k = int(np.ceil(self.need))
+        n = K.shape[1]
+        if 0 < k <= n:
+            sparse = np.flatnonzero(K.sum(axis=1) < self.need)
+            if len(sparse):
+                wide = logk[sparse]
+                # the k-th largest: a (vectorised) sort of these rows costs less than a
+                # partition
+                kth = -np.sort(wide, axis=1)[:, n - k]
+                wide /= np.maximum(2.0 * kth, 1.0)[:, None]
+                np.maximum(wide, -40.0, out=wide)
+                K[sparse] = np.exp(wide)
+        return K
 
 
 def loo_score(
@@ -210,11 +286,14 @@ def loo_score(
     need: int = 0,
     scale_of: np.ndarray | None = None,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    kernel: np.ndarray | None = None,
+    F: np.ndarray | None = None,
 ) -> float:
     """Leave-one-out loss of column ``t`` at ``rows`` (``inf`` where a window holds a
     single point and leaving it out is undefined): the mean squared leave-one-out residual,
-    or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`."""
-    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need, work)
+    or with ``scale_of`` (residuals whose log-scale ``t`` is) :func:`scale_loss`.
+    ``kernel`` and ``F`` as :func:`loo_fit`."""
+    fitted, hat = loo_fit(Z, t[:, None], h, rows, sq, need, work, kernel, F)
     if np.any(hat >= 1.0 - 1e-8):
         return np.inf
     loo_resid = (t[rows] - fitted[:, 0]) / (1.0 - hat)
@@ -250,20 +329,28 @@ def choose_bandwidths(
     memo: dict[tuple[float, ...], float] = {} if common is None else dict(common)
     sq = None
     if len(rows) * len(Z) * d <= 4 * BLOCK_ELEMENTS:
-        sq = ((Z[rows].T[:, :, None] - Z.T[:, None, :]) ** 2).astype(np.float32)
+        # predictors x rows x n, each predictor's block contiguous (broadcasting the
+        # transposes would leave it strided, and every pass over it several times slower)
+        sq = np.empty((d + (d > 1), len(rows), len(Z)), np.float32)
+        np.square(Z[rows].T[:, :, None] - Z.T[:, None, :], out=sq[:d])
         if d > 1:
-            sq = np.concatenate([sq, sq.sum(axis=0, keepdims=True)])
+            sq[:d].sum(axis=0, out=sq[d])
     # The scores only rank bandwidths: their kernels in single precision (the weighted
     # moments are summed in it and solved in double), the fits themselves in double.
     work = (
         np.empty((len(rows), len(Z)), np.float32),
         np.empty((len(rows), len(Z)), np.float32),
     )
+    kernels = None if sq is None else _LooKernels(sq, need, d)
+    F = _features(Z, t[:, None])
+    if kernels is not None:  # the kernels are single precision: their products too
+        F = F.astype(np.float32)
 
-    def score(h: np.ndarray) -> float:
+    def score(h: np.ndarray, moving: int | None = None) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work)
+            K = None if kernels is None else kernels(h, moving)
+            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, K, F)
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.
@@ -293,7 +380,7 @@ def choose_bandwidths(
                     near = range(max(pos[l] - WINDOW, 0), min(pos[l] + WINDOW, top - 1) + 1)
                     options = sorted({*near, top})
                 trials = [np.where(np.arange(d) == l, k, pos) for k in options]
-                scores = [score(values[trial]) for trial in trials]
+                scores = [score(values[trial], l) for trial in trials]
                 k = options[int(np.argmin(scores))]
                 if k == pos[l]:
                     break

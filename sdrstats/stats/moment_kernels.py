@@ -39,7 +39,8 @@ def save_kernel(fractions: np.ndarray, within: np.ndarray) -> np.ndarray:
            [0.  , 0.25]])
     """
     A = np.eye(within.shape[1])[None] - within
-    return np.einsum("s,sij,sjk->ik", fractions, A, A)
+    # one stacked product and a sum over slices: einsum's three-operand loop is ~15 times slower
+    return ((A * fractions[:, None, None]) @ A).sum(axis=0)
 
 
 def phd_kernel(Z: np.ndarray, weighted_residual: np.ndarray, total: float) -> np.ndarray:

@@ -13,8 +13,18 @@ from sdrstats.design.safe_formula import UnsafeFormulaError, check_expression
 
 DATA = Path(__file__).resolve().parent / "data"
 FORMULA = "log(y) ~ x1 + x2 + C(g)"
-#: The options of the saved stream in ``data/`` (see ``data/make_stream_v3.py``).
-OPTIONS = {"chunksize": 40, "init_size": 40, "nslices": 5, "d": 1, "reservoir_size": 20}
+#: The options of the saved stream in ``data/`` (see ``data/make_stream_v3.py``); a fixed
+#: gravity, so that the files keep testing how batches are read when the automatic
+#: truncation rule changes.
+OPTIONS = {
+    "chunksize": 40,
+    "init_size": 40,
+    "nslices": 5,
+    "d": 1,
+    "reservoir_size": 20,
+    "gravity": 0.05,
+    "truncate_every": 10,
+}
 SAVED_ROWS = 80
 BATCH = 40
 

@@ -24,7 +24,7 @@ from .estimator import MomentEstimator, response_vector
 from .partial import PartialSlicing, partial_dimension_test
 from .phd import PHD
 from .results import MomentResults
-from .statistics import pair_covariance_block
+from .statistics import pair_covariance_block, pair_moments_fit, pair_moments_of_rows
 
 #: The options of the partial methods (SIR's and SAVE's ``group=`` and ``pool=``).
 PARTIAL_CONSTRAINTS: dict[str, list[Any]] = {"group": [str, None], "pool": ["boolean"]}
@@ -257,6 +257,9 @@ class SAVE(PartialSlicing, MomentEstimator):
         f, n, p, h = moments.fractions, results.n, results.p, moments.slices.nslices
         rows = self._test_rows(results, d_max)
         pair_moments = results.output.extras.get("pair_moments")
+        if pair_moments is None and pair_moments_fit(n, p):
+            # the rows' fourth moments once, in blocks of rows (as a fit on chunks has them)
+            pair_moments = pair_moments_of_rows(std.Z @ theta_all)
         stat, df, pv_normal, pv_general = [], [], [], []
         for m in range(rows):
             theta = theta_all[:, m:]
@@ -268,7 +271,7 @@ class SAVE(PartialSlicing, MomentEstimator):
                 u = std.Z @ theta
                 outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
                 sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
-            else:  # a fit on chunks: the same covariance from accumulated fourth moments
+            else:  # the same covariance from the accumulated fourth moments
                 sigma = pair_covariance_block(pair_moments, m) / 2
             tr, tr2 = np.trace(sigma), float(np.sum(sigma**2))
             stat.append(t)

@@ -243,6 +243,26 @@ class PairMoments:
         return {"cov": cov, "p": self.W.shape[1]}
 
 
+def pair_moments_of_rows(U: np.ndarray, block_bytes: int = 1 << 24) -> dict[str, Any]:
+    """:class:`PairMoments` of rows already in the eigenvector basis (``u`` = ``U``'s rows), read
+    in blocks of rows whose pair products take at most ``block_bytes``: a fit in memory gets
+    the same covariance as a fit on chunks without an ``n x p²`` matrix of products (20 GB at
+    ``n = 1e6``, ``p = 50``)."""
+    n, p = U.shape
+    acc = PairMoments(np.zeros(p), np.eye(p))
+    pairs = p * (p + 1) // 2
+    step = max(1, block_bytes // (8 * pairs))
+    for start in range(0, n, step):
+        acc.update(U[start : start + step], None)
+    return acc.finish()
+
+
+def pair_moments_fit(n: int, p: int) -> bool:
+    """Whether :func:`pair_moments_of_rows` (a ``(p(p+1)/2)²`` matrix) takes less memory than
+    the ``n x p²`` products of every row and their centred copy."""
+    return (p * (p + 1) // 2) ** 2 < 2 * n * p * p
+
+
 def pairs_accumulated(p: int) -> bool:
     """Whether a fit on chunks of ``p`` predictors accumulates the fourth moments of its
     general test (``p <= MAX_PAIR_P``)."""
@@ -522,6 +542,8 @@ __all__ = [
     "eigen_map",
     "output_from_kernel",
     "pair_covariance_block",
+    "pair_moments_fit",
+    "pair_moments_of_rows",
     "pairs_accumulated",
     "response_spread",
     "rowless_extras",

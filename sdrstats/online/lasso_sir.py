@@ -294,7 +294,7 @@ class LassoSIR(Estimator):
         (cross-validated) Lasso per positive eigenvalue, up to ``min(p, H - 1)``. On the
         default ``lambda.1se`` fits the noise directions' ``‖β̂_j‖`` are mostly 0, which
         separates the groups: at ``n = 120, p = 200`` with a 5-predictor single index it
-        chose ``d = 1`` in 8 of 10 replications (6 of 10 on R's ``lambda.min`` fits,
+        chose ``d = 1`` in 19 of 30 replications (11 of 30 on R's ``lambda.min`` fits,
         ``benchmarks/bench_online.md``). ``"ratio"``: the ``k`` maximising
         ``λ̂_k / λ̂_{k+1}`` over ``k`` up to ``r - 1`` (``r`` the number of positive
         eigenvalues, so at most ``min(p, H - 1) - 1``) and ``d_max``
@@ -309,7 +309,7 @@ class LassoSIR(Estimator):
         (default; glmnet's ``lambda.1se``, the choice of glmnet users who want a sparse
         model, Hastie, Tibshirani & Friedman 2009, §7.10): the largest penalty whose mean
         cross-validated error is within one standard error of the least; the least-error
-        penalty fits the noise of the pseudo-response when ``p > n`` (46 of 200 predictors
+        penalty fits the noise of the pseudo-response when ``p > n`` (48 of 200 predictors
         selected on average for a 5-predictor truth at ``n = 120``,
         ``benchmarks/bench_online.md``). ``"cv_min"`` (R ``LassoSIR``'s choice, glmnet's
         ``lambda.min``; ``"cv"`` is its older name): the smallest penalty with the least

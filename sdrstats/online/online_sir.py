@@ -132,8 +132,12 @@ class OnlineSIR(StreamStateMixin, Estimator):
         ``p``), whatever the stream's length; ``z_p`` is close to the universal threshold
         ``sqrt(2 log p)`` (Donoho & Johnstone 1994). With ``truncate_every="auto"``
         (``L = t/2``) the penalty falls as ``sqrt(log p / t)``, the rate of the batch
-        Lasso's theory, so its bias vanishes along the stream. A number is used as given for every
-        direction and predictor (0 gives plain least-mean-squares); the defaults before
+        Lasso's theory, so its bias vanishes along the stream. Over a period shorter than
+        ``3p`` rows the penalty is held at its value for ``3p`` rows (``1.5p`` when the
+        directions are read): the least-mean-squares step regrows a zeroed coefficient by
+        about ``1/p`` of its size a row, so a shorter period's test at level ``1/p`` zeroes
+        true coefficients too (a weaker direction, at ``n`` of a few ``p``). A number is
+        used as given for every direction and predictor (0 gives plain least-mean-squares); the defaults before
         ``"auto"``, ``gravity=0.05, truncate_every=10``, leave most predictors non-zero: a
         mean over 10 rows of terms of standard deviation ``σ`` exceeds 0.05 unless
         ``σ`` is far below ``0.05·sqrt(10)`` (``benchmarks/bench_online.md``: 80-200 of 200

@@ -104,7 +104,7 @@ def whiten_predictors(X: np.ndarray) -> Whitened:
     return Whitened(centre, root, Xc @ root)
 
 
-def test_design(Z: np.ndarray, white: np.ndarray | None) -> np.ndarray:
+def heteroscedasticity_design(Z: np.ndarray, white: np.ndarray | None) -> np.ndarray:
     """Regressors of the heteroscedasticity test: a constant, ``z``, ``z²`` and the whitened
     predictors and their squares, collinear columns dropped and at most a tenth of the rows
     (the squares of the predictors go first, then the predictors themselves)."""
@@ -328,7 +328,7 @@ def choose_scale(
     spread directions beyond ``Z``; ``None`` when ``Z`` is already every predictor."""
     n, q = resid.shape
     white = None if X is None else whiten_predictors(np.asarray(X, dtype=float)).values
-    pvalue = heteroscedasticity_pvalue(resid, test_design(Z, white))
+    pvalue = heteroscedasticity_pvalue(resid, heteroscedasticity_design(Z, white))
     constant = ConstantLogScale(n, q)
     scores = {"constant": gaussian_heldout(resid, constant.fitted)}
     smoothers: dict[str, Any] = {"constant": constant}
@@ -399,6 +399,6 @@ __all__ = [
     "gradient_outer_product",
     "heteroscedasticity_pvalue",
     "log_abs",
-    "test_design",
+    "heteroscedasticity_design",
     "whiten_predictors",
 ]

@@ -179,12 +179,13 @@ def gravity_of(state: dict[str, Any], gravity: Any, rows: int, *, reading: bool 
     ``p/λ`` rows for a direction of variance ``λ``), so over a period much shorter than
     ``p`` rows a coefficient zeroed at the last truncation has regrown to a fraction of its
     size, the mean of its gradient terms falls short of its target, and the level-``1/p``
-    test zeroes true coefficients with the noise: with the full penalty the two-index model
-    of ``benchmarks/bench_online.py --sparse`` (``p = 200``) lost its weaker direction at
-    ``n = 300`` in 31 of 50 fits (4 held). Held, the early truncations shrink without
-    deciding, as a fixed small gravity does; from ``t ≈ 2cp`` rows on (the doubling schedule's ``L = t/2``)
-    the penalty is the test's. A reading zeroes nothing in the stream, and so is held for
-    fewer rows; the factors were chosen on that benchmark and checked on other seeds.
+    test zeroes true coefficients with the noise: in a simulation of a two-index model with
+    ``p = 200`` predictors (five active) and ``n = 300`` rows, the full penalty lost the
+    weaker direction in 31 of 50 fits, the held one in 4. Held, the early truncations shrink
+    without deciding, as a fixed small gravity does; from ``t ≈ 2cp`` rows on (the doubling
+    schedule's ``L = t/2``) the penalty is the test's. A reading zeroes nothing in the
+    stream, and so is held for fewer rows; the factors were chosen by that simulation and
+    checked on fresh draws.
     """
     if gravity != "auto":
         return float(gravity)

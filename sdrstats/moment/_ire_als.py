@@ -211,12 +211,20 @@ class _Group:
             coef = np.linalg.lstsq(normal, rhs, rcond=None)[0]
         return coef.reshape(h1, d).T
 
-    def column_terms(self, c: np.ndarray, residual: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def column_sides(self, C: np.ndarray) -> np.ndarray:
+        """``(c_k ⊗ I)ᵀ Γ^{-1}`` for every row ``c_k`` of ``C`` (d × h1), as a (d, p, h1, p)
+        array: one pass over ``Γ^{-1}`` for all the columns of ``B`` a sweep updates."""
+        h1, p = self.h1, self.p
+        return (C @ self.inverse.reshape(h1, p * h1 * p)).reshape(-1, p, h1, p)
+
+    @staticmethod
+    def column_terms(
+        side: np.ndarray, c: np.ndarray, residual: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(c ⊗ I)ᵀ Γ^{-1} (c ⊗ I)`` (p × p) and ``(c ⊗ I)ᵀ Γ^{-1} vec(residual)`` (p): the
         normal equations of one column ``b`` of ``B`` with its row ``c`` of ``C``, before
-        ``T``."""
-        h1, p = self.h1, self.p
-        side = (c @ self.inverse.reshape(h1, p * h1 * p)).reshape(p, h1, p)  # Σ_s c_s W_s·
+        ``T``, from ``side = (c ⊗ I)ᵀ Γ^{-1}`` (p × h1 × p, :meth:`column_sides`)."""
+        p, h1 = side.shape[0], side.shape[1]
         matrix = np.einsum("jtl,t->jl", side, c)
         rhs = side.reshape(p, h1 * p) @ residual.reshape(-1, order="F")
         return matrix, rhs
@@ -269,6 +277,7 @@ class Discrepancy:
         B = B.copy()
         Cs = self._cs(C)
         m, d = B.shape
+        sides = [g.column_sides(Cg) for g, Cg in zip(self.groups, Cs)]  # C is fixed here
         for k in range(d):
             others = np.delete(B, k, axis=1)
             if d > 1:
@@ -277,9 +286,9 @@ class Discrepancy:
             else:
                 complement = np.eye(m)
             matrix, rhs = np.zeros((m, m)), np.zeros(m)
-            for g, Cg in zip(self.groups, Cs):
+            for g, Cg, side_g in zip(self.groups, Cs, sides):
                 residual = g.zeta - T @ others @ np.delete(Cg, k, axis=0)
-                inner, side = g.column_terms(Cg[k], residual)
+                inner, side = g.column_terms(side_g[k], Cg[k], residual)
                 matrix += T.T @ inner @ T
                 rhs += T.T @ side
             # the least-squares solution of smallest norm in the complement of the others

@@ -93,11 +93,17 @@ def helmert_basis(h: int) -> np.ndarray:
     return basis / np.linalg.norm(basis, axis=0)
 
 
-def covariance_factor(cov: np.ndarray, n: float, p: int) -> np.ndarray:
+def covariance_factor(cov: np.ndarray, n: float, p: int, symmetric: bool = False) -> np.ndarray:
     """Upper Cholesky factor of ``Γ_ζ`` (p(h−1) square, from ``n`` rows), or an error saying
-    to use fewer slices when it is singular."""
+    to use fewer slices when it is singular.
+
+    ``symmetric=True``: ``cov`` is exactly symmetric and the caller's to overwrite (the
+    factorisation then works in place, without the averaging with its transpose).
+    """
     h1 = cov.shape[0] // p
     try:
+        if symmetric:
+            return scipy.linalg.cholesky(cov, lower=False, overwrite_a=True, check_finite=False)
         return scipy.linalg.cholesky((cov + cov.T) / 2, lower=False, check_finite=False)
     except np.linalg.LinAlgError:
         # Γ_ζ has p(h−1) rows; n rows cannot estimate it when h approaches n/p.

@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.linalg.blas
 from threadpoolctl import threadpool_limits
 
 from ..base.budget import check_memory, size_text
@@ -127,6 +128,20 @@ def _symmetric_layout(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return start, width, offset, flat
 
 
+@functools.lru_cache(maxsize=1)
+def _spread_index(h1: int, p: int) -> np.ndarray:
+    """Flat positions in an (h1, h1, pairs) array of the entries of the (a, j, b, l) layout of
+    a ``p(h1)``-square ``Γ_ζ``: entry ``((a, j), (b, l))`` is pair ``(j, l)`` of ``(a, b)``.
+    Every ``Γ_ζ`` of a fit has the same layout; 32-bit positions (28 MB at p = 50, h = 54)."""
+    where = _pairs(p)[2]
+    n_pairs = p * (p + 1) // 2
+    a = np.arange(h1)[:, None, None, None]
+    b = np.arange(h1)[None, None, :, None]
+    jl = where[None, :, None, :]
+    index = (a * h1 + b) * n_pairs + jl
+    return index.reshape(-1).astype(np.int32 if index.max() < 2**31 else np.int64)
+
+
 class GammaSums:
     """Mergeable sums from which ``Γ_ζ`` follows for slice means projected on given spans.
 
@@ -197,6 +212,7 @@ class GammaSums:
         self.fourth = np.zeros((pair, n_pairs))  # the projected bases'
         # M = I: the fully symmetric fourth moments (see _symmetric_layout)
         self.fourth_full = np.zeros(int(_symmetric_layout(p)[2][-1]) if self.full else 0)
+        self._full_paired: np.ndarray | None = None  # the spread fourth_full, once summed
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
         keys = np.asarray(self.rule.keys(y)).reshape(-1)
@@ -216,6 +232,7 @@ class GammaSums:
         The work is many products of a few thousand rows at most, per slice and per block: they
         run under :data:`GAMMA_THREADS` BLAS threads.
         """
+        self._full_paired = None
         with threadpool_limits(GAMMA_THREADS, user_api="blas"):
             return self._update(X, y, weights)
 
@@ -278,6 +295,7 @@ class GammaSums:
 
     def merge(self, other: GammaSums) -> GammaSums:
         """Add the sums of other rows."""
+        self._full_paired = None
         self.n += other.n
         self.s1 += other.s1
         self.s2 += other.s2
@@ -293,13 +311,15 @@ class GammaSums:
         return self.third[:, self.rows[j]][:, :, where]
 
     def _paired_fourth(self, j: int) -> np.ndarray:
-        """``Σ w_a w_b v`` of basis ``j`` as a (k, k, pairs) array."""
+        """``Σ w_a w_b v`` of basis ``j`` as a (k, k, pairs) array (kept for ``M = I``, whose
+        every ``Γ_ζ`` reads it: until the sums change)."""
         p, k = self.W.shape[1], self.bases[j].shape[1]
         if self.identity[j]:
-            paired = self.fourth_full[_symmetric_layout(p)[3]]  # (pairs × pairs)
-        else:
-            paired = self.fourth[self.pair_rows[j]]
-        return paired[_pairs(k)[2]]
+            if self._full_paired is None:
+                paired = self.fourth_full[_symmetric_layout(p)[3]]  # (pairs × pairs)
+                self._full_paired = paired[_pairs(k)[2]]
+            return self._full_paired
+        return self.fourth[self.pair_rows[j]][_pairs(k)[2]]
 
     def fourth_moments(self, j: int) -> np.ndarray:
         """``Σ w_a w_b z_j z_l`` of basis ``j`` as a (k, p, k, p) array (index a, j, b, l)."""
@@ -331,12 +351,16 @@ class GammaSums:
             left = (E @ fourth).reshape(h1, k, n_pairs)  # Σ_m E_am Q_(m, m'): (a, m', jl)
             total += np.matmul(E, left)  # Σ_m' E_bm' (…)_(a, m'): (a, b, jl)
             mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
+        # symmetric in (a, b) on the pairs, then spread to (a, j, b, l) by one gather: the
+        # p(h−1)-square result is symmetric without a transposed pass over it
+        total += total.transpose(1, 0, 2)
+        total *= 0.5 / self.n
         size = h1 * p
-        cov = total[:, :, where].transpose(0, 2, 1, 3).reshape(size, size)  # (a, j, b, l)
-        cov /= self.n
+        cov = np.take(total.reshape(-1), _spread_index(h1, p)).reshape(size, size)
         mean = mean.reshape(-1) / self.n
-        cov -= np.outer(mean, mean)
-        return (cov + cov.T) / 2
+        # cov −= mean meanᵀ in place (BLAS ger on the Fortran view; exactly symmetric)
+        scipy.linalg.blas.dger(-1.0, mean, mean, a=cov.T, overwrite_a=True)
+        return cov
 
 
 class GroupedGammaSums:
@@ -404,7 +428,8 @@ class _Group:
 
     def factor(self, sums: GammaSums, j: int, E: np.ndarray) -> np.ndarray:
         p = self.zeta.shape[0]
-        return covariance_factor(sums.covariance(j, E, self.C), sums.n, p) / self.scale
+        factor = covariance_factor(sums.covariance(j, E, self.C), sums.n, p, symmetric=True)
+        return factor / self.scale if self.scale != 1.0 else factor
 
 
 class _RoundGammas:

@@ -128,6 +128,27 @@ def _symmetric_layout(p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return start, width, offset, flat
 
 
+#: Rows ``z_a z_b`` that :meth:`GammaSums._add_symmetric` gathers into one product, at least.
+SYMMETRIC_ROWS = 64
+
+
+@functools.lru_cache(maxsize=4)
+def _symmetric_chunks(p: int) -> list[tuple[int, int]]:
+    """Consecutive ranges ``[b0, b1)`` of ``b`` whose rows ``z_a z_b`` (``a ≤ b``) number at
+    least :data:`SYMMETRIC_ROWS`: each range is one matrix product with the pairs from
+    ``(b0, b0)`` on. The pairs between ``(b0, b0)`` and ``(b, b)`` are computed and dropped:
+    at p = 50 about 14% more products, in products large enough to run near the BLAS peak
+    (1.7 times faster than one product per ``b`` at n = 1e5)."""
+    chunks, b0 = [], 0
+    while b0 < p:
+        b1, rows = b0, 0
+        while b1 < p and rows < SYMMETRIC_ROWS:
+            rows, b1 = rows + b1 + 1, b1 + 1
+        chunks.append((b0, b1))
+        b0 = b1
+    return chunks
+
+
 @functools.lru_cache(maxsize=1)
 def _spread_index(h1: int, p: int) -> np.ndarray:
     """Flat positions in an (h1, h1, pairs) array of the entries of the (a, j, b, l) layout of
@@ -287,11 +308,22 @@ class GammaSums:
 
     def _add_symmetric(self, zt: np.ndarray, v: np.ndarray) -> None:
         """Add a block's ``Σ z_a z_b (z_c z_d)`` for ``a ≤ b ≤ c ≤ d``: for each ``b``, the
-        rows ``z_a z_b`` (``a ≤ b``) times the pairs from ``(b, b)`` on (weighted in ``v``)."""
-        start, width, offset, _ = _symmetric_layout(zt.shape[0])
-        for b in range(zt.shape[0]):
-            block = (zt[: b + 1] * zt[b]) @ v[start[b] :].T  # (b + 1) × width[b]
-            self.fourth_full[offset[b] : offset[b + 1]] += block.reshape(-1)
+        rows ``z_a z_b`` (``a ≤ b``) times the pairs from ``(b, b)`` on (weighted in ``v``).
+
+        Consecutive ``b`` share one matrix product (:func:`_symmetric_chunks`): the rows of
+        the small ``b`` alone made products of a few rows that re-read ``v`` for little work.
+        """
+        p = zt.shape[0]
+        start, width, offset, _ = _symmetric_layout(p)
+        for b0, b1 in _symmetric_chunks(p):
+            left = np.concatenate([zt[: b + 1] * zt[b] for b in range(b0, b1)])
+            block = left @ v[start[b0] :].T  # Σ(b + 1) × width[b0]
+            at = 0
+            for b in range(b0, b1):
+                skip = start[b] - start[b0]  # the pairs (c, d) with c < b: not kept
+                kept = self.fourth_full[offset[b] : offset[b + 1]].reshape(b + 1, width[b])
+                kept += block[at : at + b + 1, skip:]
+                at += b + 1
 
     def merge(self, other: GammaSums) -> GammaSums:
         """Add the sums of other rows."""

@@ -149,20 +149,6 @@ def _symmetric_chunks(p: int) -> list[tuple[int, int]]:
     return chunks
 
 
-@functools.lru_cache(maxsize=1)
-def _spread_index(h1: int, p: int) -> np.ndarray:
-    """Flat positions in an (h1, h1, pairs) array of the entries of the (a, j, b, l) layout of
-    a ``p(h1)``-square ``Γ_ζ``: entry ``((a, j), (b, l))`` is pair ``(j, l)`` of ``(a, b)``.
-    Every ``Γ_ζ`` of a fit has the same layout; 32-bit positions (28 MB at p = 50, h = 54)."""
-    where = _pairs(p)[2]
-    n_pairs = p * (p + 1) // 2
-    a = np.arange(h1)[:, None, None, None]
-    b = np.arange(h1)[None, None, :, None]
-    jl = where[None, :, None, :]
-    index = (a * h1 + b) * n_pairs + jl
-    return index.reshape(-1).astype(np.int32 if index.max() < 2**31 else np.int64)
-
-
 class GammaSums:
     """Mergeable sums from which ``Γ_ζ`` follows for slice means projected on given spans.
 
@@ -383,12 +369,15 @@ class GammaSums:
             left = (E @ fourth).reshape(h1, k, n_pairs)  # Σ_m E_am Q_(m, m'): (a, m', jl)
             total += np.matmul(E, left)  # Σ_m' E_bm' (…)_(a, m'): (a, b, jl)
             mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
-        # symmetric in (a, b) on the pairs, then spread to (a, j, b, l) by one gather: the
-        # p(h−1)-square result is symmetric without a transposed pass over it
+        # symmetric in (a, b) on the pairs, then spread to (a, j, b, l) one block row a at a
+        # time: the p(h−1)-square result is symmetric without a transposed pass over it
         total += total.transpose(1, 0, 2)
         total *= 0.5 / self.n
         size = h1 * p
-        cov = np.take(total.reshape(-1), _spread_index(h1, p)).reshape(size, size)
+        cov = np.empty((h1, p, h1, p))
+        for a in range(h1):
+            cov[a] = total[a][:, where].transpose(1, 0, 2)  # (b, j, l) -> (j, b, l)
+        cov = cov.reshape(size, size)
         mean = mean.reshape(-1) / self.n
         # cov −= mean meanᵀ in place (BLAS ger on the Fortran view; exactly symmetric)
         scipy.linalg.blas.dger(-1.0, mean, mean, a=cov.T, overwrite_a=True)

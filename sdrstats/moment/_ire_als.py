@@ -207,9 +207,10 @@ class _Group:
         normal equations ``(I ⊗ D)ᵀ Γ^{-1} (I ⊗ D) vec C = (I ⊗ D)ᵀ Γ^{-1} vec ζ``."""
         h1, p, d = self.h1, self.p, D.shape[1]
         N = h1 * p
-        # Γ^{-1}(I ⊗ D): every p-block of columns times D (N·h1 × p times p × d)
-        right = (self.inverse.reshape(N * h1, p) @ D).reshape(h1, p, h1 * d)
-        normal = np.matmul(D.T, right).reshape(h1 * d, h1 * d)  # (I ⊗ D)ᵀ · that
+        # (I ⊗ D)ᵀ Γ^{-1}: Dᵀ times every p-block of rows (one pass over Γ^{-1} in its
+        # order; the skinny product Γ^{-1}(I ⊗ D) read it 1.7 times slower), then · (I ⊗ D)
+        left = np.matmul(D.T, self.inverse.reshape(h1, p, N))  # (s, a, (t, l))
+        normal = (left.reshape(h1 * d * h1, p) @ D).reshape(h1 * d, h1 * d)
         rhs = (self.weighted_zeta @ D).reshape(-1)  # entry (s, a): (Dᵀ Γ^{-1}ζ)_{a s}
         try:
             coef = scipy.linalg.solve(normal, rhs, assume_a="pos", check_finite=False)

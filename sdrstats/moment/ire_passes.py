@@ -274,22 +274,28 @@ class GammaSums:
             wt = [zt] if self.full else []  # the w of every basis, stacked
             if self.full:
                 self._add_symmetric(zt, v)
+            n_fourth = 0
             if stacked is not None:
                 projected = stacked.T @ zt
-                wt.append(projected)
                 ut, at = [], 0  # the pair products of each basis's w
                 for j in self.projected:
                     k = self.bases[j].shape[1]
                     a, b = np.triu_indices(k)
                     ut.append(projected[at + a] * projected[at + b])
                     at += k
-                self.fourth += (ut[0] if len(ut) == 1 else np.vstack(ut)) @ v.T
+                # the fourth moments' rows go first: one product per slice with the third
+                # moments' rows, so that v is read once for both
+                wt = ut + wt + [projected]
+                n_fourth = self.fourth.shape[0]
             w_all = wt[0] if len(wt) == 1 else np.vstack(wt)
             edges = np.clip(bounds - start, 0, m)  # slice ranges within the block
             for s in range(len(self.keys)):
                 lo, hi = edges[s], edges[s + 1]
                 if hi > lo:
-                    self.third[s] += w_all[:, lo:hi] @ v[:, lo:hi].T
+                    both = w_all[:, lo:hi] @ v[:, lo:hi].T
+                    if n_fourth:
+                        self.fourth += both[:n_fourth]
+                    self.third[s] += both[n_fourth:]
         return self
 
     def _add_symmetric(self, zt: np.ndarray, v: np.ndarray) -> None:

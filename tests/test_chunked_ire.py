@@ -11,7 +11,7 @@ from ire_reference import gamma_factor
 import sdrstats as sdr
 from sdrstats.base.warnings import MissingValueWarning
 from sdrstats.design.plan import FormulaPlan
-from sdrstats.moment._ire_als import helmert_basis, projected_means
+from sdrstats.moment._ire_als import helmert_basis, independence_form, projected_means
 from sdrstats.moment.ire_passes import GammaSums
 from sdrstats.moment.statistics import SliceRule
 from sdrstats.stats.slicing import make_slices
@@ -162,6 +162,27 @@ def test_gamma_sums_equal_the_rows_gamma_factor(sim):
         np.testing.assert_allclose(full.covariance(0, D, C), G.T @ G, atol=1e-12)
         E = zeta.T @ spans[j]
         np.testing.assert_allclose(few.covariance(j, E, C), G.T @ G, atol=1e-12)
+
+
+def test_independence_statistic_from_slice_moments_equals_the_rows(sim):
+    # "0D vs > 0D" is n vec(ζ)ᵀ Γ₀^{-1} vec(ζ) for Γ₀ of the rows with the slice means set to
+    # zero; with every slice's second moments nonsingular it comes from them in closed form
+    X, y = sim[[f"x{j}" for j in range(1, 6)]].to_numpy(), sim["y"].to_numpy()
+    n, p = X.shape
+    Z = (X - X.mean(axis=0)) @ np.linalg.inv(np.linalg.cholesky(np.cov(X.T, bias=True))).T
+    slices = make_slices(y, 5)
+    assert slices.sizes.min() > 2 * p  # the closed form applies (and is used, below)
+    h, f = slices.nslices, slices.sizes / n
+    xi = np.column_stack([Z[slices.labels == s].mean(axis=0) for s in range(h)])
+    A = helmert_basis(h)
+    zeta = (xi * f) @ A
+    G = gamma_factor(Z, slices.labels, f, np.zeros_like(xi), A)
+    v = np.linalg.solve(G.T, zeta.reshape(-1, order="F"))
+    S = np.array([Z[slices.labels == s].T @ Z[slices.labels == s] / n for s in range(h)])
+    mean = zeta  # the rows' mean of z aᵀ under independence (whitened z: Σ f_s ξ_s = 0)
+    assert independence_form(zeta, A, f, S, mean) == pytest.approx(v @ v, rel=1e-10)
+    fit = sdr.IRE(nslices=5, d_max=1).fit(X, y)
+    assert fit.output.extras["criteria"][0] == pytest.approx(n * (v @ v), rel=1e-10)
 
 
 def test_accumulators_travel_as_to_worker_processes(ais, monkeypatch):

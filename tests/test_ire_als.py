@@ -5,7 +5,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from sdrstats.moment._ire_als import Discrepancy, _symmetric_from_upper
+from sdrstats.moment._ire_als import (
+    Discrepancy,
+    _symmetric_from_upper,
+    helmert_basis,
+    independence_form,
+)
 
 
 def _problem(rng, p, h1):
@@ -118,3 +123,25 @@ def test_inverse_is_mirrored_from_the_factor_s_potri_triangle(case):
     a = np.asfortranarray(rng.standard_normal((300, 300)))  # several mirror blocks
     expected = np.triu(a) + np.triu(a, 1).T
     np.testing.assert_array_equal(_symmetric_from_upper(a), expected)
+
+
+def test_independence_form_is_the_dense_quadratic_form_or_declines():
+    """vec(ζ)ᵀ Γ₀^{-1} vec(ζ) slice by slice equals the dense solve; a slice whose second
+    moments are singular (fewer rows than predictors) is declined, for the dense factor."""
+    rng = np.random.default_rng(7)
+    p, h = 4, 5
+    A = helmert_basis(h)
+    f = rng.dirichlet(np.full(h, 5.0))
+    C = A - f @ A
+    roots = rng.standard_normal((h, 3 * p, p))
+    S = roots.transpose(0, 2, 1) @ roots / (3 * p * h)
+    zeta, M = rng.standard_normal((p, h - 1)), 0.02 * rng.standard_normal((p, h - 1))
+    gamma = sum(np.kron(np.outer(c, c), s) for c, s in zip(C, S))
+    m = _vec(M)
+    gamma -= np.outer(m, m)
+    assert np.linalg.eigvalsh(gamma)[0] > 0  # a covariance, as Γ₀ is
+    expected = _vec(zeta) @ np.linalg.solve(gamma, _vec(zeta))
+    np.testing.assert_allclose(independence_form(zeta, A, f, S, M), expected, rtol=1e-10)
+    singular = S.copy()
+    singular[2] = roots[2, : p - 1].T @ roots[2, : p - 1]  # rank p - 1
+    assert independence_form(zeta, A, f, singular, M) is None

@@ -62,7 +62,7 @@ from ..fitting.estimator import EstimatorOutput
 from ..stats.linalg import sym_eigh_desc
 from ..stats.slicing import make_slices
 from ._core import standardize_moments
-from ._ire_als import covariance_factor, helmert_basis
+from ._ire_als import IndependenceNorm, covariance_factor, helmert_basis, independence_form
 from .pire import solve_partial
 from .sliced import prepared_statistics, sliced_statistics
 from .statistics import (
@@ -431,6 +431,7 @@ class _Group:
         contrasts = helmert_basis(self.h)
         self.zeta = (xi * f) @ contrasts
         self.C = contrasts - f @ contrasts  # rows c_s = Aᵀ(e_s − f)
+        self.contrasts, self.f = contrasts, f
         self.scale = scale
 
     def full_e(self, request: Any) -> np.ndarray:
@@ -455,6 +456,15 @@ class _Group:
 
     def sums(self, bases: list[np.ndarray]) -> GammaSums:
         return GammaSums(self.rule, self.keys, self.shift, self.W, bases)
+
+    def independence(self, sums: GammaSums) -> float | None:
+        """``‖G^{-T} vec ζ‖²`` for ``Γ_ζ`` under independence (slice means zero) from the
+        per-slice second moments alone (:func:`._ire_als.independence_form`), or None."""
+        n = sums.n
+        form = independence_form(
+            self.zeta, self.contrasts, self.f, sums.s2 / n, (self.C.T @ sums.s1).T / n
+        )
+        return None if form is None else form * self.scale**2
 
     def factor(self, sums: GammaSums, j: int, E: np.ndarray) -> np.ndarray:
         p = self.zeta.shape[0]
@@ -522,15 +532,30 @@ class _RoundGammas:
                 self._full_sums = self._pass({level: [eye] for level in self.groups})
             sums = self._full_sums
             return [
-                [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
+                self._independence(sums)
+                or [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
+                if isinstance(r, str)
+                else [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
                 for r in requests
             ]
         spans = {level: [g.basis(r) for r in requests] for level, g in self.groups.items()}
         sums = self._pass({level: [M for M, _ in s] for level, s in spans.items()})
         return [
-            [g.factor(sums[level], i, spans[level][i][1]) for level, g in self.groups.items()]
-            for i in range(len(requests))
+            (isinstance(r, str) and self._independence(sums))
+            or [g.factor(sums[level], i, spans[level][i][1]) for level, g in self.groups.items()]
+            for i, r in enumerate(requests)
         ]
+
+    def _independence(self, sums: dict[Any, GammaSums]) -> IndependenceNorm | None:
+        """The independence request (``"zero"``) without its ``Γ_ζ``: from each group's slice
+        second moments (:func:`._ire_als.independence_form`); None if a group's fails."""
+        total = 0.0
+        for level, g in self.groups.items():
+            form = g.independence(sums[level])
+            if form is None:
+                return None
+            total += form
+        return IndependenceNorm(total)
 
 
 def check_ire(estimator: Any, p: int) -> None:
@@ -593,7 +618,12 @@ def fit_ire(estimator: Any, source: Any) -> EstimatorOutput:
     group = _Group(acc.rule, keys, std.mean, W, moments.means.T, f)
     gammas = _RoundGammas(source, {None: group}, None, rescale=acc.rescale if weighted else None)
     with threadpool_limits(GAMMA_THREADS, user_api="blas"):
-        output = estimator.solve(std, moments, f, lambda r: [g[0] for g in gammas(r)])
+        output = estimator.solve(
+            std,
+            moments,
+            f,
+            lambda r: [g if isinstance(g, IndependenceNorm) else g[0] for g in gammas(r)],
+        )
     if weighted:
         output.center = acc.center()  # R's dr.direction centres x by its plain mean
     return rowless_extras(output, source, acc, (std, moments), levels=keys, ols=False)

@@ -29,8 +29,10 @@ from ._ire_als import (
     Discrepancy,
     chi2_upper,
     corrected_upper,
+    factor_blocks,
     helmert_basis,
     importance_order,
+    shared_discrepancy,
     solve_rounds,
 )
 from .ire_passes import fit_ire
@@ -617,12 +619,12 @@ class IRE(MomentEstimator):
         if d is None:
             full, _ = np.linalg.qr(kept, mode="complete")
             H = full[:, p - r :]
-            W = factor @ np.kron(np.eye(h1), H)
+            W = factor_blocks(factor, H)  # G (I ⊗ H)
             v = (H.T @ zeta).reshape(-1, order="F")
             stat = float(n * v @ np.linalg.solve(W.T @ W, v))
             df = r * h1
         else:
-            disc = Discrepancy(zeta, factor, n)
+            disc = shared_discrepancy(results, zeta, factor, n)
             tol, max_iter = self.options["tol"], self.options["max_iter"]
             if d in ex["criteria"] and d <= ex["numdir"]:
                 free = ex["criteria"][d]

@@ -21,7 +21,14 @@ import numpy as np
 import scipy.linalg
 
 from ..fitting.estimator import EstimatorOutput
-from ._ire_als import Discrepancy, chi2_upper, importance_order, solve_rounds
+from ._ire_als import (
+    Discrepancy,
+    chi2_upper,
+    factor_blocks,
+    importance_order,
+    shared_discrepancy,
+    solve_rounds,
+)
 
 
 def _first_positive(B: np.ndarray) -> np.ndarray:
@@ -102,12 +109,12 @@ def partial_coordinate_test(
         H = np.linalg.qr(kept, mode="complete")[0][:, p - r :]
         stat = 0.0
         for z, G in zip(zetas, factors):
-            W = G @ np.kron(np.eye(z.shape[1]), H)
+            W = factor_blocks(G, H)  # G (I ⊗ H)
             v = (H.T @ z).reshape(-1, order="F")
             stat += float(n * v @ np.linalg.solve(W.T @ W, v))
         df = r * h1
     else:
-        disc = Discrepancy(zetas, factors, n, "Partial IRE")
+        disc = shared_discrepancy(results, zetas, factors, n, "Partial IRE")
         tol, max_iter = est.options["tol"], est.options["max_iter"]
         if d <= ex["numdir"]:
             free = ex["criteria"][d]

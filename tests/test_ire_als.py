@@ -126,8 +126,9 @@ def test_inverse_is_mirrored_from_the_factor_s_potri_triangle(case):
 
 
 def test_independence_form_is_the_dense_quadratic_form_or_declines():
-    """vec(ζ)ᵀ Γ₀^{-1} vec(ζ) slice by slice equals the dense solve; a slice whose second
-    moments are singular (fewer rows than predictors) is declined, for the dense factor."""
+    """vec(ζ)ᵀ Γ₀^{-1} vec(ζ) slice by slice equals the dense solve, also with one slice whose
+    second moments are singular (R's last slice with fewer rows than predictors); with two
+    such slices it declines, for the dense factor."""
     rng = np.random.default_rng(7)
     p, h = 4, 5
     A = helmert_basis(h)
@@ -136,12 +137,18 @@ def test_independence_form_is_the_dense_quadratic_form_or_declines():
     roots = rng.standard_normal((h, 3 * p, p))
     S = roots.transpose(0, 2, 1) @ roots / (3 * p * h)
     zeta, M = rng.standard_normal((p, h - 1)), 0.02 * rng.standard_normal((p, h - 1))
-    gamma = sum(np.kron(np.outer(c, c), s) for c, s in zip(C, S))
-    m = _vec(M)
-    gamma -= np.outer(m, m)
-    assert np.linalg.eigvalsh(gamma)[0] > 0  # a covariance, as Γ₀ is
-    expected = _vec(zeta) @ np.linalg.solve(gamma, _vec(zeta))
-    np.testing.assert_allclose(independence_form(zeta, A, f, S, M), expected, rtol=1e-10)
+
+    def dense(second):
+        gamma = sum(np.kron(np.outer(c, c), s) for c, s in zip(C, second))
+        gamma -= np.outer(_vec(M), _vec(M))
+        assert np.linalg.eigvalsh(gamma)[0] > 0  # a covariance, as Γ₀ is
+        return _vec(zeta) @ np.linalg.solve(gamma, _vec(zeta))
+
+    np.testing.assert_allclose(independence_form(zeta, A, f, S, M), dense(S), rtol=1e-10)
     singular = S.copy()
-    singular[2] = roots[2, : p - 1].T @ roots[2, : p - 1]  # rank p - 1
+    singular[2] = roots[2, : p - 2].T @ roots[2, : p - 2] / (3 * p * h)  # rank p - 2
+    np.testing.assert_allclose(
+        independence_form(zeta, A, f, singular, M), dense(singular), rtol=1e-10
+    )
+    singular[4] = roots[4, : p - 1].T @ roots[4, : p - 1] / (3 * p * h)
     assert independence_form(zeta, A, f, singular, M) is None

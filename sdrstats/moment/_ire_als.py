@@ -143,10 +143,15 @@ def independence_form(
 
     With ``c_s = Aᵀ(e_s − f)`` (``A`` the orthonormal contrasts, ``contrasts``) the quadratic
     form of ``K = Σ_s c_s c_sᵀ ⊗ S_s`` at ``vec X`` is ``Σ_s u_sᵀ S_s u_s`` with ``u_s = X
-    c_s``, and the ``u_s`` range over the vectors with ``Σ_s f_s u_s = 0``. So ``K x = vec R``
-    is solved by ``u_s = S_s^{-1}(r̃_s − f_s λ)`` with ``r̃_s`` the columns of ``R Aᵀ`` and
-    ``λ = (Σ_s f_s² S_s^{-1})^{-1} Σ_s f_s S_s^{-1} r̃_s``, and ``vec(R)ᵀ K^{-1} vec(R') =
-    Σ_s u_sᵀ r̃'_s``; the mean's rank-one term follows by Sherman and Morrison.
+    c_s``, and the ``u_s`` range over the vectors with ``Σ_s f_s u_s = 0``. So ``vec(R)ᵀ
+    K^{-1} vec(R)`` is the maximum of ``Σ_s (2 u_sᵀ r̃_s − u_sᵀ S_s u_s)`` (``r̃_s`` the
+    columns of ``R Aᵀ``) under that constraint, which is ``Σ_s u_sᵀ r̃_s`` at the maximiser.
+    The constraint gives the ``u_t`` of one slice ``t`` (the worst-conditioned: R ``dr``'s
+    last slice often has fewer rows than predictors) from the others, ``u_t = −w`` with ``w =
+    Σ_{s≠t} g_s u_s``, ``g_s = f_s / f_t``; the maximiser is ``u_s = S_s^{-1}(b_s − g_s S_t
+    w)`` with ``b_s = r̃_s − g_s r̃_t`` and ``(I + P S_t) w = Σ_{s≠t} g_s S_s^{-1} b_s``, ``P =
+    Σ_{s≠t} g_s² S_s^{-1}``: p × p solves only. The mean's rank-one term follows by Sherman
+    and Morrison.
 
     Parameters
     ----------
@@ -163,8 +168,9 @@ def independence_form(
     Returns
     -------
     float or None
-        None when a slice's ``S_s`` is singular or too ill-conditioned
-        (:data:`SLICE_CONDITION`), or ``Γ₀`` is not positive definite: factor ``Γ₀`` then.
+        None when a slice's ``S_s`` but the worst-conditioned one is singular or too
+        ill-conditioned (:data:`SLICE_CONDITION`), or ``Γ₀`` is not positive definite:
+        factor ``Γ₀`` then.
 
     Examples
     --------
@@ -181,23 +187,34 @@ def independence_form(
     True
     """
     values, vectors = np.linalg.eigh(second)
-    if not np.all(values[:, 0] > values[:, -1] / SLICE_CONDITION):
+    t = int(np.argmin(values[:, 0] / np.maximum(values[:, -1], np.finfo(float).tiny)))
+    rest = np.arange(len(f)) != t
+    values, vectors = values[rest], vectors[rest]
+    if not np.all(values[:, 0] > values[:, -1] / SLICE_CONDITION) or not f[t] > 0:
         return None
-    inverse = (vectors / values[:, None, :]) @ vectors.transpose(0, 2, 1)  # S_s^{-1}
-    H = np.einsum("s,sjl->jl", f**2, inverse)
+    inverse = (vectors / values[:, None, :]) @ vectors.transpose(0, 2, 1)  # S_s^{-1}, s ≠ t
+    g = f[rest] / f[t]
+    S_t = second[t]
+    system = np.eye(len(S_t)) + np.einsum("s,sjl->jl", g**2, inverse) @ S_t
 
-    def solve(R: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        tilde = (R @ contrasts.T).T  # (h, p): r̃_s
-        w = np.einsum("sjl,sl->sj", inverse, tilde)  # S_s^{-1} r̃_s
-        lam = np.linalg.solve(H, f @ w)
-        return w - f[:, None] * (inverse @ lam), tilde
+    def solve(R: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The maximiser's ``u_s`` (s ≠ t) and ``w`` for ``R``, and ``r̃`` (h × p)."""
+        tilde = (R @ contrasts.T).T  # r̃_s
+        b = tilde[rest] - g[:, None] * tilde[t]
+        inv_b = np.einsum("sjl,sl->sj", inverse, b)
+        w = np.linalg.solve(system, g @ inv_b)
+        return inv_b - g[:, None] * (inverse @ (S_t @ w)), w, tilde
+
+    def form(first: tuple, tilde: np.ndarray) -> float:
+        u, w, _ = first
+        return float(np.sum(u * tilde[rest]) - w @ tilde[t])
 
     try:
-        u_zeta, zeta_t = solve(zeta)
-        u_mean, mean_t = solve(mean)
+        of_zeta, of_mean = solve(zeta), solve(mean)
     except np.linalg.LinAlgError:
         return None
-    vv, vm, mm = np.sum(u_zeta * zeta_t), np.sum(u_zeta * mean_t), np.sum(u_mean * mean_t)
+    vv, vm = form(of_zeta, of_zeta[2]), form(of_zeta, of_mean[2])
+    mm = form(of_mean, of_mean[2])
     if not 1.0 - mm > 0 or not vv > 0:
         return None
     return float(vv + vm**2 / (1.0 - mm))

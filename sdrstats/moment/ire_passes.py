@@ -223,6 +223,7 @@ class GammaSums:
         # M = I: the fully symmetric fourth moments (see _symmetric_layout)
         self.fourth_full = np.zeros(int(_symmetric_layout(p)[2][-1]) if self.full else 0)
         self._full_paired: np.ndarray | None = None  # the spread fourth_full, once summed
+        self._slice_term: tuple[np.ndarray, np.ndarray] | None = None  # covariance's first
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
         keys = np.asarray(self.rule.keys(y)).reshape(-1)
@@ -242,7 +243,7 @@ class GammaSums:
         The work is many products of a few thousand rows at most, per slice and per block: they
         run under :data:`GAMMA_THREADS` BLAS threads.
         """
-        self._full_paired = None
+        self._full_paired = self._slice_term = None
         with threadpool_limits(GAMMA_THREADS, user_api="blas"):
             return self._update(X, y, weights)
 
@@ -322,7 +323,7 @@ class GammaSums:
 
     def merge(self, other: GammaSums) -> GammaSums:
         """Add the sums of other rows."""
-        self._full_paired = None
+        self._full_paired = self._slice_term = None
         self.n += other.n
         self.s1 += other.s1
         self.s2 += other.s2
@@ -353,31 +354,44 @@ class GammaSums:
         where = _pairs(self.W.shape[1])[2]
         return self._paired_fourth(j)[:, :, where].transpose(0, 2, 1, 3)
 
-    def covariance(self, j: int, E: np.ndarray, C: np.ndarray) -> np.ndarray:
+    def covariance(
+        self, j: int, E: np.ndarray, C: np.ndarray, V: np.ndarray | None = None
+    ) -> np.ndarray:
         """``Γ_ζ`` (divisor n) for basis ``j`` with ``E = ζᵀ M_j`` and rows ``c_s`` of ``C``.
 
         ``Σ_i a_i a_iᵀ ⊗ z_i z_iᵀ`` in the layout ``(a, j, b, l)``: ``Σ_s c_s c_sᵀ ⊗ S_s``, less
         the cross terms ``Σ_s c_s ⊗ (E R_s)`` and their transpose, plus ``(E ⊗ I) Q (E ⊗ I)ᵀ``;
         each a few matrix products on the symmetric pairs ``(j, l)``, spread to ``p × p`` once
-        at the end.
+        at the end. ``V`` (k × r, orthonormal columns), when ``E = E V Vᵀ`` (slice means
+        projected on a span of r columns, with the full moments): the third and fourth
+        moments are reduced to that span first, and the products run on r columns, not k.
+        The first term is the same for every ``E``: it is kept for the next call with ``C``.
         """
         h, p = self.s1.shape
         h1, k = C.shape[1], E.shape[1]
         rows, cols, where = _pairs(p)
         n_pairs = rows.size
-        products = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
-        total = (products.T @ self.s2[:, rows, cols]).reshape(h1, h1, n_pairs)  # (a, b, jl)
+        if self._slice_term is None or self._slice_term[0] is not C:
+            products = (C[:, :, None] * C[:, None, :]).reshape(h, h1 * h1)
+            term = (products.T @ self.s2[:, rows, cols]).reshape(h1, h1, n_pairs)  # (a, b, jl)
+            self._slice_term = (C, term)
+        total = self._slice_term[1].copy()
         mean = C.T @ self.s1
         if k:
-            third = self.third[:, self.rows[j]].reshape(h, k * n_pairs)  # (s, m, jl)
-            summed = (C.T @ third).reshape(h1, k, n_pairs)  # Σ_s c_sa R_s: (a, m, jl)
-            cross = np.matmul(E, summed)  # Σ_m E_bm (…)_(a, m): (a, b, jl)
+            mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
+            third = self.third[:, self.rows[j]].reshape(h, k, n_pairs)  # (s, m, jl)
+            fourth = self._paired_fourth(j)  # (m, m', jl)
+            if V is not None:  # E = (E V) Vᵀ: moments along V's columns
+                E, k = E @ V, V.shape[1]
+                third = np.matmul(V.T, third)
+                fourth = np.tensordot(V, np.matmul(V.T, fourth), axes=(0, 0))
+        if k:
+            summed = (C.T @ third.reshape(h, k * n_pairs)).reshape(h1, k, n_pairs)
+            cross = np.matmul(E, summed)  # Σ_m E_bm Σ_s c_sa R_s: (a, b, jl)
             total -= cross
             total -= cross.transpose(1, 0, 2)
-            fourth = self._paired_fourth(j).reshape(k, k * n_pairs)  # (m, m', jl)
-            left = (E @ fourth).reshape(h1, k, n_pairs)  # Σ_m E_am Q_(m, m'): (a, m', jl)
+            left = (E @ fourth.reshape(k, k * n_pairs)).reshape(h1, k, n_pairs)  # (a, m', jl)
             total += np.matmul(E, left)  # Σ_m' E_bm' (…)_(a, m'): (a, b, jl)
-            mean = mean - E @ (self.bases[j].T @ self.s2.sum(axis=0))
         # symmetric in (a, b) on the pairs, then spread to (a, j, b, l) one block row a at a
         # time: the p(h−1)-square result is symmetric without a transposed pass over it
         total += total.transpose(1, 0, 2)
@@ -434,14 +448,15 @@ class _Group:
         self.contrasts, self.f = contrasts, f
         self.scale = scale
 
-    def full_e(self, request: Any) -> np.ndarray:
-        """``E`` with ``M = I``: ``ζᵀ`` times the projection of the request."""
+    def full_e(self, request: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """``E`` with ``M = I``: ``ζᵀ`` times the projection of the request; and the
+        orthonormal basis ``V`` of the span it is projected on (None: not projected)."""
         if isinstance(request, str):
-            return np.zeros((self.h - 1, self.zeta.shape[0]))
+            return np.zeros((self.h - 1, self.zeta.shape[0])), None
         if request is None:
-            return self.zeta.T
+            return self.zeta.T, None
         q = np.linalg.qr(request)[0]
-        return (self.zeta.T @ q) @ q.T
+        return (self.zeta.T @ q) @ q.T, q
 
     def basis(self, request: Any) -> tuple[np.ndarray, np.ndarray]:
         """The span ``M`` a request's slice means lie in, and ``E = ζᵀ M``."""
@@ -466,9 +481,12 @@ class _Group:
         )
         return None if form is None else form * self.scale**2
 
-    def factor(self, sums: GammaSums, j: int, E: np.ndarray) -> np.ndarray:
+    def factor(
+        self, sums: GammaSums, j: int, E: np.ndarray, V: np.ndarray | None = None
+    ) -> np.ndarray:
         p = self.zeta.shape[0]
-        factor = covariance_factor(sums.covariance(j, E, self.C), sums.n, p, symmetric=True)
+        cov = sums.covariance(j, E, self.C, V)
+        factor = covariance_factor(cov, sums.n, p, symmetric=True)
         return factor / self.scale if self.scale != 1.0 else factor
 
 
@@ -533,9 +551,9 @@ class _RoundGammas:
             sums = self._full_sums
             return [
                 self._independence(sums)
-                or [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
+                or [g.factor(sums[level], 0, *g.full_e(r)) for level, g in self.groups.items()]
                 if isinstance(r, str)
-                else [g.factor(sums[level], 0, g.full_e(r)) for level, g in self.groups.items()]
+                else [g.factor(sums[level], 0, *g.full_e(r)) for level, g in self.groups.items()]
                 for r in requests
             ]
         spans = {level: [g.basis(r) for r in requests] for level, g in self.groups.items()}

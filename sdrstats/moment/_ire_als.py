@@ -10,10 +10,13 @@ The discrepancy of one group (IRE) or of several (partial IRE) is
 
 with ``Γ_g = G_gᵀ G_g`` (upper Cholesky factor ``G_g``). Its alternating least squares never
 forms a design: ``vec(TBC) = (I ⊗ TB) vec C = (C ⊗ T) vec B`` have Kronecker structure, so the
-normal equations of each step are ``Γ^{-1}`` contracted with ``TB`` (or with a row of ``C``
-and ``T``) block by block: ``O(N² d)`` per step for ``N = p(h−1)``, where a dense whitened
-design cost ``O(N² h d)``. ``Γ^{-1}`` comes once per ``Γ`` from its Cholesky factor (LAPACK
-``potri``); the criterion itself is a triangular solve with the factor.
+normal equations of each step are ``Γ^{-1}`` contracted with ``TB`` (or with the rows of ``C``
+and ``T``) block by block: ``O(N² d)`` per step for ``N = p(h−1)``, one read of ``Γ^{-1}`` for
+the C step and one for all the columns of the B step, where a dense whitened design cost
+``O(N² h d)``. ``Γ^{-1}`` comes once per ``Γ`` from its Cholesky factor (LAPACK ``potri``;
+triangular solves in every step would cost ``O(N² h d)`` again); the criterion itself is a
+triangular solve with the factor. The independence statistic needs no ``Γ`` factor:
+:func:`independence_form` solves it slice by slice.
 """
 
 from __future__ import annotations

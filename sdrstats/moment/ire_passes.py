@@ -223,6 +223,11 @@ class GammaSums:
         # M = I: the fully symmetric fourth moments (see _symmetric_layout)
         self.fourth_full = np.zeros(int(_symmetric_layout(p)[2][-1]) if self.full else 0)
         self._full_paired: np.ndarray | None = None  # the spread fourth_full, once summed
+        self._projected_pairs, at = [], 0  # rows of the stacked w: each basis's pairs
+        for j in self.projected:
+            a, b = np.triu_indices(ks[j])
+            self._projected_pairs.append((at + a, at + b))
+            at += ks[j]
         self._slice_term: tuple[np.ndarray, np.ndarray] | None = None  # covariance's first
 
     def _codes(self, y: np.ndarray) -> np.ndarray:
@@ -281,12 +286,8 @@ class GammaSums:
             n_fourth = 0
             if stacked is not None:
                 projected = stacked.T @ zt
-                ut, at = [], 0  # the pair products of each basis's w
-                for j in self.projected:
-                    k = self.bases[j].shape[1]
-                    a, b = np.triu_indices(k)
-                    ut.append(projected[at + a] * projected[at + b])
-                    at += k
+                # the pair products of each basis's w
+                ut = [projected[a] * projected[b] for a, b in self._projected_pairs]
                 # the fourth moments' rows go first: one product per slice with the third
                 # moments' rows, so that v is read once for both
                 wt = ut + wt + [projected]

@@ -142,14 +142,22 @@ nb_merge_streams = True
 _INVENTORIES = {
     "python": ("https://docs.python.org/3/", "/usr/share/doc/python3/html/objects.inv"),
     "numpy": ("https://numpy.org/doc/stable/", "/usr/share/doc/python-numpy-doc/html/objects.inv"),
-    "scipy": ("https://docs.scipy.org/doc/scipy/",
-              "/usr/share/doc/python-scipy-doc/html/objects.inv"),
-    "pandas": ("https://pandas.pydata.org/docs/",
-               "/usr/share/doc/python-pandas-doc/html/objects.inv"),
-    "statsmodels": ("https://www.statsmodels.org/stable/",
-                    "/usr/share/doc/python-statsmodels-doc/html/objects.inv"),
-    "matplotlib": ("https://matplotlib.org/stable/",
-                   "/usr/share/doc/python-matplotlib-doc/html/objects.inv"),
+    "scipy": (
+        "https://docs.scipy.org/doc/scipy/",
+        "/usr/share/doc/python-scipy-doc/html/objects.inv",
+    ),
+    "pandas": (
+        "https://pandas.pydata.org/docs/",
+        "/usr/share/doc/python-pandas-doc/html/objects.inv",
+    ),
+    "statsmodels": (
+        "https://www.statsmodels.org/stable/",
+        "/usr/share/doc/python-statsmodels-doc/html/objects.inv",
+    ),
+    "matplotlib": (
+        "https://matplotlib.org/stable/",
+        "/usr/share/doc/python-matplotlib-doc/html/objects.inv",
+    ),
 }
 
 
@@ -158,8 +166,11 @@ def _intersphinx_mapping() -> dict[str, tuple[str, tuple[str, ...]]]:
     online = os.environ.get("SDRSTATS_INTERSPHINX", "").lower() == "online"
     mapping = {}
     for name, (url, debian) in _INVENTORIES.items():
-        places = [p for p in ((Path(folder) / f"{name}.inv") if folder else None, Path(debian))
-                  if p is not None and p.is_file()]
+        places = [
+            p
+            for p in ((Path(folder) / f"{name}.inv") if folder else None, Path(debian))
+            if p is not None and p.is_file()
+        ]
         locations = tuple(str(p) for p in places) + ((None,) if online else ())
         if locations:
             mapping[name] = (url, locations)
@@ -235,8 +246,11 @@ def _benchmark_page(source: Path, kind: str) -> str:
         text = f"# {source.stem}\n\n{text}"
     where = source.relative_to(ROOT).as_posix()
     script = source.with_suffix(".py")
-    origin = (f"Output of `{script.relative_to(ROOT).as_posix()}`, committed as `{where}`."
-              if script.exists() else f"From `{where}`.")
+    origin = (
+        f"Output of `{script.relative_to(ROOT).as_posix()}`, committed as `{where}`."
+        if script.exists()
+        else f"From `{where}`."
+    )
     title, _, rest = text.partition("\n")
     title = _paper_title(title)
     figures = sorted(source.parent.glob(f"figures/{source.stem}_*.png")) if kind == "paper" else []
@@ -281,8 +295,13 @@ def _sync_benchmarks() -> None:
     ``docs/benchmarks/generated/`` (RESULTS.md -> results.md, speed_*, check_*, paper_*)."""
     bench = ROOT / "benchmarks"
     pages = {"results.md": (bench / "RESULTS.md", "results")}
-    pages.update({f"{'speed' if p.stem.startswith('bench_') else 'check'}_{p.stem}.md": (p, "speed")
-                  for p in bench.glob("*.md") if p.name != "RESULTS.md"})
+    pages.update(
+        {
+            f"{'speed' if p.stem.startswith('bench_') else 'check'}_{p.stem}.md": (p, "speed")
+            for p in bench.glob("*.md")
+            if p.name != "RESULTS.md"
+        }
+    )
     pages.update({f"paper_{p.stem}.md": (p, "paper") for p in (bench / "papers").glob("*.md")})
     out = DOCS / "benchmarks" / "generated"
     for stale in set(out.glob("*.md")) - {out / name for name in pages}:

@@ -24,9 +24,7 @@ FITS = {
     "phd": lambda d: sdr.phd(F, d),
     "ire": lambda d: sdr.ire(F, d, nslices=5),
     # their default d rule is a permutation test: a seed makes the chosen d repeatable
-    "directional_regression": lambda d: sdr.directional_regression(
-        F, d, nslices=5, random_state=0
-    ),
+    "directional_regression": lambda d: sdr.directional_regression(F, d, nslices=5, random_state=0),
     "cume": lambda d: sdr.cume(F, d, random_state=0),
     "mave": lambda d: sdr.mave(F, d, d=1, d_max=2, max_iter=5),
     "lsce": lambda d: sdr.lsce(

@@ -298,7 +298,7 @@ class SAVE(PartialSlicing, MomentEstimator):
         stat, df, pv_normal = [], [], []
         for m in range(rows):
             theta = theta_all[:, m:]
-            proj = np.einsum("ai,sab,bj->sij", theta, A, theta)
+            proj = theta.T @ A @ theta  # θᵀ A_s θ of every slice s
             t = n / 2 * float(np.sum(f[:, None, None] * proj**2))
             k = p - m
             dfm = (h - 1) * k * (k + 1) // 2

@@ -34,6 +34,7 @@ the response (Fan and Gijbels 1996; Yu and Jones 2004 on smoothing log squared r
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -146,6 +147,7 @@ def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
     )
 
 
+@functools.cache  # the same few (d, m) at every score of a bandwidth search
 def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Columns of :func:`_features`' moments that form the normal-equation matrix
     ``[[Σw, Σw zᵀ], [Σw z, Σw z zᵀ]]`` (flattened) and its right-hand side
@@ -158,7 +160,9 @@ def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     rhs = np.empty((d + 1, m), dtype=int)
     rhs[0] = at + np.arange(m)
     rhs[1:] = at + m + np.arange(d * m).reshape(d, m)
-    return full.ravel(), rhs.ravel()
+    full, rhs = full.ravel(), rhs.ravel()
+    full.flags.writeable = rhs.flags.writeable = False  # shared by every call
+    return full, rhs
 
 
 def _local_solve(

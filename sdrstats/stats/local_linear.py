@@ -237,6 +237,7 @@ class _LooKernels:
         self.K = np.empty(shape, np.float32)
         self.held: tuple[tuple[int, float], ...] | None = None
         self.partial = np.empty(shape, np.float32)
+        self.common_kth: np.ndarray | None = None  # each row's k-th nearest summed square
 
     def __call__(self, h: np.ndarray, moving: int | None = None) -> np.ndarray:
         finite = np.isfinite(h)
@@ -246,7 +247,8 @@ class _LooKernels:
         if len(used) == 0:
             K[:] = 1.0
             return K
-        if len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d:
+        common = len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d
+        if common:
             np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares
         elif moving is None:
             np.multiply(sq[used[0]], -inv[used[0]], out=logk)
@@ -272,9 +274,17 @@ class _LooKernels:
             sparse = np.flatnonzero(K.sum(axis=1) < self.need)
             if len(sparse):
                 wide = logk[sparse]
-                # the k-th largest: a (vectorised) sort of these rows costs less than a
-                # partition
-                kth = -np.sort(wide, axis=1)[:, n - k]
+                if common:
+                    # one bandwidth scales every row's summed squares alike, and their
+                    # order with them: the k-th nearest's, sorted once, times -inv is
+                    # exactly the k-th largest log-weight
+                    if self.common_kth is None:
+                        self.common_kth = np.sort(sq[-1], axis=1)[:, k - 1]
+                    kth = -np.multiply(self.common_kth[sparse], -inv[0])
+                else:
+                    # the k-th largest: a (vectorised) sort of these rows costs less than
+                    # a partition
+                    kth = -np.sort(wide, axis=1)[:, n - k]
                 wide /= np.maximum(2.0 * kth, 1.0)[:, None]
                 np.maximum(wide, -40.0, out=wide)
                 K[sparse] = np.exp(wide)

@@ -499,6 +499,9 @@ def choose_widths(
     for _ in range(max_sweeps):
         moved = False
         for axis in (0, 1, 2):
+            if axis == 2:  # both λ neighbours from one set of fold matrices
+                near = [grids[2][j] for j in (pos[2] - 1, pos[2] + 1) if 0 <= j < len(grids[2])]
+                scorer.scores(grids[0][pos[0]], grids[1][pos[1]], near)
             trials = [(score(p), step, p) for step in (-1, 1) if (p := neighbour(axis, step))]
             if not trials or min(trials)[0] >= best:
                 continue

@@ -433,7 +433,9 @@ class LocalLinear(Registered):
     rotate : bool, default False
         Also try the window's axes on each column's :func:`curvature_axes` (a rotation of
         ``Z``; the local-linear fit itself does not depend on the axes, only the window
-        does) and keep the axes with the smaller leave-one-out error.
+        does) and keep the axes with the smaller leave-one-out error: each set of axes gets
+        the common bandwidth and one sweep of per-axis steps, and the search goes on
+        (a second sweep) only on the axes ahead.
     scale_of : ndarray (n, m), optional
         Residuals whose log-scale the columns of ``T`` are (``T = log |r|``): the bandwidths
         then maximise the residuals' held-out Gaussian likelihood (:func:`scale_loss`),

@@ -35,6 +35,9 @@ from .warnings import SlowFitWarning
 
 #: Predicted seconds past which a fit warns.
 SLOW_SECONDS = 60.0
+#: Predicted seconds past which a table or summary leaves out a column the fit does not need
+#: (SAVE's general-theory p-values) and says in one line how to get it and what it costs.
+OPTIONAL_SECONDS = 10.0
 #: The default time limit: a day.
 DEFAULT_MAX_TIME = 86_400.0
 #: Memory of one random stream drawn for a replicate, restart or permutation
@@ -398,6 +401,7 @@ def warn_if_slow(method: str, seconds: float, what: str, remedy: str, stacklevel
 
 __all__ = [
     "DEFAULT_MAX_TIME",
+    "OPTIONAL_SECONDS",
     "SEED_BYTES",
     "SLOW_SECONDS",
     "STEP_SECONDS",

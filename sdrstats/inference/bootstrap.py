@@ -302,7 +302,8 @@ def resolve_scheme(results: Any, scheme: str | None, d: int | None = None) -> tu
         return "multinomial", "the default"
     name = results.method
     try:
-        supported = results.test_dimension("asymptotic").d
+        # only the p-values that choose d (SAVE's general-theory ones are not computed)
+        supported = results.test_dimension("asymptotic", **results._rule_options("asymptotic")).d
     except (ValueError, np.linalg.LinAlgError):
         return "multinomial", f"the default: {name}'s asymptotic test is not available here"
     if supported >= d:

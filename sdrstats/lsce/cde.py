@@ -182,10 +182,10 @@ def lscde(
 
     Cost at n = 400 (CPU, one BLAS thread, the density benchmark): about 0.05 s for
     ``"single"`` (405 Cholesky solves of ``n_basis`` x ``n_basis`` systems); the default
-    about 0.1 s with two predictors and about 0.14 s with five. With five, about half of it
-    is the local-linear location and log-scale, whose per-axis bandwidths are chosen by
-    leave-one-out CV (some 40 bandwidths scored each); the rest is the two candidates'
-    width searches and held-out scores.
+    about 0.09 s with two predictors and about 0.12 s with five. With five, about half of
+    it is the local-linear location and log-scale, whose per-axis bandwidths are chosen by
+    leave-one-out CV (about 40 bandwidths scored for the location, 65 for the log-scale on
+    two sets of axes); the rest is the two candidates' width searches and held-out scores.
 
     References
     ----------

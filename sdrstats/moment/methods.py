@@ -12,7 +12,14 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ..base.validation import Interval
+from ..base.budget import (
+    OPTIONAL_SECONDS,
+    check_memory,
+    check_time,
+    time_text,
+    warn_if_slow,
+)
+from ..base.validation import Interval, check_bool
 from ..fitting.estimator import Capabilities, EstimatorOutput
 from ..inference.dimension_test import sir_dimension_test
 from ..results.fitted import DimensionTest, Results, choose_by_pvalues, hypothesis_labels
@@ -245,10 +252,42 @@ class SAVE(PartialSlicing, MomentEstimator):
         return self.partial or results.spec.keeps_rows or "pair_moments" in extras
 
     def asymptotic_test(
-        self, results: Results, d_max: int | None = None, level: float = 0.05
+        self,
+        results: Results,
+        d_max: int | None = None,
+        level: float = 0.05,
+        general: bool | None = None,
     ) -> DimensionTest:
         """Shao, Cook & Weisberg (2007): normal-theory χ² and general (Bentler–Xie) p-values;
-        partial SAVE's normal-theory test with ``group=``."""
+        partial SAVE's normal-theory test with ``group=``.
+
+        ``d`` is read from the normal-theory p-values, which cost a few ``p × p`` products
+        per hypothesis. The general-theory ones need the covariance of the ``p(p+1)/2`` pair
+        products of the whitened predictors over the rows, about ``n (p(p+1)/2)²`` operations
+        (a minute at ``n = 100,000``, ``p = 100``): they are computed when first asked and
+        kept on the fit (:meth:`MomentResults.general_test_cache`).
+
+        Parameters
+        ----------
+        results : Results
+            The fit.
+        d_max : int, optional
+            Largest hypothesis tested; default R's count (``d_max`` of the fit, no direction
+            whose eigenvalue is zero).
+        level : float, default 0.05
+            Level of the test that chooses ``d``.
+        general : bool, optional
+            Add the general-theory p-values (column ``p_value_general``). Default: when the
+            fit already has them or they are predicted to take at most
+            :data:`~sdrstats.base.budget.OPTIONAL_SECONDS`; otherwise the table says how to
+            get them and what they would cost. ``True`` computes them whatever the cost
+            (within the limits of :func:`sdrstats.set_config`); ``False`` leaves them out
+            (the rule that chooses ``d`` needs only the normal-theory ones).
+
+        Returns
+        -------
+        DimensionTest
+        """
         if self.partial:
             return partial_dimension_test(self, results, self._test_rows(results, d_max), level)
         std, moments = results._prepared()
@@ -256,32 +295,34 @@ class SAVE(PartialSlicing, MomentEstimator):
         A = np.eye(results.p)[None] - self._within(moments)
         f, n, p, h = moments.fractions, results.n, results.p, moments.slices.nslices
         rows = self._test_rows(results, d_max)
-        pair_moments = results.output.extras.get("pair_moments")
-        if pair_moments is None and pair_moments_fit(n, p):
-            # the rows' fourth moments once, in blocks of rows (as a fit on chunks has them)
-            pair_moments = pair_moments_of_rows(std.Z @ theta_all)
-        stat, df, pv_normal, pv_general = [], [], [], []
+        stat, df, pv_normal = [], [], []
         for m in range(rows):
             theta = theta_all[:, m:]
-            proj = np.einsum("ai,sab,bj->sij", theta, A, theta)
+            proj = theta.T @ A @ theta  # θᵀ A_s θ of every slice s
             t = n / 2 * float(np.sum(f[:, None, None] * proj**2))
             k = p - m
             dfm = (h - 1) * k * (k + 1) // 2
-            if pair_moments is None:
-                u = std.Z @ theta
-                outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
-                sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
-            else:  # the same covariance from the accumulated fourth moments
-                sigma = pair_covariance_block(pair_moments, m) / 2
-            tr, tr2 = np.trace(sigma), float(np.sum(sigma**2))
             stat.append(t)
             df.append(dfm)
             pv_normal.append(chi2_sf(t, dfm))
-            pv_general.append(chi2_sf(t * tr / tr2, (h - 1) * tr**2 / tr2))
-        table = pd.DataFrame(
-            {"stat": stat, "df": df, "p_value": pv_normal, "p_value_general": pv_general},
-            index=hypothesis_labels(rows),
-        )
+        columns = {"stat": stat, "df": df, "p_value": pv_normal}
+        if general is not None:
+            general = check_bool(general, "general", "SAVE's asymptotic test")
+        cache = results.general_test_cache()
+        missing = [m for m in range(rows) if m not in cache]
+        extras: dict[str, Any] = {}
+        if general is None:
+            general = not missing or general_test_seconds(results, missing) <= OPTIONAL_SECONDS
+            if not general:
+                extras["left_out"] = general_left_out_line(results, missing)
+        if general:
+            if missing:
+                cache.update(general_test_traces(results, missing))
+            columns["p_value_general"] = [
+                chi2_sf(t * tr / tr2, (h - 1) * tr**2 / tr2)
+                for t, (tr, tr2) in zip(stat, (cache[m] for m in range(rows)))
+            ]
+        table = pd.DataFrame(columns, index=hypothesis_labels(rows))
         return DimensionTest(
             table,
             choose_by_pvalues(table["p_value"].to_numpy(), level),
@@ -296,7 +337,108 @@ class SAVE(PartialSlicing, MomentEstimator):
                 "p_value": "p.value(Nor)",
                 "p_value_general": "p.value(Gen)",
             },
+            note=extras.get("left_out"),
+            extras=extras,
         )
+
+    def dimension_choice(self, results: Results, choice: DimensionTest) -> DimensionTest:
+        """The asymptotic test that chose ``d`` as the fit shows it (``fit.d_choice``).
+
+        The rule ran on the normal-theory p-values only; the general-theory ones join its
+        table as :meth:`asymptotic_test` adds them by default (kept on the fit, or predicted
+        to be cheap).
+
+        Parameters
+        ----------
+        results : Results
+            The fit.
+        choice : DimensionTest
+            The test the fit's rule ran.
+
+        Returns
+        -------
+        DimensionTest
+            ``choice``, or the same test with the general-theory column.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.save("lbm ~ log(wt) + log(ht) + log(hg)", sdr.datasets.load("ais"))
+        >>> fit.d_choice.table.columns.tolist()
+        ['stat', 'df', 'p_value', 'p_value_general']
+        """
+        if self.partial or choice.rule != "asymptotic" or "p_value_general" in choice.table:
+            return choice
+        return self.asymptotic_test(results, d_max=len(choice.table), level=choice.level)
+
+
+#: Seconds per ``n (p(p+1)/2)²`` of the general test's pair-product covariance (one BLAS
+#: thread on a 2-core machine: 3.8 s at n = 100,000, p = 50; 59 s at p = 100).
+GENERAL_SECONDS_EACH = 3e-11
+
+
+def general_test_work(results: Results, ms: list[int]) -> tuple[float, float]:
+    """(operations, bytes) of SAVE's general test for hypotheses ``ms``: the pair moments of
+    the rows once (``n (p(p+1)/2)²``, a ``(p(p+1)/2)²`` matrix), or per hypothesis the
+    covariance of the ``(p − m)²`` products (``n (p − m)⁴``) when that takes less memory;
+    nothing for a fit on chunks that accumulated the pair moments."""
+    if not ms or "pair_moments" in results.output.extras:
+        return 0.0, 0.0
+    n, p = results.n, results.p
+    pairs = p * (p + 1) // 2
+    if pair_moments_fit(n, p):
+        return float(n) * pairs**2, 8.0 * pairs**2 * 2
+    widest = (p - min(ms)) ** 2
+    return float(n) * sum((p - m) ** 4 for m in ms), 8.0 * n * widest * 2
+
+
+def general_test_seconds(results: Results, ms: list[int]) -> float:
+    """Predicted seconds of SAVE's general test for hypotheses ``ms`` (0 when kept)."""
+    work, _ = general_test_work(results, ms)
+    return work * GENERAL_SECONDS_EACH if work else 0.0
+
+
+def general_left_out_line(results: Results, ms: list[int]) -> str:
+    """The one line a table without the general-theory p-values prints instead."""
+    seconds = general_test_seconds(results, ms)
+    return (
+        f"p.value(Gen) is left out: the general-theory test would take about "
+        f"{time_text(seconds)} at n = {results.n:,}, p = {results.p} (predicted); "
+        'fit.test_dimension("asymptotic", general=True) computes it and keeps it on the fit.'
+    )
+
+
+def general_test_traces(results: Results, ms: list[int]) -> dict[int, tuple[float, float]]:
+    """``(tr Σ_m, tr Σ_m²)`` of SAVE's general test (Shao, Cook & Weisberg 2007) for each
+    hypothesis ``m`` in ``ms``: ``Σ_m = cov(vec(u uᵀ)) / 2`` for ``u`` the whitened predictors
+    on eigenvectors ``m+1..p``, from the fit's own rows (or the pair moments a fit on chunks
+    accumulated). Checked against the limits of :func:`sdrstats.set_config`; warns when
+    predicted to take over a minute."""
+    work, nbytes = general_test_work(results, ms)
+    what = f"the general-theory test at n = {results.n:,}, p = {results.p}"
+    if work:
+        remedy = "use the normal-theory p-values (general=False)"
+        check_memory("SAVE", nbytes, what, remedy)
+        seconds = work * GENERAL_SECONDS_EACH
+        check_time("SAVE", seconds, what, remedy)
+        warn_if_slow("SAVE", seconds, what, "the normal-theory p-values cost nothing", 4)
+    std, _ = results._prepared()
+    theta_all = results.output.extras["raw_vectors"]
+    n, p = results.n, results.p
+    pair_moments = results.output.extras.get("pair_moments")
+    if pair_moments is None and pair_moments_fit(n, p):
+        # the rows' fourth moments once, in blocks of rows (as a fit on chunks has them)
+        pair_moments = pair_moments_of_rows(std.Z @ theta_all)
+    out = {}
+    for m in ms:
+        if pair_moments is None:
+            u = std.Z @ theta_all[:, m:]
+            outer = (u[:, :, None] * u[:, None, :]).reshape(len(u), -1)
+            sigma = np.atleast_2d(np.cov(outer, rowvar=False)) / 2
+        else:  # the same covariance from the accumulated fourth moments
+            sigma = pair_covariance_block(pair_moments, m) / 2
+        out[m] = (float(np.trace(sigma)), float(np.sum(sigma**2)))
+    return out
 
 
 class DirectionalRegression(MomentEstimator):

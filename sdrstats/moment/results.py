@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ..results.fitted import Results
+from ..base.persistence import StateError
+from ..results.fitted import DimensionTest, Results
 from ._core import SliceMoments, Standardized
 
 
@@ -68,10 +70,77 @@ class MomentResults(Results):
             self._prepared_cache = self.estimator.prepare_spec(self.spec)
         return self._prepared_cache
 
+    def general_test_cache(self) -> dict[int, tuple[float, float]]:
+        """What SAVE's general-theory p-values need, by hypothesis ``m``, once computed.
+
+        The fit does not compute them (its ``d`` is read from the normal-theory p-values);
+        the first table, summary or ``d_choice`` that shows them fills this from the fit's own
+        rows (or the pair moments a fit on chunks accumulated), and later ones read it. Saved
+        and pickled with the fit: it depends on nothing but the fit.
+
+        Returns
+        -------
+        dict
+            ``m -> (tr Σ_m, tr Σ_m²)``; empty until first asked.
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> fit = sdr.save("lbm ~ log(wt) + log(ht) + log(hg)", sdr.datasets.load("ais"))
+        >>> len(fit.general_test_cache())
+        0
+        >>> table = fit.test_dimension().table
+        >>> sorted(fit.general_test_cache()) == list(range(len(table)))
+        True
+        """
+        cache = self.__dict__.get("_general_traces")
+        if cache is None:
+            cache = self.__dict__["_general_traces"] = {}
+        return cache
+
+    @property
+    def d_choice(self) -> DimensionTest | None:
+        """The result of the rule that chose ``d`` (None when ``d`` was given).
+
+        SAVE's asymptotic rule reads the normal-theory p-values only; the general-theory
+        column joins its table here as :meth:`test_dimension` adds it (when computed before,
+        or predicted to be cheap), so ``fit.d_choice`` prints R's two columns.
+        """
+        choice = self.__dict__.get("d_choice")
+        shown = getattr(self.estimator, "dimension_choice", None)
+        if choice is None or shown is None:
+            return choice
+        return shown(self, choice)
+
+    @d_choice.setter
+    def d_choice(self, value: DimensionTest | None) -> None:
+        self.__dict__["d_choice"] = value
+
+    def _rule_options(self, rule: str) -> dict[str, Any]:
+        """The d rule needs only SAVE's normal-theory p-values (not its general ones)."""
+        if rule == "asymptotic" and hasattr(self.estimator, "dimension_choice"):
+            return {"general": False}
+        return {}
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("_prepared_cache", None)
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        cache = state.get("_general_traces")
+        if cache is not None and not (
+            isinstance(cache, dict)
+            and all(
+                isinstance(m, int)
+                and isinstance(v, tuple)
+                and len(v) == 2
+                and all(isinstance(x, float) and np.isfinite(x) for x in v)
+                for m, v in cache.items()
+            )
+        ):
+            raise StateError("results._general_traces must map hypotheses to two finite numbers.")
+        self.__dict__.update(state)
 
     # Predictor tests (R dr's dr.coordinate.test, drop1.dr, dr.step): thin delegations to
     # sdrstats.moment.predictor_tests, which documents the methods and hypotheses.

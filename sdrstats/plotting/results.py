@@ -278,7 +278,8 @@ def scree_plot(results: Any, *, ax: Any = None, figsize: Sequence[float] | None 
     panel.set_ylabel("eigenvalue")
     panel.set_title(f"{results.estimator.label}: eigenvalues")
     if results.estimator.capabilities.asymptotic_test:
-        table = results.test_dimension("asymptotic").table
+        rule_only = results._rule_options("asymptotic")  # the p-values that choose d
+        table = results.test_dimension("asymptotic", **rule_only).table
         for m, p_value in enumerate(table["p_value"].to_numpy()[: len(ev)]):
             panel.annotate(
                 f"p = {p_value:.2g}",

@@ -165,7 +165,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
                 "chunked or streamed data keeps no rows to resample); give d, or a d_rule "
                 f"among {sorted(available)}."
             )
-        test = self.test_dimension(rule)
+        test = self.test_dimension(rule, **self._rule_options(rule))
         if test.d < 1:
             warnings.warn(
                 f"{self.method}: {test.describe()} chose d = 0 (no evidence that the response "
@@ -178,6 +178,11 @@ class Results(SummaryMixin, ResultsSaveLoad):
             self.output, d, self.spec, random_state=self.random_state
         )
         self.d_rule, self.d_choice = rule, test
+
+    def _rule_options(self, rule: str) -> dict[str, Any]:
+        """Options of ``test_dimension(rule)`` when the rule chooses ``d``: none by default;
+        a family leaves out what its choice does not read (SAVE's general-theory p-values)."""
+        return {}
 
     # -- what was fitted -----------------------------------------------------------------
     @property

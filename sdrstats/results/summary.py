@@ -181,6 +181,9 @@ class SummaryMixin:
         if "asymptotic" in self._dimension_rules():
             test = self.test_dimension("asymptotic")
             blocks.append(Block(test.title, table=test.display_table()))
+            left_out = test.extras.get("left_out")  # a column too costly to print unasked
+            if left_out:
+                blocks.append(Block("", text=left_out))
         return blocks
 
     def summary(self) -> Summary:

@@ -35,7 +35,7 @@ interior; :class:`Tuning` records whether the choice still sits at an end, so th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf, dpotrs
@@ -140,9 +140,15 @@ class BasisProblem:
         if key not in self._cache:
             if self.categorical:
                 Ky = (self.Y[:, None] == self.Yc[None, :]).astype(float)
-            else:
-                Ky = gaussian_kernel(self.Y, self.Yc, sigma)
+            else:  # the same numbers as gaussian_kernel, the distances computed once
+                Ky = np.exp(-self._distances("Dy", self.Y) / (2.0 * sigma * sigma))
             self._cache[key] = Ky
+        return self._cache[key]
+
+    def _distances(self, key: str, A: np.ndarray) -> np.ndarray:
+        """``squared_distances(A, Yc)`` of the response side (which no width changes), once."""
+        if key not in self._cache:
+            self._cache[key] = squared_distances(A, self.Yc)
         return self._cache[key]
 
     def pair_matrix(self, sigma: float, rows: np.ndarray | None = None) -> np.ndarray:
@@ -156,7 +162,7 @@ class BasisProblem:
                     pair = (self.Yc[:, None] == self.Yc[None, :]).astype(float)
                 else:
                     pair = (np.sqrt(np.pi) * sigma) ** self.q * np.exp(
-                        -squared_distances(self.Yc, self.Yc) / (4.0 * sigma * sigma)
+                        -self._distances("Dyc", self.Yc) / (4.0 * sigma * sigma)
                     )
                 self._cache[key] = pair
             return self._cache[key] / m
@@ -381,12 +387,14 @@ class WidthScores:
         self.problem = problem
         self.Z, self.U = problem.X @ W.T, problem.Xc @ W.T
         self.tests = [np.flatnonzero(folds == j) for j in np.unique(folds)]
-        self._by_sz: dict[float, tuple] = {}
+        self._by_sz: dict[Any, Any] = {}
         self.memo: dict[tuple[float, float, float], float] = {}
 
     def _z_side(self, sz: float) -> tuple:
         if sz not in self._by_sz:
-            Kz = gaussian_kernel(self.Z, self.U, sz)
+            if "D" not in self._by_sz:  # shared with the scorers given these kernels
+                self._by_sz["D"] = squared_distances(self.Z, self.U)
+            Kz = np.exp(-self._by_sz["D"] / (2.0 * sz * sz))  # gaussian_kernel's numbers
             S_te = [Kz[t].T @ Kz[t] for t in self.tests]
             # the folds partition the rows: their products sum to all rows' product
             self._by_sz[sz] = (Kz, np.sum(S_te, axis=0), S_te)
@@ -491,6 +499,9 @@ def choose_widths(
     for _ in range(max_sweeps):
         moved = False
         for axis in (0, 1, 2):
+            if axis == 2:  # both λ neighbours from one set of fold matrices
+                near = [grids[2][j] for j in (pos[2] - 1, pos[2] + 1) if 0 <= j < len(grids[2])]
+                scorer.scores(grids[0][pos[0]], grids[1][pos[1]], near)
             trials = [(score(p), step, p) for step in (-1, 1) if (p := neighbour(axis, step))]
             if not trials or min(trials)[0] >= best:
                 continue
@@ -522,8 +533,9 @@ def _heldout_parts(
     fixed; kept in ``cache`` per σ_z)."""
     cache = {} if cache is None else cache
     if sz not in cache:
-        Z, U = problem.X @ W.T, problem.Xc @ W.T
-        log_kz = -squared_distances(Z, U) / (2.0 * sz * sz)
+        if "D" not in cache:  # σ_z leaves the distances as they are
+            cache["D"] = squared_distances(problem.X @ W.T, problem.Xc @ W.T)
+        log_kz = -cache["D"] / (2.0 * sz * sz)
         Kz = np.exp(log_kz)
         parts = []
         for j in np.unique(folds):

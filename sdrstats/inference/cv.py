@@ -128,7 +128,7 @@ def one_se_choice(losses: np.ndarray) -> tuple[int, np.ndarray]:
 
     Examples
     --------
-    >>> losses = np.array([[1.0, 0.50, 0.40], [1.0, 0.60, 0.62], [1.0, 0.70, 0.66]])
+    >>> losses = np.array([[1.0, 0.50, 0.40], [1.0, 0.60, 0.66], [1.0, 0.70, 0.68]])
     >>> int(np.argmin(losses.mean(axis=0))), one_se_choice(losses)[0]
     (2, 1)
     """

@@ -29,7 +29,12 @@ the inverse-mean methods (SIR, IRE, CUME, Lasso-SIR, online SIR) and the mean-su
 (SPCA and kernel SPCA with their default linear response kernel, whose target matrix has rank
 one, so they see one direction at most) cannot see the symmetric spread direction; PCA and
 vPCA ignore the response, and with ``x ~ N(0, I)`` their eigenvalue ratios carry nothing;
-PCAN is unsupervised (the response only sets its number of clusters); Bair's supervised PCA
+PCAN is unsupervised (the response only sets its number of clusters); the supervised SDSPCAAN
+members (SDSPCA, SDSPCA-LPP, SDSPCAAN, SPCAN) see ``y`` through the class means of ``x``,
+``E(x2 | label) = 0`` in ``spread`` as for SIR, and through a neighbour graph within classes,
+whose pooled within-class variance of ``x2`` is ``1 − var E(x2 | label) = 1``, a noise
+predictor's (their remaining terms ignore ``y``): at n = 1600 the share of ``x2`` in their
+two-dimensional fit is no more than a noise predictor's; Bair's supervised PCA
 keeps the predictors whose linear score ``|t|`` passes a threshold, and ``cov(x2, y) = 0`` in
 ``spread`` and ``three``, so ``x2`` is kept only by chance, and the eigenvalue-ratio rule then
 reads the kept predictors' component variances, all 1 for ``x ~ N(0, I)``.
@@ -96,6 +101,12 @@ BLIND = {
     ("bpca", "three"): "BPCA screens by the linear score |t| and cov(x2, y) = 0 (x2 only "
     "scales x1's effect): x2 is never kept; x1, x3 have equal component variances",
     **{("pcan", model): "unsupervised: y only sets the number of clusters" for model in MODELS},
+    **{
+        (m, "spread"): "class means: E(x2 given label) = 0; within-class graph: pooled "
+        "within-class var of x2 = 1, a noise predictor's; x2's share of the 2D fit at n = 1600 "
+        "is no more than a noise predictor's"
+        for m in ("sdspca", "sdspca_lpp", "sdspcaan", "spcan")
+    },
 }
 
 #: Why a rule misses where its method can see: measured by ``bench_moment_rules.py`` on the

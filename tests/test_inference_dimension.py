@@ -1,6 +1,7 @@
 """Dimension rules: permutation (Cook & Yin), ladle (Luo & Li), bootstrap (Ye & Weiss)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -219,3 +220,40 @@ def test_mave_permutation_test_reaches_above_the_fit_s_d():
     assert len(wider.table) == 3
     values = np.sort(np.abs(fit.output.extras["eigenvalues_by_dim"][3]))[::-1]
     np.testing.assert_allclose(wider.table["stat"], [values[m:].sum() for m in range(3)])
+
+
+def test_one_se_choice_takes_the_simplest_candidate_within_one_paired_se():
+    from sdrstats.inference.cv import one_se_choice
+
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.2, 0.4, size=200)
+    # candidate 2 beats candidate 1 by 0.002 on average, with row-wise noise of sd 0.05 (paired
+    # se about 0.0035): indistinguishable, so the simpler one is taken; candidate 0 is far worse
+    shift = rng.normal(0.0, 0.05, size=200)
+    shift -= shift.mean()
+    losses = np.column_stack([base + 0.1, base, base - 0.002 + shift])
+    assert int(np.argmin(losses.mean(axis=0))) == 2
+    chosen, se = one_se_choice(losses)
+    assert chosen == 1
+    assert se[2] == 0.0 and se[1] == pytest.approx(shift.std(ddof=1) / np.sqrt(200))
+    # a clear gain (0.05, thirty times its se) is kept
+    losses[:, 2] = base - 0.05 + shift / 10
+    assert one_se_choice(losses)[0] == 2
+
+
+def test_cv_dimension_choice_option():
+    from sdrstats.inference.cv import cv_dimension
+
+    X, y = index_model(150, 4, 1, seed=4)
+    frame = pd.DataFrame({f"x{j + 1}": X[:, j] for j in range(4)} | {"y": y})
+    fit = sdr.sir("y ~ x1 + x2 + x3 + x4", frame, d=2)
+    plain = cv_dimension(fit)
+    assert "se" not in plain.table.columns
+    assert plain.d == int(plain.table["cv"].idxmin())  # the default stays the minimiser
+    assert plain.describe() == "cross-validation"
+    one_se = cv_dimension(fit, choice="1se")
+    assert np.allclose(one_se.table["cv"], plain.table["cv"])
+    assert one_se.d <= plain.d and one_se.table.loc[plain.d, "se"] == 0.0
+    assert one_se.describe() == "cross-validation with the one-standard-error rule"
+    with pytest.raises(ValueError, match="'choice' option of the cv rule"):
+        cv_dimension(fit, choice="smallest")

@@ -410,3 +410,23 @@ def test_tune_refuses_classes_too_small_for_its_folds():
         sdr.sdspcaan(formula, frame, d=2, tune="cv", n_folds=2)
     with pytest.raises(ValueError, match="'tune' parameter of SDSPCAAN must be"):
         sdr.SDSPCAAN(d=2, tune="grid")
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_cv_rule_chooses_one_direction_on_a_single_index_model(seed):
+    # classes are terciles of x1 + noise: one direction; the candidates d = 2, 3 are fitted on
+    # the rows they predict, and the one-standard-error rule keeps them from being preferred
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((150, 4))
+    y = X[:, 0] + 0.3 * rng.standard_normal(150)
+    frame = pd.DataFrame(X, columns=["x1", "x2", "x3", "x4"])
+    frame["g"] = pd.qcut(y, 3, labels=["a", "b", "c"]).astype(str)
+    for name in ("sdspca", "sdspca_lpp", "sdspcaan"):
+        fit = getattr(sdr, name)("g ~ x1 + x2 + x3 + x4", frame, random_state=0)
+        assert fit.d == fit.d_choice.d == 1, name
+        assert fit.dimension_line == (
+            "d = 1 (chosen by cross-validation with the one-standard-error rule)"
+        )
+        assert projection_onto(fit.directions.to_numpy(), np.eye(4)[:, :1])[0] > 0.8
+        table = fit.d_choice.table
+        assert table["cv"].iloc[1] <= table["cv"].min() + table["se"].iloc[1]

@@ -22,9 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..base.validation import accepts_aliases, check_int
-from ..stats.rank_cv import cv_values
+from ..stats.rank_cv import cv_losses
 from .dimension_test import DimensionTest
 
 #: Largest candidate ``d`` of the rule (and of the candidates a method fits for it).
@@ -32,6 +33,9 @@ DEFAULT_CV_D_MAX = 4
 
 #: Quantile levels of the indicators of a numeric response.
 RESPONSE_QUANTILES = np.arange(1, 10) / 10
+
+#: How the rule picks ``d`` from the CV errors: the minimiser, or the one-standard-error rule.
+CV_CHOICES = ("min", "1se")
 
 
 def cv_d_max(d_max: int | None, p: int) -> int:
@@ -92,8 +96,54 @@ def _columns(output: Any) -> int:
     return int(np.asarray(coef).shape[1]) if coef is not None else int(output.d)
 
 
+def one_se_choice(losses: np.ndarray) -> tuple[int, np.ndarray]:
+    """The smallest candidate whose mean loss is within one paired standard error of the least.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n, m)
+        Per-row losses of ``m`` candidates ordered from the simplest (column 0) up.
+
+    Returns
+    -------
+    index : int
+        The column chosen: the first ``j`` with ``mean(L_j) - mean(L_best) <= se_j``, where
+        ``best`` minimises the mean loss and ``se_j`` is the standard error of the mean of the
+        row-wise differences ``L_ij - L_i,best`` (rows are shared by every candidate, so the
+        comparison is paired; ``se_best = 0``).
+    se : ndarray of shape (m,)
+        Those standard errors.
+
+    Notes
+    -----
+    The one-standard-error rule of Breiman, Friedman, Olshen & Stone (1984, section 3.4.3)
+    and Hastie, Tibshirani & Friedman (2009, section 7.10): among candidates whose error
+    cannot be told from the least, take the simplest.
+
+    References
+    ----------
+    Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and
+    Regression Trees*. Wadsworth. Hastie, T., Tibshirani, R. & Friedman, J. (2009). *The
+    Elements of Statistical Learning*, 2nd ed. Springer.
+
+    Examples
+    --------
+    >>> losses = np.array([[1.0, 0.50, 0.40], [1.0, 0.60, 0.66], [1.0, 0.70, 0.68]])
+    >>> int(np.argmin(losses.mean(axis=0))), one_se_choice(losses)[0]
+    (2, 1)
+    """
+    losses = np.asarray(losses, dtype=float)
+    n = losses.shape[0]
+    mean = losses.mean(axis=0)
+    best = int(np.argmin(mean))
+    differences = losses - losses[:, [best]]
+    se = differences.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(mean.size)
+    within = np.flatnonzero(mean - mean[best] <= se)
+    return int(within[0]), se
+
+
 @accepts_aliases({"numdir": "d_max"})
-def cv_dimension(results: Any, *, d_max: int | None = None) -> DimensionTest:
+def cv_dimension(results: Any, *, d_max: int | None = None, choice: str = "min") -> DimensionTest:
     """Leave-one-out cross-validated choice of ``d`` among ``0..d_max``.
 
     Parameters
@@ -103,12 +153,19 @@ def cv_dimension(results: Any, *, d_max: int | None = None) -> DimensionTest:
     d_max : int, optional
         Largest candidate (R's ``numdir`` is an alias); default the fit's ``d_max`` option
         when it has one, else 4, below ``p``.
+    choice : {"min", "1se"}, default "min"
+        How ``d`` is read from the errors: ``"min"`` the first minimiser (R ``mave.dim``'s
+        ``dim.min``); ``"1se"`` the smallest ``d`` whose error is within one standard error
+        of the minimum, the standard error of each ``d``'s row-wise loss differences from the
+        minimiser's (:func:`one_se_choice`). ``"1se"`` guards against the optimism of a
+        larger ``d`` whose directions were fitted on the rows it predicts.
 
     Returns
     -------
     DimensionTest
         ``table`` indexed by ``d = 0..d_max`` with the ``cv`` error and the kernel
-        ``bandwidth``; ``d`` is the first minimiser (it may be 0: no dependence).
+        ``bandwidth`` (and, with ``"1se"``, the paired standard error ``se``); ``d`` is the
+        choice (it may be 0: no dependence).
 
     Notes
     -----
@@ -142,6 +199,10 @@ def cv_dimension(results: Any, *, d_max: int | None = None) -> DimensionTest:
         )
     if d_max is None:
         d_max = results.options.get("d_max")
+    if choice not in CV_CHOICES:
+        raise ValueError(
+            f"The 'choice' option of the cv rule must be one of {list(CV_CHOICES)}; got {choice!r}."
+        )
     if d_max is not None:
         d_max = check_int(d_max, "d_max", "the cv rule", low=1)
     d_max = cv_d_max(d_max, results.p)
@@ -156,20 +217,47 @@ def cv_dimension(results: Any, *, d_max: int | None = None) -> DimensionTest:
                 raise
             stopped = f" Candidates stop at d = {k - 1}: {name} cannot fit d = {k} ({err})"
             break
-    table = cv_values(reduced, targets, None)
+    losses, bandwidths = cv_losses(reduced, targets, None)
+    n = losses.shape[0]
+    index = pd.Index([0, *sorted(reduced)], name="d")
+    table = pd.DataFrame(
+        {"cv": [float(np.ones(n) @ losses[:, j]) / n for j in range(losses.shape[1])],
+         "bandwidth": bandwidths},
+        index=index,
+    )  # fmt: skip
+    display = {"cv": "CV", "bandwidth": "Bandwidth"}
+    if choice == "1se":
+        position, se = one_se_choice(losses)
+        table["se"] = se
+        display["se"] = "SE"
+        how = (
+            "Chosen d: the smallest whose CV is within one standard error (of its row-wise "
+            "differences from the minimiser's) of the minimum."
+        )
+    else:
+        position = int(np.argmin(table["cv"].to_numpy()))
+        how = "Chosen d minimises CV."
     kind = "class indicators" if results.spec.categorical else "response indicators at deciles"
     return DimensionTest(
         table,
-        int(table.index[int(np.argmin(table["cv"].to_numpy()))]),
+        int(table.index[position]),
         "cv",
         name,
         level=None,
         title=f"Cross-validation dimension choice for {name}",
-        display_names={"cv": "CV", "bandwidth": "Bandwidth"},
+        display_names=display,
         note=f"Leave-one-out local-constant prediction of the {kind} from the ranks of the d "
-        "reduced predictors (R mave.dim's criterion); d = 0: leave-one-out mean. Chosen d "
-        "minimises CV." + stopped,
+        f"reduced predictors (R mave.dim's criterion); d = 0: leave-one-out mean. {how}" + stopped,
+        extras={"choice": choice},
     )
 
 
-__all__ = ["DEFAULT_CV_D_MAX", "cv_d_max", "cv_dimension", "reduced_predictors", "response_targets"]
+__all__ = [
+    "CV_CHOICES",
+    "DEFAULT_CV_D_MAX",
+    "cv_d_max",
+    "cv_dimension",
+    "one_se_choice",
+    "reduced_predictors",
+    "response_targets",
+]

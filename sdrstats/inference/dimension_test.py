@@ -132,6 +132,8 @@ class DimensionTest:
             text += f" at level {self.level:g}"
         if self.decided_by:
             text += f" on its {self.decided_by}"
+        if self.rule == "cv" and self.extras.get("choice") == "1se":
+            text += " with the one-standard-error rule"
         if self.n_replicates and self.rule == "permutation":
             text += f" with {self.n_replicates} permutations"
         elif self.n_replicates:

@@ -20,6 +20,8 @@ from ..base.budget import check_count, check_memory
 from ..base.validation import Interval, Options
 from ..design.formula import ModelSpec
 from ..fitting.estimator import Capabilities, Estimator, EstimatorOutput
+from ..inference.cv import cv_dimension
+from ..inference.dimension_test import DimensionTest
 from ..stats.linalg import canonical_basis
 from ._results import SDSPCAANResults
 from .solver import SolverConfig, one_hot, solve
@@ -27,6 +29,12 @@ from .tuning import WEIGHT_GRID, tune_weights
 
 #: The options the alternating solver itself takes.
 SOLVER_OPTIONS = frozenset(f.name for f in dataclasses.fields(SolverConfig))
+
+#: How the alternating members' ``"cv"`` rule reads ``d`` from the CV errors (see
+#: :func:`sdrstats.inference.cv.cv_dimension`): the smallest ``d`` within one standard error
+#: of the minimum. Their candidates are fitted on the rows the rule predicts, which makes a
+#: larger ``d`` look better than it is; the plain minimiser overshot on single-index data.
+CV_CHOICE = "1se"
 
 
 def zscore(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,11 +180,41 @@ class ProjectionFamily(Estimator):
 class _Alternating(ProjectionFamily):
     """A member solved by :func:`sdrstats.sdspcaan.solver.solve`."""
 
-    capabilities = Capabilities(nested_directions=False)
+    capabilities = Capabilities(nested_directions=False, cv_test=True)
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **ProjectionFamily._parameter_constraints,
         "d_rule": [Options(("cv", "bootstrap"))],
     }
+
+    def cv_test(
+        self, results: Any, *, d_max: int | None = None, choice: str = CV_CHOICE
+    ) -> DimensionTest:
+        """The ``"cv"`` rule with the family's choice of ``d`` (default one standard error).
+
+        Parameters
+        ----------
+        results : SDSPCAANResults
+            The fit.
+        d_max : int, optional
+            Largest candidate; default the fit's ``d_max``, else 4 (below ``p``).
+        choice : {"1se", "min"}, default "1se"
+            ``"1se"``: the smallest ``d`` whose leave-one-out error is within one standard
+            error of the least; ``"min"``: the least (see
+            :func:`sdrstats.inference.cv.cv_dimension`).
+
+        Returns
+        -------
+        DimensionTest
+
+        Examples
+        --------
+        >>> import sdrstats as sdr
+        >>> ais = sdr.datasets.load("ais")
+        >>> fit = sdr.sdspca("sex ~ ht + wt + lbm + rcc", ais, random_state=0)
+        >>> fit.d_choice.describe()
+        'cross-validation with the one-standard-error rule'
+        """
+        return cv_dimension(results, d_max=d_max, choice=choice)
 
     def fit_output(
         self, spec: ModelSpec, *, weights: np.ndarray | None = None, random_state: Any = None
@@ -257,9 +295,14 @@ _SHARED_DOC = """
         ``None`` (default) chooses it by ``d_rule``.
     d_rule : {"cv", "bootstrap"}
         The rule that chooses ``d`` when it is not given. ``"cv"`` (default) fits every
-        ``d = 1..d_max`` and keeps the one whose projected rows best predict the class out of
+        ``d = 1..d_max`` and scores how well its projected rows predict the class out of
         sample (leave-one-out kernel prediction of the class indicators,
-        :func:`sdrstats.inference.cv.cv_dimension`): ``d_max`` fits (and ``d_max`` tunings
+        :func:`sdrstats.inference.cv.cv_dimension`; ``d = 0`` is the class proportions),
+        then keeps the smallest ``d`` whose error is within one standard error of the least
+        (the one-standard-error rule; the standard error is that of the row-wise loss
+        differences from the least, so the comparison is paired). The candidates are fitted
+        on the rows they predict, which flatters a larger ``d``; the plain minimiser is
+        ``fit.test_dimension("cv", choice="min")``. ``d_max`` fits (and ``d_max`` tunings
         with ``tune``). ``"bootstrap"`` is Ye & Weiss's rule (slow).
     d_max : int, optional
         Largest ``d`` the rule tries; default 4 (below p).

@@ -94,19 +94,42 @@ def null_losses(K: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
     return np.mean(np.abs(centred), axis=1) * (1.0 + 1.0 / wt.sum())
 
 
+def cv_losses(
+    reduced: dict[int, np.ndarray], K: np.ndarray, obs_weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row losses ``L_i(d)`` for ``d = 0`` and every candidate, and each ``d``'s ``h``.
+
+    Returns an ``(n, 1 + len(reduced))`` array whose columns follow ``d = 0`` and the sorted
+    candidates, and their bandwidths (``nan`` for ``d = 0``). Rules that compare candidates
+    row by row (a paired standard error) start from it; :func:`cv_values` averages it.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> u = rng.standard_normal((30, 1))
+    >>> losses, h = cv_losses({1: u}, (u > 0).astype(float), None)
+    >>> losses.shape, bool(losses[:, 1].mean() < losses[:, 0].mean())
+    ((30, 2), True)
+    """
+    columns = [null_losses(K, obs_weights)]
+    bandwidths = [np.nan]
+    for k in sorted(reduced):
+        losses, h = rank_cv_losses(reduced[k], K, obs_weights)
+        columns.append(losses)
+        bandwidths.append(h)
+    return np.column_stack(columns), np.asarray(bandwidths)
+
+
 def cv_values(
     reduced: dict[int, np.ndarray], K: np.ndarray, obs_weights: np.ndarray | None
 ) -> pd.DataFrame:
     """CV table: rows ``d = 0..d_max``; columns ``cv`` and ``bandwidth`` (``h`` of each d)."""
-    n = K.shape[0]
-    wt = _unit(n, obs_weights)
+    losses, bandwidths = cv_losses(reduced, K, obs_weights)
+    wt = _unit(K.shape[0], obs_weights)
     total = wt.sum()
-    cv = {0: float(wt @ null_losses(K, obs_weights)) / total}
-    bandwidth = {0: np.nan}
-    for k in sorted(reduced):
-        losses, h = rank_cv_losses(reduced[k], K, obs_weights)
-        cv[k], bandwidth[k] = float(wt @ losses) / total, h
-    return pd.DataFrame({"cv": cv, "bandwidth": bandwidth}, index=pd.Index(sorted(cv), name="d"))
+    cv = [float(wt @ losses[:, j]) / total for j in range(losses.shape[1])]
+    index = pd.Index([0, *sorted(reduced)], name="d")
+    return pd.DataFrame({"cv": cv, "bandwidth": bandwidths}, index=index)
 
 
-__all__ = ["cv_values", "null_losses", "rank_cv_losses", "tied_ranks"]
+__all__ = ["cv_losses", "cv_values", "null_losses", "rank_cv_losses", "tied_ranks"]

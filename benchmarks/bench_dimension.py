@@ -121,11 +121,10 @@ WHY = {
     "λ3/λ4 never the largest; Li's χ² from the stream's moments: 16%",
     ("lasso_sir", "three"): "R's k-means: s_j/s_1 = 1, 0.21, 0.05, 0.02 (medians), s_1 is a "
     "group alone, so d = 1; a log-scale two-means: 30%; Li's χ² on its 10 slices: 12%",
-    ("mkdr", "three"): "d counts functions on 10 eigenmap coordinates, which keep 84-90% of "
-    "each predictor's variance: its 2 functions predict (CV 0.185-0.212, seeds 0-4) as well "
-    "as x1, x3 do (0.186-0.203), better than x1..x3 projected on the coordinates "
-    "(0.193-0.226); its d = 3 never beats its d = 2, with 100 iterations or 4 starts either; "
-    "20 coordinates: d = 1 or 2 in 5 of 5 (one function, E(y | x), suffices: CV 0.095-0.117)",
+    ("mkdr", "three"): "d counts functions on 10 eigenmap coordinates (each predictor keeps "
+    "84-90% of its variance on them): its 2 predict as well as x1, x3 (CV 0.185-0.212 vs "
+    "0.186-0.203, seeds 0-4), its 3 never better, with 100 iterations or 4 starts too; 20 "
+    "coordinates: d = 1-2 in 5 of 5 (E(y | x) alone: CV 0.095-0.117)",
 }
 
 

@@ -55,6 +55,21 @@ def test_recovers_the_central_subspace_of_a_nonlinear_model():
     assert fit.criterion == pytest.approx(trace[-1])
 
 
+def test_cv_rule_finds_three_directions_when_three_are_needed():
+    # three responses, each following its own predictor: the default rule must stop at d = 3
+    # (measured over seeds 0..5 at n = 150: d = 3 every time)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 5))
+    Y = X[:, :3] + 0.2 * rng.standard_normal((150, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        fit = sdr.KDR(random_state=0).fit(X, Y)
+    cv = fit.d_choice.table["cv"]
+    assert fit.d_rule == "cv" and fit.d_choice.d == 3 and fit.d == 3
+    assert cv[3] < cv[2] < cv[1] and cv[3] < cv[4]
+    assert projection_distance(fit.directions.to_numpy(), np.eye(5)[:, :3]) < 0.3
+
+
 def test_single_index_classification_and_formula(ais):
     fit = sdr.kdr("sex ~ ht + wt + lbm + ssf", ais, d=1, n_anneal=3, max_iter=10)
     assert fit.directions.shape == (4, 1)

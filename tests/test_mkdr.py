@@ -138,6 +138,26 @@ def test_swiss_roll_response_is_recovered_better_than_by_kdr_or_pca():
     assert scores["mkdr"] > scores["kdr"] + 0.2
 
 
+# -- the dimension rule ----------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cv_rule_finds_three_functions_when_three_are_needed(seed):
+    # three responses, each following its own predictor: no two functions of x carry them all,
+    # so the default rule must stop at d = 3, not before (a fit keeping two directions) nor
+    # after (d = 4 adds a noise direction and a wider leave-one-out kernel). Measured over
+    # seeds 0..5 at n = 150: d = 3 every time, CV at d = 2, 3, 4 about 0.21, 0.18, 0.19.
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((150, 5))
+    Y = X[:, :3] + 0.2 * rng.standard_normal((150, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        fit = sdr.MKDR(random_state=seed).fit(X, Y)
+    cv = fit.d_choice.table["cv"]
+    assert fit.d_rule == "cv" and fit.d_choice.d == 3 and fit.d == 3
+    assert list(cv.index) == [0, 1, 2, 3, 4]
+    assert cv[3] < cv[2] < cv[1] < cv[0] and cv[3] < cv[4]
+    assert fit.transform().shape == (150, 3)
+
+
 # -- the fitted result ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def roll_fit():

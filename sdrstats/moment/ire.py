@@ -35,7 +35,7 @@ from ._ire_als import (
     shared_discrepancy,
     solve_rounds,
 )
-from .ire_passes import final_factors, fit_ire
+from .ire_passes import RECOMPUTABLE, final_factors, fit_ire
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
 
@@ -166,6 +166,19 @@ class IREResults(MomentResults):
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Saved and pickled state: a fit of rows in memory leaves out its final ``Γ_ζ``
+        factor (its rows give it again, see
+        :func:`~sdrstats.moment.ire_passes.final_factors`); a fit on chunks keeps it."""
+        state = super().__getstate__()
+        output = state.get("output")
+        extras = getattr(output, "extras", None)
+        rows = getattr(getattr(self, "spec", None), "keeps_rows", False)
+        if rows and isinstance(extras, dict) and set(RECOMPUTABLE) & set(extras):
+            kept = {k: v for k, v in extras.items() if k not in RECOMPUTABLE}
+            state["output"] = dataclasses.replace(output, extras=kept)
+        return state
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]

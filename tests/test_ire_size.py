@@ -1,7 +1,8 @@
 """What an IRE fit keeps and saves: its final ``Γ_ζ`` factor is kept only within the budget
 (``sdrstats.base.budget.KEPT_BYTES``), never saved for a fit of rows in memory, and recomputed
-from the fit's rows, bit for bit, when a coordinate test first needs it. Files of format 1,
-which hold the factor, still load (``data/make_ire_v1.py`` wrote them)."""
+from the fit's rows when a coordinate test first needs it: bit for bit below p slices (the
+fit's own passes), to rounding at p slices or more (the fit used the full fourth moments).
+Files of format 1, which hold the factor, still load (``data/make_ire_v1.py`` wrote them)."""
 
 import gc
 import importlib.util
@@ -40,6 +41,14 @@ def wide():
 @pytest.fixture(scope="module")
 def ais():
     return sdr.datasets.load("ais")
+
+
+def assert_same_factor(recomputed, factor, exact=False):
+    """The recomputed factor is the fit's: bit for bit when ``exact``, else to rounding."""
+    if exact:
+        assert np.array_equal(recomputed, factor)
+    else:
+        assert np.abs(recomputed - factor).max() <= 1e-13 * np.abs(factor).max()
 
 
 def keeping_every_factor(monkeypatch, fit):
@@ -87,7 +96,7 @@ def test_a_saved_wide_fit_leaves_its_factor_out_and_prints_the_same(wide, tmp_pa
     assert size < 1.2 * rows + 2**18  # the rows it keeps and little else
     assert size < factor.nbytes / 4
     loaded = sdr.load(target)
-    assert np.array_equal(final_factors(loaded), factor)  # recomputed, bit for bit
+    assert_same_factor(final_factors(loaded), factor)
     assert printed(loaded, drop1=False) == printed(kept, drop1=False)
     np.testing.assert_allclose(statistics(loaded), statistics(kept), rtol=1e-10)
 
@@ -128,16 +137,18 @@ def test_the_recomputed_factor_is_the_fits(ais, monkeypatch, options):
     assert key not in fit.output.extras
     recomputed = final_factors(fit)
     factors = kept.output.extras[key]
+    exact = options.get("nslices", 8) < 4  # below p slices the fit's own passes
     if key == "gamma_factor":
-        assert np.array_equal(recomputed, factors)
+        assert_same_factor(recomputed, factors, exact)
     else:
         assert len(recomputed) == len(factors) == 2
-        assert all(np.array_equal(a, b) for a, b in zip(recomputed, factors))
+        for a, b in zip(recomputed, factors):
+            assert_same_factor(a, b, exact)
     hypothesis = "~ . - log(hg)"
     for d in (None, 1):
-        assert fit.coordinate_test(hypothesis, d=d).statistic == (
-            kept.coordinate_test(hypothesis, d=d).statistic
-        )
+        mine = fit.coordinate_test(hypothesis, d=d).statistic
+        theirs = kept.coordinate_test(hypothesis, d=d).statistic
+        assert mine == theirs if exact else mine == pytest.approx(theirs, rel=1e-10)
     assert final_factors(fit) is recomputed  # once per fit
 
 

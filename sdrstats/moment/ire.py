@@ -302,7 +302,7 @@ class IRE(MomentEstimator):
     :data:`~sdrstats.base.budget.KEPT_BYTES` (8 MiB, ``p(h − 1) ≤ 1,024``) and never saves
     it; past the budget, or after loading, the first test recomputes it from the rows (a pass
     of sums along the largest fitted dimension's span: the fit's factor to rounding, 1e-15 of
-    its largest entry, in a tenth of the fit's CPU time at n = 1e5, p = 50) and keeps it
+    its largest entry, in a sixth of the fit's CPU time at n = 1e5, p = 50) and keeps it
     beside the fit, in a weak-keyed map, while the fit lives
     (:func:`~sdrstats.moment.ire_passes.final_factors`). A fit on chunked data has no rows to
     recompute it from, so it keeps and saves the factor whatever its size.

@@ -233,7 +233,8 @@ def test_a_wrong_schema_version_is_refused(saved):
     header = _header(members)
     header["schema_version"] = 99
     _refused(
-        _rewrite(path, members, header), "wrong schema version 99; this sdrstats reads version 1"
+        _rewrite(path, members, header),
+        "wrong schema version 99; this sdrstats reads versions 1 to 2",
     )
 
 

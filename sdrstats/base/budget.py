@@ -18,6 +18,12 @@ method's dominant allocations (its ``n × n`` or ``n × b`` matrices times the c
 at once, measured with ``tracemalloc``) and time models fitted on a 2-core machine, with a
 floor for the fixed cost of one step of a Python loop: they are orders of magnitude, not
 promises.
+
+What a fit *keeps* has a budget too: an array a result can recompute from the rows it
+already holds (IRE's Cholesky factor of ``Γ_ζ``, ``p(h − 1)`` square: 56 MB at p = 50 with
+R's default slicing) is kept only up to :data:`KEPT_BYTES` and is never written to a saved
+file; past it, the result recomputes it when it is first needed and holds it beside itself
+(not in it) while it lives.
 """
 
 from __future__ import annotations
@@ -43,6 +49,10 @@ DEFAULT_MAX_TIME = 86_400.0
 #: Memory of one random stream drawn for a replicate, restart or permutation
 #: (a ``numpy.random.SeedSequence``: about 450 bytes, tracemalloc).
 SEED_BYTES = 512.0
+#: The largest array a fitted result keeps that it can recompute from its own rows: 8 MiB
+#: (IRE's ``Γ_ζ`` factor up to ``p(h − 1) = 1,024``, e.g. p = 20 with 52 slices); a larger
+#: one is recomputed when first needed (:func:`keeps_recomputable`).
+KEPT_BYTES = 8 * 2**20
 #: The least one step of a loop written in Python costs (a restart, an iteration, a
 #: replicate: at least one call into numpy's linear algebra), the floor of the time models.
 STEP_SECONDS = 1e-4
@@ -365,6 +375,18 @@ def check_loops(
     check_time(method, total * max(seconds_each, STEP_SECONDS), what, remedy)
 
 
+def keeps_recomputable(nbytes: float) -> bool:
+    """Whether a fitted result keeps an array of ``nbytes`` that it can recompute from its own
+    rows: up to :data:`KEPT_BYTES`; a larger one is recomputed when first needed.
+
+    Examples
+    --------
+    >>> keeps_recomputable(440**2 * 8), keeps_recomputable(2650**2 * 8)
+    (True, False)
+    """
+    return nbytes <= KEPT_BYTES
+
+
 def warn_if_slow(method: str, seconds: float, what: str, remedy: str, stacklevel: int = 3) -> None:
     """Warn (:class:`~sdrstats.SlowFitWarning`) when a fit is predicted to take over a minute.
 
@@ -401,6 +423,7 @@ def warn_if_slow(method: str, seconds: float, what: str, remedy: str, stacklevel
 
 __all__ = [
     "DEFAULT_MAX_TIME",
+    "KEPT_BYTES",
     "OPTIONAL_SECONDS",
     "SEED_BYTES",
     "SLOW_SECONDS",
@@ -410,6 +433,7 @@ __all__ = [
     "check_memory",
     "check_time",
     "config_context",
+    "keeps_recomputable",
     "max_memory",
     "max_time",
     "physical_memory",

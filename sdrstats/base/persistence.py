@@ -19,8 +19,21 @@ hold: ``__getstate__`` or ``__dict__``) into a JSON tree, putting every numeric 
 
 The file's header records a schema version, the class of the saved object, and a SHA-256
 checksum of every array (of its dtype, shape and bytes) and of the header itself. Anything
-missing, altered, truncated or of another version raises :class:`StateError`, a
-``ValueError`` whose message starts ``"state is incomplete or corrupt: "`` and names the field.
+missing, altered, truncated or of a version this sdrstats does not read raises
+:class:`StateError`, a ``ValueError`` whose message starts ``"state is incomplete or corrupt: "``
+and names the field.
+
+Versions (:data:`READ_VERSIONS`; :func:`write` writes :data:`SCHEMA_VERSION`):
+
+* **2** — a saved object leaves out what it recomputes from the rows it saves (its
+  ``__getstate__`` drops it): IRE's Cholesky factor of its final ``Γ_ζ`` (``p(h − 1)``
+  square, 56 MB at p = 50 with R's default slicing) is not written for a fit of rows in
+  memory, and its coordinate tests recompute it when first needed
+  (:func:`sdrstats.moment.ire_passes.final_factors`). A fit on chunked data, which keeps no
+  rows, still writes it. Version 1 readers refuse these files rather than load a fit that
+  lacks the factor they expect.
+* **1** — the same layout, with those factors written; such files still load, and the loaded
+  fit uses the stored factor.
 
 Before any array is read, :func:`read` takes each stored array's dtype and shape from its own
 ``.npy`` header inside the archive (a few hundred bytes), checks that the entry holds exactly
@@ -54,8 +67,10 @@ import pandas as pd
 
 from .budget import check_memory, size_text
 
-#: Version of the layout written by :func:`write`; :func:`read` refuses any other.
-SCHEMA_VERSION = 1
+#: Version of the layout written by :func:`write` (see the module notes).
+SCHEMA_VERSION = 2
+#: Versions :func:`read` loads; it refuses any other.
+READ_VERSIONS = (1, 2)
 FORMAT = "sdrstats"
 HEADER = "__header__"
 HEADER_CHECKSUM = "__header_sha256__"
@@ -789,7 +804,7 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
     >>> import tempfile, os, numpy as np
     >>> target = write(os.path.join(tempfile.mkdtemp(), "x.npz"), [np.eye(2)], kind="example")
     >>> read(target)[0]["schema_version"]
-    1
+    2
     """
     path = saved_path(path)
     with _open(path) as archive:
@@ -818,10 +833,12 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
                 raise StateError(f"missing key {key!r} in the header.")
         if header["format"] != FORMAT:
             raise StateError(f"the header's format is {header['format']!r}, not {FORMAT!r}.")
-        if header["schema_version"] != SCHEMA_VERSION:
+        version = header["schema_version"]
+        if isinstance(version, bool) or version not in READ_VERSIONS:
             raise StateError(
-                f"wrong schema version {header['schema_version']!r}; this sdrstats reads "
-                f"version {SCHEMA_VERSION} (save the object again with the sdrstats that reads it)."
+                f"wrong schema version {version!r}; this sdrstats reads versions "
+                f"{READ_VERSIONS[0]} to {READ_VERSIONS[-1]} (save the object again with the "
+                "sdrstats that reads it)."
             )
         if kind is not None and header["kind"] != kind:
             raise ValueError(
@@ -856,6 +873,7 @@ def read(path: Any, *, kind: str | None = None) -> tuple[dict[str, Any], Any]:
 
 
 __all__ = [
+    "READ_VERSIONS",
     "SCHEMA_VERSION",
     "StateError",
     "Registered",

@@ -35,7 +35,7 @@ from ._ire_als import (
     shared_discrepancy,
     solve_rounds,
 )
-from .ire_passes import fit_ire
+from .ire_passes import RECOMPUTABLE, final_factors, fit_ire
 from .methods import MomentEstimator, MomentResults
 from .pire import fit_grouped, group_column, group_values, partial_coordinate_test
 
@@ -139,6 +139,11 @@ def slicing_note(results: Results) -> str | None:
 class IREResults(MomentResults):
     """Results of :class:`IRE`; the summary lists the solution of every dimension as R does.
 
+    A fit of rows in memory keeps the Cholesky factor of its final ``Γ_ζ`` (``p(h − 1)``
+    square) only within :data:`~sdrstats.base.budget.KEPT_BYTES` and never saves or pickles
+    it: the coordinate tests recompute it from the fit's rows when first needed
+    (:func:`~sdrstats.moment.ire_passes.final_factors`; see :class:`IRE`'s notes).
+
     Parameters
     ----------
     estimator, spec, output, call, random_state : Estimator, ModelSpec, EstimatorOutput, str, int
@@ -161,6 +166,19 @@ class IREResults(MomentResults):
     >>> type(fit).__name__, sorted(fit.extras["solutions"])
     ('IREResults', [1, 2])
     """
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Saved and pickled state: a fit of rows in memory leaves out its final ``Γ_ζ``
+        factor (its rows give it again, see
+        :func:`~sdrstats.moment.ire_passes.final_factors`); a fit on chunks keeps it."""
+        state = super().__getstate__()
+        output = state.get("output")
+        extras = getattr(output, "extras", None)
+        rows = getattr(getattr(self, "spec", None), "keeps_rows", False)
+        if rows and isinstance(extras, dict) and set(RECOMPUTABLE) & set(extras):
+            kept = {k: v for k, v in extras.items() if k not in RECOMPUTABLE}
+            state["output"] = dataclasses.replace(output, extras=kept)
+        return state
 
     def _summary_blocks(self) -> list[Block]:
         blocks = [b for b in super()._summary_blocks() if not b.title.startswith("Estimated")]
@@ -275,6 +293,19 @@ class IRE(MomentEstimator):
     discrepancy (see :mod:`sdrstats.moment._ire_als`), but each reads ``Γ^{-1}`` twice, and
     ALS takes a few hundred sweeps. At n = 1e5, p = 50 a fit costs some 600-800 ``X.T @ X``
     of CPU time with R's 54 slices and some 110 with ``nslices=10``.
+
+    What a fit keeps: its rows (as every fit of rows in memory does), the slice-mean matrix
+    ``ζ``, each dimension's solution, criterion and sweeps: all that ``summary()``,
+    ``test_dimension()`` and ``bootstrap()`` read. The coordinate tests (and ``drop1``) also
+    need the Cholesky factor of the final ``Γ_ζ``, ``p(h − 1)`` square (56 MB at p = 50 with
+    R's 54 slices). The fit holds it only within
+    :data:`~sdrstats.base.budget.KEPT_BYTES` (8 MiB, ``p(h − 1) ≤ 1,024``) and never saves
+    it; past the budget, or after loading, the first test recomputes it from the rows (a pass
+    of sums along the largest fitted dimension's span: the fit's factor to rounding, 1e-15 of
+    its largest entry, in a sixth of the fit's CPU time at n = 1e5, p = 50) and keeps it
+    beside the fit, in a weak-keyed map, while the fit lives
+    (:func:`~sdrstats.moment.ire_passes.final_factors`). A fit on chunked data has no rows to
+    recompute it from, so it keeps and saves the factor whatever its size.
 
     References
     ----------
@@ -613,11 +644,12 @@ class IRE(MomentEstimator):
         conditional test (eq. 14), ``F_joint − F_k ~ χ²(r·k)``. Both use ``Γ_ζ`` re-estimated
         at the largest fitted dimension, as R ``dr`` does.
         """
+        factor = final_factors(results)
         if self.options["group"] is not None:
-            return partial_coordinate_test(self, results, gamma, d)
+            return partial_coordinate_test(self, results, gamma, d, factor)
         ex = results.output.extras
         std, _ = results._prepared()
-        zeta, factor, n = ex["zeta"], ex["gamma_factor"], results.n
+        zeta, n = ex["zeta"], results.n
         p, h1 = zeta.shape
         kept = std.whiten_direction(gamma)
         r = p - kept.shape[1]

@@ -96,14 +96,15 @@ def solve_partial(
 
 
 def partial_coordinate_test(
-    est: Any, results: Any, gamma: np.ndarray, d: int | None
+    est: Any, results: Any, gamma: np.ndarray, d: int | None, factors: list[np.ndarray]
 ) -> dict[str, Any]:
-    """R's ``dr.coordinate.test`` for partial IRE (marginal, or conditional on ``d``)."""
+    """R's ``dr.coordinate.test`` for partial IRE (marginal, or conditional on ``d``), from
+    the groups' final ``Γ_ζ`` factors (see :func:`.ire_passes.final_factors`)."""
     ex = results.output.extras
     n, p = results.n, results.p
     kept = ex["R"] @ gamma
     r = p - kept.shape[1]
-    zetas, factors = ex["zetas"], ex["gamma_factors"]
+    zetas = ex["zetas"]
     h1 = sum(z.shape[1] for z in zetas)
     if d is None:
         H = np.linalg.qr(kept, mode="complete")[0][:, p - r :]

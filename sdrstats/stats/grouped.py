@@ -181,8 +181,9 @@ def _single_group_sums(
     """``Σ w x``, ``Σ w x xᵀ`` and (``rw`` given) ``Σ rw x`` of all rows, by blocks of rows.
 
     Each block adds its symmetric rank-k update (BLAS syrk) and, while it is in cache, its
-    column sums and response product: one read of the rows from memory where three whole-array
-    products read them three times.
+    column sums and response product as one product with the stacked row weights ``[w; rw]``
+    (one small gemm where two vector products each paid a call): one read of the rows from
+    memory where three whole-array products read them three times.
 
     Examples
     --------
@@ -192,21 +193,21 @@ def _single_group_sums(
     ([4.0, 6.0], [[10.0, 14.0], [14.0, 20.0]], [-2.0, -2.0])
     """
     n_rows, p = X.shape
-    total, cross = np.zeros(p), np.zeros((p, p))
-    xy = None if rw is None else np.zeros(p)
-    ones = np.ones(min(SINGLE_BLOCK_ROWS, n_rows)) if weights is None else None
+    cross = np.zeros((p, p))
+    stacked = np.empty((1 if rw is None else 2, n_rows))  # the rows' weights, then rw
+    stacked[0] = 1.0 if weights is None else weights
+    if rw is not None:
+        stacked[1] = rw
+    sums = np.zeros((stacked.shape[0], p))
     for start in range(0, n_rows, SINGLE_BLOCK_ROWS):
         stop = min(n_rows, start + SINGLE_BLOCK_ROWS)
         block = X[start:stop]
         if weights is None:
-            total += ones[: stop - start] @ block
             cross += block.T @ block
         else:
-            wb = weights[start:stop]
-            total += wb @ block
-            cross += block.T @ (block * wb[:, None])
-        if xy is not None:
-            xy += rw[start:stop] @ block
+            cross += block.T @ (block * weights[start:stop, None])
+        sums += stacked[:, start:stop] @ block
+    total, xy = sums[0], (None if rw is None else sums[1])
     return total, cross, xy
 
 

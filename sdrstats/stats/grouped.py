@@ -62,8 +62,10 @@ def centred_crossprod(
 #: place under ``"clip"``.
 GATHER_MODE = "clip"
 
-#: Rows per block of :func:`signed_crossprod` (a block and its two halves stay in cache).
-SIGNED_BLOCK_ROWS = 1024
+#: Rows per block of :func:`signed_crossprod`: a block and its weighted copy stay in the
+#: core's own cache (256 rows of 50 predictors is 100 kB each); the general product is
+#: fastest on short blocks.
+SIGNED_BLOCK_ROWS = 256
 
 
 def signed_crossprod(
@@ -76,13 +78,15 @@ def signed_crossprod(
 ) -> np.ndarray:
     """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
 
-    Each block of consecutive rows is read once: its rows with ``r > 0`` and those with
-    ``r < 0`` are gathered into a buffer that stays in cache and scaled by ``√|r|``, so the
-    sum is the difference of two symmetric rank-k updates (BLAS syrk), half the work of the
-    general product ``Uᵀ (U r)``, with no n x p temporary. The rows are centred in the
-    buffer; with ``raw`` (for the caller who knows ``|c| / sd`` is at most ``RAW_SUM_RATIO``,
-    so ~13 digits remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from
-    the block while it is in cache) and ``Σ r``.
+    Each block of consecutive rows is read once: it is centred (unless ``raw``) and its
+    weighted copy ``U r`` made in a buffer that stays in cache, and ``Uᵀ (U r)`` is one general
+    product (BLAS gemm). That is twice the arithmetic of the symmetric update of the unweighted
+    cross-product, but no row is gathered by the sign of its weight and no square root is
+    taken, and on short blocks it takes less time than two symmetric updates of the gathered
+    halves (1.6 against 1.9 times one ``X.T @ X`` at n = 1e5, p = 50, one BLAS thread). With
+    ``raw`` (for the caller who knows ``|c| / sd`` is at most ``RAW_SUM_RATIO``, so ~13 digits
+    remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from the block while
+    it is in cache) and ``Σ r``.
 
     With ``slope``, ``r`` (a float array the caller owns) holds ``y − ȳ`` on entry and each
     block's fitted values ``(x − c)·slope`` are subtracted from it while the block is in cache
@@ -104,21 +108,17 @@ def signed_crossprod(
         X = np.ascontiguousarray(X)
     out = np.zeros((p, p))
     a = np.zeros(p)  # Σ r x (raw sums only)
-    buf = np.empty((min(SIGNED_BLOCK_ROWS, max(n_rows, 1)), p))
+    rows = min(SIGNED_BLOCK_ROWS, max(n_rows, 1))
+    weighted = np.empty((rows, p))
+    centred = None if raw else np.empty((rows, p))
     for start in range(0, n_rows, SIGNED_BLOCK_ROWS):
         block = X[start : start + SIGNED_BLOCK_ROWS]
+        m = block.shape[0]
         rb = r[start : start + SIGNED_BLOCK_ROWS]
         if slope is not None:
             rb -= block @ slope - level
-        root = np.sqrt(np.abs(rb))
-        for sign, idx in ((1.0, np.flatnonzero(rb > 0)), (-1.0, np.flatnonzero(rb < 0))):
-            if not idx.size:
-                continue
-            u = np.take(block, idx, axis=0, out=buf[: idx.size], mode=GATHER_MODE)
-            if not raw:
-                u -= center
-            u *= root[idx, None]
-            out += sign * (u.T @ u)
+        u = block if centred is None else np.subtract(block, center, out=centred[:m])
+        out += u.T @ np.multiply(u, rb[:, None], out=weighted[:m])
         if raw:
             a += rb @ block
     if raw and np.any(center):
@@ -181,8 +181,9 @@ def _single_group_sums(
     """``Σ w x``, ``Σ w x xᵀ`` and (``rw`` given) ``Σ rw x`` of all rows, by blocks of rows.
 
     Each block adds its symmetric rank-k update (BLAS syrk) and, while it is in cache, its
-    column sums and response product: one read of the rows from memory where three whole-array
-    products read them three times.
+    column sums and response product as one product with the stacked row weights ``[w; rw]``
+    (one small gemm where two vector products each paid a call): one read of the rows from
+    memory where three whole-array products read them three times.
 
     Examples
     --------
@@ -192,21 +193,21 @@ def _single_group_sums(
     ([4.0, 6.0], [[10.0, 14.0], [14.0, 20.0]], [-2.0, -2.0])
     """
     n_rows, p = X.shape
-    total, cross = np.zeros(p), np.zeros((p, p))
-    xy = None if rw is None else np.zeros(p)
-    ones = np.ones(min(SINGLE_BLOCK_ROWS, n_rows)) if weights is None else None
+    cross = np.zeros((p, p))
+    stacked = np.empty((1 if rw is None else 2, n_rows))  # the rows' weights, then rw
+    stacked[0] = 1.0 if weights is None else weights
+    if rw is not None:
+        stacked[1] = rw
+    sums = np.zeros((stacked.shape[0], p))
     for start in range(0, n_rows, SINGLE_BLOCK_ROWS):
         stop = min(n_rows, start + SINGLE_BLOCK_ROWS)
         block = X[start:stop]
         if weights is None:
-            total += ones[: stop - start] @ block
             cross += block.T @ block
         else:
-            wb = weights[start:stop]
-            total += wb @ block
-            cross += block.T @ (block * wb[:, None])
-        if xy is not None:
-            xy += rw[start:stop] @ block
+            cross += block.T @ (block * weights[start:stop, None])
+        sums += stacked[:, start:stop] @ block
+    total, xy = sums[0], (None if rw is None else sums[1])
     return total, cross, xy
 
 

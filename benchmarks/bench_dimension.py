@@ -104,7 +104,8 @@ BLIND = {
 WHY = {
     ("sir", "three"): "power: Li's χ² rejects '2D vs ≥ 3D' in 41% of 200 data sets at "
     "n = 400 (23-45% with 6-12 slices), 80% at n = 1000; size 0.01-0.07; the permutation "
-    "test: 38%",
+    "test: 38%; dr's slicing leaves a last slice of the 4 largest y, and on 9 equal slices the "
+    "test picks 3 in 16% (bench_sparse_rules.md)",
     ("save", "spread"): "power: '1D vs ≥ 2D' rejected in 6% at n = 400, normal- and "
     "general-theory tests alike (20% with 4 slices), 76% at n = 1000; size ≤ 0.04; the "
     "permutation test: 10% (30% with 4 slices)",
@@ -115,9 +116,13 @@ WHY = {
     ("cume", "three"): "power: the permutation test rejects '2D vs ≥ 3D' in 61% of 100 data "
     "sets at n = 400 (100% at n = 1000): the goal is at the edge of its power",
     ("online_sir", "three"): "ratio rule: median λ1/λ2 = 4.7 > λ2/λ3 = 3.3 > λ3/λ4 = 2.2, "
-    "λ3/λ4 never the largest; Li's χ² from the stream's moments: 16%",
+    "λ3/λ4 never the largest (d = 1 in 72%); Li's χ² from the stream's moments: 16% (single "
+    "94%), as batch SIR's on the same 10 equal slices (12%); SIR's 36% comes from dr's slicing "
+    "(9 x 44 rows + the 4 largest y): bench_sparse_rules.md",
     ("lasso_sir", "three"): "R's k-means: s_j/s_1 = 1, 0.21, 0.05, 0.02 (medians), s_1 is a "
-    "group alone, so d = 1; a log-scale two-means: 30%; Li's χ² on its 10 slices: 12%",
+    "group alone, so d = 1; on the same fits Li's χ² of its kernel (10 equal slices): 12% "
+    "(single 96%), log-scale two-means 30% (88%), an AIC-type criterion 40% (82%): no rule "
+    "keeps single and gains (bench_sparse_rules.md)",
 }
 
 

@@ -13,7 +13,9 @@ data set (paired):
   ``n Σ_{j>k} θ̂_j + c·k(p + H - 1 - k)`` (the statistic plus ``c`` per parameter of a
   rank-``k`` ``p x (H - 1)`` matrix) with ``c = 2`` (AIC-type), 3 and ``log n`` (BIC-type);
 * online SIR (``init_size = 200``, its 10 slices cut at the first batch's quantiles): the
-  eigenvalue-ratio rule (default) and Li's χ² from its slice moments (``d_rule="asymptotic"``);
+  eigenvalue-ratio rule (default) and Li's χ² from its slice moments (``d_rule="asymptotic"``),
+  and that test on the slices batch SIR uses (``cut_points`` at R ``dr``'s slice boundaries of
+  all the rows);
 * batch SIR's Li χ² for reference, with R ``dr``'s slicing (the default: 9 slices asked,
   which ``dr.slices`` makes 9 of 44 rows and a tenth of 4, the largest ``y``) and with 9 and 10 equal-count
   slices (``slice_function="arc"``).
@@ -91,6 +93,11 @@ def rules_of(frame, seed: int) -> dict[str, int]:
         online = sdr.OnlineSIR(random_state=seed, init_size=200, d_rule=rule).fit(X, y)
         label = "online_sir: ratio (default)" if rule == "ratio" else "online_sir: Li's χ²"
         out[label] = online.d_choice.d
+    # the same test on R dr's slices of all the rows (given as cut points): batch SIR's
+    sl = make_slices(y, 9, function="dr")
+    cuts = [y[sl.labels == h].max() for h in range(sl.nslices - 1)]
+    online = sdr.OnlineSIR(random_state=seed, init_size=200, d_rule="asymptotic", cut_points=cuts)
+    out["online_sir: Li's χ², dr's slices as cut points"] = online.fit(X, y).d_choice.d
     formula = "y ~ " + " + ".join(PREDICTORS)
     for label, options in (
         ("sir: Li's χ², dr slices (default: 9 x 44 + 4)", {}),

@@ -5,15 +5,18 @@ The data sets are those of ``bench_dimension.py`` (n = 400, p = 6, ``x ~ N(0, I_
 plus a cubic in x3), 50 of each, seeds 0..49. Every rule is read off the same fit of each
 data set (paired):
 
-* Lasso-SIR (defaults: 10 equal-count slices, ``lambda.1se`` + refit): R LassoSIR's k-means
-  rule on ``s_j = λ̂_j ‖β̂_j‖`` (the default), the same two-means on ``log s_j``, and rules on
+* Lasso-SIR (defaults: 10 equal-count slices, ``lambda.1se`` + refit): its default
+  ``d_rule="auto"`` (Li's χ² below where ``n >= 2 p H``, as here), R LassoSIR's k-means
+  rule on ``s_j = λ̂_j ‖β̂_j‖`` (the default before), the same two-means on ``log s_j``, and
+  rules on
   the eigenvalues ``θ̂_j`` of the same kernel whitened by ``Σ̂`` (possible here, n > p):
   Li's (1991) sequential χ² test (``n Σ_{j>m} θ̂_j`` against χ² with ``(p - m)(H - m - 1)``
   degrees of freedom) at levels 0.01, 0.05, 0.10, and the information criterion
   ``n Σ_{j>k} θ̂_j + c·k(p + H - 1 - k)`` (the statistic plus ``c`` per parameter of a
   rank-``k`` ``p x (H - 1)`` matrix) with ``c = 2`` (AIC-type), 3 and ``log n`` (BIC-type);
-* online SIR (``init_size = 200``, its 10 slices cut at the first batch's quantiles): the
-  eigenvalue-ratio rule (default) and Li's χ² from its slice moments (``d_rule="asymptotic"``),
+* online SIR (``init_size = 200``, its 10 slices cut at the first batch's quantiles): its
+  default ``d_rule="auto"`` (the test below once ``n >= 2 p H``), the eigenvalue-ratio rule
+  (the default before) and Li's χ² from its slice moments (``d_rule="asymptotic"``),
   and that test on the slices batch SIR uses (``cut_points`` at R ``dr``'s slice boundaries of
   all the rows);
 * batch SIR's Li χ² for reference, with R ``dr``'s slicing (the default: 9 slices asked,
@@ -78,20 +81,26 @@ def log_two_means(statistic: np.ndarray) -> int:
 def rules_of(frame, seed: int) -> dict[str, int]:
     X, y = frame[PREDICTORS].to_numpy(), frame["y"].to_numpy()
     n, p, H = X.shape[0], X.shape[1], 10
-    lasso = sdr.LassoSIR(random_state=seed, progress=False).fit(X, y)
+    lasso = sdr.LassoSIR(random_state=seed, progress=False, d_rule="kmeans").fit(X, y)
     statistic = np.asarray(lasso.extras["d_statistic"], dtype=float)
     theta = whitened_kernel(X, y, H)
+    auto = sdr.LassoSIR(random_state=seed, progress=False).fit(X, y)
     out = {
-        "lasso_sir: k-means on s_j (default)": lasso.d_choice.d,
+        f"lasso_sir: default (auto, chose by {auto.d_rule})": auto.d_choice.d,
+        "lasso_sir: k-means on s_j (R's rule; the default before)": lasso.d_choice.d,
         "lasso_sir: two-means on log s_j": log_two_means(statistic),
     }
     for level in (0.01, 0.05, 0.10):
         out[f"lasso_sir kernel: Li's χ², level {level:.2f}"] = li_test(theta, n, p, H, level)
     for name, c in (("2 (AIC-type)", 2.0), ("3", 3.0), ("log n (BIC-type)", np.log(n))):
         out[f"lasso_sir kernel: criterion, c = {name}"] = criterion(theta, n, p, H, c)
-    for rule in ("ratio", "asymptotic"):
+    for rule in ("auto", "ratio", "asymptotic"):
         online = sdr.OnlineSIR(random_state=seed, init_size=200, d_rule=rule).fit(X, y)
-        label = "online_sir: ratio (default)" if rule == "ratio" else "online_sir: Li's χ²"
+        label = {
+            "auto": f"online_sir: default (auto, chose by {online.d_rule})",
+            "ratio": "online_sir: ratio (the default before)",
+            "asymptotic": "online_sir: Li's χ²",
+        }[rule]
         out[label] = online.d_choice.d
     # the same test on R dr's slices of all the rows (given as cut points): batch SIR's
     sl = make_slices(y, 9, function="dr")

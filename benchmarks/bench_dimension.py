@@ -128,7 +128,8 @@ BLIND = {
 WHY = {
     ("sir", "three"): "power: Li's χ² rejects '2D vs ≥ 3D' in 41% of 200 data sets at "
     "n = 400 (23-45% with 6-12 slices), 80% at n = 1000; size 0.01-0.07; the permutation "
-    "test: 38%",
+    "test: 38%; dr's slicing leaves a last slice of the 4 largest y, and on 9 equal slices the "
+    "test picks 3 in 16% (bench_sparse_rules.md)",
     ("save", "spread"): "power: '1D vs ≥ 2D' rejected in 6% at n = 400, normal- and "
     "general-theory tests alike (20% with 4 slices), 76% at n = 1000; size ≤ 0.04; the "
     "permutation test: 10% (30% with 4 slices)",
@@ -138,10 +139,17 @@ WHY = {
     "84% at n = 1000",
     ("cume", "three"): "power: the permutation test rejects '2D vs ≥ 3D' in 61% of 100 data "
     "sets at n = 400 (100% at n = 1000): the goal is at the edge of its power",
-    ("online_sir", "three"): "ratio rule: median λ1/λ2 = 4.7 > λ2/λ3 = 3.3 > λ3/λ4 = 2.2, "
-    "λ3/λ4 never the largest; Li's χ² from the stream's moments: 16%",
-    ("lasso_sir", "three"): "R's k-means: s_j/s_1 = 1, 0.21, 0.05, 0.02 (medians), s_1 is a "
-    "group alone, so d = 1; a log-scale two-means: 30%; Li's χ² on its 10 slices: 12%",
+    ("online_sir", "three"): "power: the default is Li's χ² from the stream's moments "
+    "(n = 400 >= 2 p H = 120): never d = 1 (the ratio rule, the default before: 36 of 50), "
+    "d = 2 in 42; '2D vs ≥ 3D' is at the power of equal-slice SIR at n = 400 (batch SIR on the "
+    "same 10 equal slices: 12%; its 36% comes from dr's slicing, 9 x 44 rows + the 4 largest "
+    "y; the stream's test on dr's cut points: 36%): bench_sparse_rules.md",
+    ("lasso_sir", "three"): "power: the default is Li's χ² of its kernel (n = 400 >= 2 p H = "
+    "120), SIR's test on its 10 equal slices: never d = 1 (R's k-means, the default before: "
+    "50 of 50, s_1 a group alone), d = 2 in 44; '2D vs ≥ 3D' is at the power of equal-slice "
+    "SIR at n = 400 (batch SIR, 10 equal slices: 12%); no rule tried keeps single and gains "
+    "(log-scale two-means 30% at single 88%, an AIC-type criterion 40% at 82%): "
+    "bench_sparse_rules.md",
     **{
         (m, "three"): f"the fit's third direction, not the rule: given x1, x2, x3 themselves the "
         f"criterion picks 3 in 92% of these data sets (98% by its minimum); the fit's 3D span "

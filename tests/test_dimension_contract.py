@@ -94,7 +94,8 @@ def test_every_method_takes_d_none_d_rule_d_max_and_random_state(cls):
     params = cls.params
     assert params["d"] is None, cls.__name__
     assert {"d_rule", "d_max", "random_state"} <= set(params), cls.__name__
-    assert params["d_rule"] in RULE_NAMES, cls.__name__
+    # "auto" (Lasso-SIR, online SIR): the method's test where it is valid, else another rule
+    assert params["d_rule"] in {*RULE_NAMES, "auto"}, cls.__name__
     for old in ("cv_rule", "select_d", "dim_rule"):
         with pytest.raises(TypeError, match=re.escape(f"got an unknown option '{old}'")):
             cls(**{old: "min"})
@@ -104,6 +105,9 @@ def test_every_method_takes_d_none_d_rule_d_max_and_random_state(cls):
 def test_d_none_is_the_rule_s_choice_and_the_summary_says_so(name, data):
     chosen = fit(name, data)
     rule = chosen.estimator.options["d_rule"]
+    if rule == "auto":  # the rule it picked on this fit (here the test: n >= 2 p H)
+        rule = chosen._default_rule()[0]
+        assert rule == "asymptotic", name
     assert chosen.d_rule == rule and chosen.d_choice.rule == rule
     assert chosen.d == max(chosen.d_choice.d, 1)
     text = str(chosen.summary())
@@ -121,7 +125,7 @@ def test_d_given_is_kept_and_test_dimension_works_whatever_d_was(name, data):
     assert given.d == 1 and given.d_rule == "given" and given.d_choice is None
     assert "Dimension:\nd = 1 (given)" in str(given.summary())
     test = given.test_dimension()  # the default rule, never "refit with a larger d"
-    assert test.rule == given.estimator.options["d_rule"] and test.d >= 0
+    assert test.rule == given._default_rule()[0] and test.d >= 0
 
 
 def test_moment_methods_report_their_test_s_choice_not_d_max(ais):

@@ -21,7 +21,7 @@ from ..base.tables import Block, dir_labels
 from ..base.validation import check_choice, check_int, keywords_checked
 from ..inference.bootstrap import batched_measures, default_dimension
 from ..inference.bootstrap_result import BootstrapResult
-from ..inference.dimension_test import sir_dimension_test
+from ..inference.dimension_test import sir_dimension_test, sir_test_unavailable
 from ..inference.ratio import eigenvalue_ratio
 from ..stats.distances import DISTANCES, subspace_distance
 from ._moments import nonempty_slices, sir_from_sums
@@ -41,8 +41,10 @@ class OnlineSIRResults(LassoSIRResults):
 
     - ``transform(newdata)`` (``newdata`` is needed);
     - ``test_dimension("asymptotic")``: Li's (1991) χ² test of SIR (as R ``dr`` and
-      ``sdr.sir``) from the slice moments the stream keeps; ``test_dimension("ratio")`` (the
-      default ``d_rule``): the eigenvalue-ratio rule on the tracked eigenvalues;
+      ``sdr.sir``) from the slice moments the stream keeps; ``test_dimension("ratio")``: the
+      eigenvalue-ratio rule on the tracked eigenvalues. The default ``d_rule="auto"`` is
+      the test once the stream has seen ``2 p H`` rows, the ratio rule before (and without
+      the moments), and says which;
     - ``bootstrap()``: the replicates of the Poisson bootstrap the stream drew as its rows
       arrived (``bootstrap_replicates=B`` when the stream starts);
     - ``plot()``: the tracked eigenvalues and the distance between successive estimates;
@@ -252,16 +254,34 @@ class OnlineSIRResults(LassoSIRResults):
             rules["asymptotic"] = self._asymptotic_test
         return rules
 
+    def _default_rule(self) -> tuple[str | None, str | None]:
+        """``d_rule="auto"``: Li's χ² test from the slice moments once the stream has seen
+        ``2 p H`` rows, else the eigenvalue-ratio rule, with the reason (see
+        :class:`OnlineSIR`)."""
+        rule = self.options.get("d_rule")
+        if rule != "auto":
+            return rule, None
+        kept = self.extras.get("slice_moments")
+        if kept is None:
+            return "ratio", "the stream kept no slice moments for the test (sir_moments=False)"
+        counts = kept["counts"][0]
+        why = sir_test_unavailable(float(counts.sum()), self.p, nonempty_slices(counts))
+        if why is None:
+            (fit,) = self._sir()
+            why = f"SIR of the slice moments failed ({fit})" if isinstance(fit, str) else None
+        return ("ratio", why) if why else ("asymptotic", None)
+
     def test_dimension(self, rule: str | None = None, **options: Any) -> Any:
         """Choose the dimension by a rule; see :meth:`sdrstats.Results.test_dimension`.
 
         A stream offers ``"asymptotic"`` (Li's χ² test from its slice moments) and
-        ``"ratio"`` (its default ``d_rule``); a fit made in memory offers every rule.
+        ``"ratio"``; a fit made in memory offers every rule.
 
         Parameters
         ----------
         rule : str, optional
-            Default the fit's ``d_rule``.
+            Default the rule the fit's ``d_rule`` picks (for ``"auto"``: the test once the
+            stream has seen ``2 p H`` rows, else the ratio rule).
         **options
             Options of the rule (``d_max``, ``level``...).
 

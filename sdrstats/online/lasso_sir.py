@@ -3,8 +3,9 @@
 The predictors are centred and scaled to unit variance but never whitened, so the method works
 when ``p > n``. The eigen-decomposition of the slice-mean kernel goes through the ``H x H``
 Gram matrix of the slice means, and each direction is one scikit-learn Lasso fit. The number of
-directions is chosen as R ``LassoSIR`` chooses it (a two-group k-means of
-``λ̂_j ‖β̂_j‖``), or by the eigenvalue-ratio rule.
+directions is chosen by Li's (1991) χ² test of the kernel where ``n`` is large enough for it,
+else as R ``LassoSIR`` chooses it (a two-group k-means of ``λ̂_j ‖β̂_j‖``), or by the
+eigenvalue-ratio rule.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import pandas as pd
 from ..base.budget import check_loops
 from ..base.parallel import as_seed_sequence, parallel_map
 from ..base.tables import Block
-from ..base.validation import Interval, Options
+from ..base.validation import Interval, Options, check_int
 from ..base.warnings import ConvergenceWarning
 from ..fitting.estimator import Estimator, EstimatorOutput
 from ..fitting.formula_functions import fit_formula, formula_doc
+from ..inference.dimension_test import sir_dimension_test, sir_test_unavailable
 from ..inference.ratio import ratio_choice
 from ..results.fitted import DimensionTest, Results
 from ..stats.linalg import canonical_basis
@@ -39,7 +41,11 @@ EIGEN_RTOL = 1e-10
 PRECOMPUTE_SIZE = 100_000
 
 #: The rules of the ``d_rule`` option.
-D_RULES = ("kmeans", "ratio")
+D_RULES = ("auto", "asymptotic", "kmeans", "ratio")
+
+#: The smallest eigenvalue of the predictors' correlation matrix below which Li's χ² test,
+#: which whitens the kernel by its inverse, is not computed (the predictors are collinear).
+COLLINEAR_RTOL = 1e-10
 
 #: The cross-validated rules of the ``penalty`` option (``"cv"`` is the older name of
 #: ``"cv_min"``) and the ``cv.glmnet`` penalty each takes.
@@ -73,6 +79,76 @@ def slice_mean_eigen(
     eta = np.zeros((X.shape[1], nslices))
     eta[:, positive] = A @ vectors[:, positive] / np.sqrt(values[positive])
     return values, eta, means, fractions
+
+
+def response_slices(Y: np.ndarray, nslices: int) -> Any:
+    """Lasso-SIR's slices of the response: equal counts, or one per class (integer codes)."""
+    categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
+    return make_slices(
+        Y if categorical else Y.reshape(-1), nslices, function="arc", categorical=categorical
+    )
+
+
+def whitened_kernel_eigenvalues(Z: np.ndarray, labels: np.ndarray, nslices: int) -> np.ndarray:
+    """Eigenvalues of ``Σ̂^{-1/2} Γ̂ Σ̂^{-1/2}`` (SIR's kernel on Lasso-SIR's slices), length p.
+
+    ``Z`` holds the centred predictors (any scaling: the eigenvalues do not depend on it);
+    ``Σ̂ = ZᵀZ/n``. Computed through the ``H x H`` matrix ``Aᵀ Σ̂⁻¹ A`` with ``Γ̂ = A Aᵀ``; the
+    ``p - min(p, H)`` others are 0. Li's (1991) χ² test reads them.
+
+    Raises
+    ------
+    ValueError
+        When ``n <= p`` or the predictors are (nearly) collinear: ``Σ̂`` cannot be inverted.
+    """
+    n, p = Z.shape
+    if n <= p:
+        raise ValueError(
+            f"Li's χ² test of lasso_sir needs more rows than predictors to invert their "
+            f"covariance; got n = {n}, p = {p}. Use d_rule='kmeans' (R LassoSIR's rule)."
+        )
+    cov = Z.T @ Z / n
+    sd = np.sqrt(np.diag(cov))
+    corr = cov / np.outer(sd, sd)
+    if np.linalg.eigvalsh((corr + corr.T) / 2)[0] <= COLLINEAR_RTOL:
+        raise ValueError(
+            "Li's χ² test of lasso_sir inverts the predictors' covariance, and the predictors "
+            "are (nearly) collinear. Use d_rule='kmeans' (R LassoSIR's rule)."
+        )
+    counts = np.bincount(labels, minlength=nslices).astype(float)
+    sums = np.zeros((nslices, p))
+    np.add.at(sums, labels, Z)
+    means = sums / np.maximum(counts, 1.0)[:, None]
+    A = means.T * np.sqrt(counts / n)  # Γ̂ = A Aᵀ
+    inner = A.T @ np.linalg.solve(cov, A)
+    values = np.clip(np.linalg.eigvalsh((inner + inner.T) / 2)[::-1], 0.0, None)
+    out = np.zeros(p)
+    k = min(p, nslices)
+    out[:k] = values[:k]
+    return out
+
+
+def kernel_asymptotic_test(
+    results: LassoSIRResults, d_max: int | None = None, level: float = 0.05
+) -> DimensionTest:
+    """Li's (1991) χ² test of Lasso-SIR's slice-mean kernel (R ``dr``'s test of SIR).
+
+    ``n Σ_{j>m} θ̂_j ~ χ²((p - m)(H - m - 1))`` with ``θ̂_j`` the kernel's eigenvalues whitened
+    by ``Σ̂`` (:func:`whitened_kernel_eigenvalues`), ``H`` the slices holding rows; the
+    hypotheses ``m = 0..min(d_max, r) - 1`` (``r`` the kernel's rank), as ``sdr.sir`` tests
+    on the same slices. Needs ``n > p``.
+    """
+    ex, o = results.extras, results.options
+    values = ex.get("whitened_eigenvalues")
+    if values is None:
+        Z = results.spec.X - results.spec.X.mean(axis=0)
+        slices = response_slices(results.spec.Y, o["nslices"])
+        values = whitened_kernel_eigenvalues(Z, slices.labels, slices.nslices)
+    rank = int(np.sum(np.asarray(ex["kernel_eigenvalues"]) > 0))
+    most = o["d_max"] if d_max is None else check_int(d_max, "d_max", "test_dimension", low=1)
+    h = int(np.sum(np.asarray(ex["slice_sizes"]) > 0))
+    rows = max(1, min(most, rank, results.p))
+    return sir_dimension_test(values, results.n, results.p, h, rows, level, results.method)
 
 
 def two_means_smaller_group(values: np.ndarray) -> int:
@@ -212,7 +288,19 @@ class LassoSIRResults(Results):
     def _dimension_rules(self) -> dict[str, Any]:
         rules = super()._dimension_rules()
         rules["kmeans"] = lambda **kw: kmeans_test(self, **kw)
+        if "kernel_eigenvalues" in self.extras and self.n > self.p:
+            rules["asymptotic"] = lambda **kw: kernel_asymptotic_test(self, **kw)
         return rules
+
+    def _default_rule(self) -> tuple[str | None, str | None]:
+        """``d_rule="auto"``: Li's χ² test where the fit found it valid, else the k-means
+        rule, with the reason (see :class:`LassoSIR`)."""
+        rule = self.options.get("d_rule")
+        if rule != "auto":
+            return rule, None
+        if self.extras.get("whitened_eigenvalues") is not None:
+            return "asymptotic", None
+        return "kmeans", self.extras.get("asymptotic_unavailable") or "no test on this fit"
 
     def _summary_blocks(self) -> list[Block]:
         blocks = super()._summary_blocks()
@@ -284,25 +372,43 @@ class LassoSIR(Estimator):
     d : int, optional
         Number of directions, at most the rank of the slice-mean kernel (``min(p, H - 1)``
         for data in general position). ``None`` (default) chooses it by ``d_rule``.
-    d_rule : {"kmeans", "ratio"}
-        How ``d=None`` chooses ``d`` (``fit.test_dimension()`` prints the rule's table).
-        ``"kmeans"`` (default) is R ``LassoSIR``'s rule (Lin, Zhao & Liu 2019, Algorithm 5):
-        fit the Lasso for every direction with a positive kernel eigenvalue, form
-        ``s_j = λ̂_j ‖β̂_j‖`` for ``j = 1..min(p, H)`` (0 past the kernel's rank), split
-        ``s / s_1`` into two k-means groups and take the size of the smaller; a categorical
-        response gets ``d`` = the kernel's rank (R: ``H - 1``). It costs one
-        (cross-validated) Lasso per positive eigenvalue, up to ``min(p, H - 1)``. On the
-        default ``lambda.1se`` fits the noise directions' ``‖β̂_j‖`` are mostly 0, which
-        separates the groups: at ``n = 120, p = 200`` with a 5-predictor single index it
-        chose ``d = 1`` in 19 of 30 replications (11 of 30 on R's ``lambda.min`` fits,
-        ``benchmarks/bench_online.md``). ``"ratio"``: the ``k`` maximising
-        ``λ̂_k / λ̂_{k+1}`` over ``k`` up to ``r - 1`` (``r`` the number of positive
-        eigenvalues, so at most ``min(p, H - 1) - 1``) and ``d_max``
+    d_rule : {"auto", "asymptotic", "kmeans", "ratio"}
+        How ``d=None`` chooses ``d`` (``fit.test_dimension()`` prints the rule's table;
+        ``fit.d_rule`` and the summary say which rule chose). ``"auto"`` (default): Li's
+        (1991) χ² test of the slice-mean kernel at level 0.05 (``"asymptotic"``) when ``n``
+        is at least ``2 p H`` (two rows per coordinate of the slice means; the test whitens
+        the kernel by ``Σ̂⁻¹``, so it needs ``n > p``, and it turns conservative as ``n`` nears
+        ``p``: see :data:`sdrstats.inference.dimension_test.SIR_TEST_ROWS_PER_CELL`) and the
+        predictors are not collinear; else, and always for ``p > n``, R ``LassoSIR``'s
+        k-means rule (``"kmeans"``), and the summary says why ("d = 1 (chosen by R
+        LassoSIR's k-means rule: too few rows for the test, n = 120 < 2 x p x slices =
+        4000)"). ``"asymptotic"``: the test whenever ``n > p``: the hypotheses
+        "mD vs >= (m+1)D", ``m = 0..min(d_max, r) - 1`` (``r`` the kernel's rank), each
+        ``n Σ_{j>m} θ̂_j`` against χ² with ``(p - m)(H - m - 1)`` degrees of freedom, the
+        ``θ̂_j`` the kernel's eigenvalues whitened by ``Σ̂``: ``sdr.sir``'s test on the same
+        slices, so ``d`` is the smallest ``m`` not rejected. ``"kmeans"`` is R ``LassoSIR``'s
+        rule (Lin, Zhao & Liu 2019, Algorithm 5): fit the Lasso for every direction with a
+        positive kernel eigenvalue, form ``s_j = λ̂_j ‖β̂_j‖`` for ``j = 1..min(p, H)`` (0
+        past the kernel's rank), split ``s / s_1`` into two k-means groups and take the size
+        of the smaller; a categorical response gets ``d`` = the kernel's rank (R: ``H - 1``).
+        It costs one (cross-validated) Lasso per positive eigenvalue, up to
+        ``min(p, H - 1)``. On the default ``lambda.1se`` fits the noise directions'
+        ``‖β̂_j‖`` are mostly 0, which separates the groups: at ``n = 120, p = 200`` with a
+        5-predictor single index it chose ``d = 1`` in 19 of 30 replications (11 of 30 on
+        R's ``lambda.min`` fits, ``benchmarks/bench_online.md``). ``"ratio"``: the ``k``
+        maximising ``λ̂_k / λ̂_{k+1}`` over ``k`` up to ``r - 1`` (so at most
+        ``min(p, H - 1) - 1``) and ``d_max``
         (:func:`sdrstats.inference.ratio.eigenvalue_ratio`); it needs the Lasso of the
         chosen directions only, and chose ``d = 1`` for every single-index replication there
-        but also for half of the two-index ones at ``n = 1000``.
+        but also for half of the two-index ones at ``n = 1000``. Why the test is the default
+        where it is valid: the k-means rule reads one drop, and when the first statistic
+        dominates it puts it in a group alone, so on a three-index model (n = 400, p = 6,
+        ``benchmarks/bench_sparse_rules.md``) it chose ``d = 1`` in all of 50 data sets
+        (scaled statistics 1, 0.21, 0.05, ... in the median) although every test there
+        rejects "1D" in all 50; the test chose 2 in 44 and 3 in 6, at the price of its
+        level on a single index (d = 2 in 2 of 50, where the k-means rule chose 1 in all).
     d_max : int, default 10
-        Largest ``d`` either rule chooses.
+        Largest ``d`` the rules choose (the test's hypotheses stop at ``d_max``).
     penalty : {"cv_1se", "cv_min", "cv"} or float
         For each direction the Lasso penalty from ``n_folds``-fold cross-validation on
         glmnet's path of 100 penalties (never the first, empty one). ``"cv_1se"``
@@ -315,7 +421,7 @@ class LassoSIR(Estimator):
         ``lambda.min``; ``"cv"`` is its older name): the smallest penalty with the least
         mean cross-validated error. A float ``C`` gives the theoretical
         penalty ``μ_j = C·sqrt(log p / (n λ̂_j))``. R ``LassoSIR``'s rule is
-        ``penalty="cv_min", refit=False`` (with the default ``d_rule="kmeans"``).
+        ``penalty="cv_min", refit=False, d_rule="kmeans"``.
     refit : bool
         ``True`` (default): the Lasso selects the predictors and least squares of the
         pseudo-response on the selected ones gives their coefficients (post-Lasso,
@@ -408,7 +514,7 @@ class LassoSIR(Estimator):
         *,
         nslices: int = 10,
         d: int | None = None,
-        d_rule: str = "kmeans",
+        d_rule: str = "auto",
         d_max: int = MAX_AUTO_D,
         penalty: str | float = "cv_1se",
         refit: bool = True,
@@ -499,12 +605,7 @@ class LassoSIR(Estimator):
             X, Y = np.repeat(X, counts, axis=0), np.repeat(Y, counts, axis=0)
         o = self.options
         categorical = Y.ndim == 1 and Y.dtype.kind in "iu"
-        slices = make_slices(
-            Y if categorical else Y.reshape(-1),
-            o["nslices"],
-            function="arc",
-            categorical=categorical,
-        )
+        slices = response_slices(Y, o["nslices"])
         H = slices.nslices
         if H < 2:
             raise ValueError("The response has a single value; lasso_sir needs it to vary.")
@@ -522,6 +623,7 @@ class LassoSIR(Estimator):
                 "Every slice of the response has the same predictor means; lasso_sir finds no "
                 "direction. Check the response, or use fewer slices."
             )
+        whitened, unavailable = self._test_eigenvalues(Z, slices.labels, slices.sizes, H)
         seed = int(np.random.default_rng(as_seed_sequence(random_state)).integers(2**31 - 1))
         fits: dict[int, tuple[np.ndarray, float]] = {}
 
@@ -531,7 +633,10 @@ class LassoSIR(Estimator):
                 fits[j] = self._lasso(Z, target, values[j], seed)
             return fits[j]
 
-        d, statistic = self._choose_d(values, rank, direction, categorical, p, H)
+        test_size = (n, int(np.sum(np.asarray(slices.sizes) > 0)))  # Li's test: rows, slices
+        d, statistic = self._choose_d(
+            values, rank, direction, categorical, p, H, whitened, test_size
+        )
         pseudo = means[slices.labels] @ eta[:, :d] / values[:d]  # Ỹ (n x d)
         todo = [j for j in range(d) if j not in fits]  # those the rule for d did not fit
         done = parallel_map(
@@ -569,6 +674,10 @@ class LassoSIR(Estimator):
             "d_statistic": statistic,
             "penalty_rule": rule,
         }
+        if whitened is not None or unavailable is not None:
+            # what d_rule="auto" (and "asymptotic") read: the test's eigenvalues, or why not
+            extras["whitened_eigenvalues"] = whitened
+            extras["asymptotic_unavailable"] = unavailable
         return EstimatorOutput(
             basis=canonical_basis(basis_z / scale[:, None]),
             d=d,
@@ -576,6 +685,26 @@ class LassoSIR(Estimator):
             center=center,
             extras=extras,
         )
+
+    def _test_eigenvalues(
+        self, Z: np.ndarray, labels: np.ndarray, sizes: np.ndarray, H: int
+    ) -> tuple[np.ndarray | None, str | None]:
+        """The whitened kernel's eigenvalues Li's χ² test reads, or why ``d_rule="auto"``
+        does not use the test on these rows (``(None, None)`` for the other rules, whose
+        ``test_dimension("asymptotic")`` computes them when asked)."""
+        o = self.options
+        if o["d_rule"] == "asymptotic" and o["d"] is None:
+            return whitened_kernel_eigenvalues(Z, labels, H), None
+        if o["d_rule"] != "auto":
+            return None, None
+        n, p = Z.shape
+        unavailable = sir_test_unavailable(n, p, int(np.sum(np.asarray(sizes) > 0)))
+        if unavailable is not None:
+            return None, unavailable
+        try:
+            return whitened_kernel_eigenvalues(Z, labels, H), None
+        except ValueError:
+            return None, "the predictors are (nearly) collinear, so the test cannot whiten"
 
     def _choose_d(
         self,
@@ -585,9 +714,12 @@ class LassoSIR(Estimator):
         categorical: bool,
         p: int,
         H: int,
+        whitened: np.ndarray | None = None,
+        test_size: tuple[int, int] = (0, 0),
     ) -> tuple[int, np.ndarray | None]:
         """``d`` and (k-means rule) the statistic ``λ̂_j ‖β̂_j‖``; ``test_dimension`` reads
-        the same statistic, so the fit's ``d`` is its rule's choice."""
+        the same statistic (Li's test: the same ``whitened`` eigenvalues), so the fit's
+        ``d`` is its rule's choice."""
         o = self.options
         if o["d"] is not None:
             if o["d"] > rank:
@@ -599,6 +731,11 @@ class LassoSIR(Estimator):
             return o["d"], None
         if o["d_rule"] == "ratio":
             return ratio_choice(values, o["d_max"]), None
+        if whitened is not None:  # "asymptotic", or "auto" where the test is valid
+            n, h = test_size
+            rows = max(1, min(o["d_max"], rank, p))
+            test = sir_dimension_test(whitened, n, p, h, rows, 0.05, self.method)
+            return min(max(test.d, 1), rank), None
         statistic = np.zeros(min(p, H))  # R's min(p, H) slots; 0 past the kernel's rank
         for j in range(rank):
             statistic[j] = values[j] * np.linalg.norm(direction(j)[0])
@@ -638,7 +775,7 @@ def lasso_sir(
     *,
     nslices: int = 10,
     d: int | None = None,
-    d_rule: str = "kmeans",
+    d_rule: str = "auto",
     d_max: int = 10,
     penalty: str | float = "cv_1se",
     refit: bool = True,

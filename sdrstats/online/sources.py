@@ -125,7 +125,7 @@ def online_sir(
     *,
     nslices: int | None = None,
     d: int | None = None,
-    d_rule: str = "ratio",
+    d_rule: str = "auto",
     d_max: int | None = None,
     eigen: str = "ccipca",
     sparse: bool = True,

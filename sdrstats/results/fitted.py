@@ -153,7 +153,7 @@ class Results(SummaryMixin, ResultsSaveLoad):
         options = self.estimator.options
         if options.get("d") is not None or "d_rule" not in options:
             return
-        rule = options["d_rule"]
+        rule, fallback = self._default_rule()
         available = self._dimension_rules()
         if rule not in available and "ratio" in available and self.spec.X.shape[0] == 0:
             # a fit on chunked, Dask or streamed data keeps no rows to resample: the rule
@@ -166,6 +166,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
                 f"among {sorted(available)}."
             )
         test = self.test_dimension(rule, **self._rule_options(rule))
+        if fallback:
+            test.fallback = fallback
         if test.d < 1:
             warnings.warn(
                 f"{self.method}: {test.describe()} chose d = 0 (no evidence that the response "
@@ -183,6 +185,15 @@ class Results(SummaryMixin, ResultsSaveLoad):
         """Options of ``test_dimension(rule)`` when the rule chooses ``d``: none by default;
         a family leaves out what its choice does not read (SAVE's general-theory p-values)."""
         return {}
+
+    def _default_rule(self) -> tuple[str | None, str | None]:
+        """The rule that chooses ``d`` by default, and why it stands in for the method's
+        default test (None when it is the ``d_rule`` option itself).
+
+        The ``d_rule`` option, except for a method whose ``d_rule="auto"`` picks its test
+        where it is valid on this fit and another rule elsewhere (Lasso-SIR, online SIR).
+        """
+        return self.estimator.options.get("d_rule"), None
 
     # -- what was fitted -----------------------------------------------------------------
     @property
@@ -463,8 +474,8 @@ class Results(SummaryMixin, ResultsSaveLoad):
             ``"asymptotic"``, ``"permutation"``, ``"ladle"``, ``"bootstrap"``, ``"cv"``,
             ``"ratio"`` or a method's own (``"kmeans"`` for Lasso-SIR); see
             ``docs/vocabulary.md``. Default the fit's ``d_rule`` option, the rule that chooses
-            ``d`` when it is not given, so ``fit.test_dimension()`` prints the table behind
-            ``fit.d_choice``.
+            ``d`` when it is not given (for ``d_rule="auto"``, the rule it picks on this fit),
+            so ``fit.test_dimension()`` prints the table behind ``fit.d_choice``.
         **options
             Options of the rule (``level``, ``n_permutations``, ``B``, ``d_max`` -- R's
             ``numdir`` is an alias --, ``random_state``...). A rule that resamples and is
@@ -492,8 +503,9 @@ class Results(SummaryMixin, ResultsSaveLoad):
         """
         options = translate_options(options, "test_dimension", aliases={"numdir": "d_max"})
         rules = self._dimension_rules()
+        fallback = None
         if rule is None:
-            rule = self.estimator.options.get("d_rule")
+            rule, fallback = self._default_rule()
         if rule is None or rule not in rules:
             if not rules:
                 raise ValueError(
@@ -509,7 +521,10 @@ class Results(SummaryMixin, ResultsSaveLoad):
         unknown = [k for k in options if keywords is not None and k not in keywords]
         if unknown:
             raise unknown_options_error(f"test_dimension({rule!r})", unknown, keywords or [])
-        return rules[rule](**options)
+        test = rules[rule](**options)
+        if fallback:
+            test.fallback = fallback
+        return test
 
     @keywords_checked
     def bootstrap(

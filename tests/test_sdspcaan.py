@@ -119,6 +119,29 @@ def test_partial_eigensolver_matches_dense(method):
     np.testing.assert_allclose(overlap, 1.0, atol=1e-6)
 
 
+@pytest.mark.parametrize("method", ["arpack", "lobpcg"])
+def test_partial_eigensolver_on_the_family_q_step_matrix(method):
+    # the operator SDSPCAAN actually hands to the partial solvers: G = [X, Y], the graph block
+    # δ' XᵀLX of the adaptive graph at Q0 and the β'D diagonal; its spectrum is far from the
+    # random one above (rank p + c plus a diagonal, strongly negative leading eigenvalues)
+    from sdrstats.sdspcaan.solver import _Problem, _row_norms
+
+    _, X, y = simulate(n_per_class=40, p=8, seed=21)
+    Xs, _, _ = zscore(X)
+    problem = _Problem(
+        Xs, one_hot(y), SolverConfig(k=2), {"setup": 0.0, "q_step": 0.0, "s_step": 0.0}
+    )
+    problem.rescale(problem.start)
+    Z = problem.Z
+    Z.diagonal = problem.scales["beta"] / (2.0 * _row_norms(problem.start))
+    values, vectors = np.linalg.eigh(Z.dense())
+    got_values, got_vectors = smallest_eigen(Z, 2, problem.start, method)
+    scale = np.abs(values).max()
+    np.testing.assert_allclose(got_values, values[:2], atol=1e-8 * scale)
+    overlap = projection_onto(got_vectors, vectors[:, :2])
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-6)
+
+
 def test_sdspca_without_sparsity_is_the_dense_eigen_solution():
     _, X, y = simulate(seed=5)
     Xs, _, _ = zscore(X)

@@ -25,6 +25,7 @@ import pandas as pd
 from ..base.parallel import parallel_map
 from ..inference.poisson import counts_from_keys
 from ..scale.rows import RowsInMemory
+from ..stats.moment_kernels import whiten_slice_sums
 from ._core import SliceMoments, Standardized
 from .statistics import SliceRule
 
@@ -585,30 +586,22 @@ class WeightedReplicates:
         return raw * np.where(signs == 0, 1.0, signs), values
 
     def _whitened_moments(self, sums: np.ndarray) -> list[np.ndarray | None]:
-        """Weighted mean, scale, whitening factor and whitened slice moments, per replicate."""
+        """Weighted mean, scale, whitening factor and whitened slice moments, per replicate
+        (the slice means by :func:`sdrstats.stats.moment_kernels.whiten_slice_sums`)."""
         p, iu = self.p, self.iu
         counts, lin = sums[:, :, 0], sums[:, :, 1 : p + 1]  # (b, h), (b, h, p)
         quad = np.zeros(sums.shape[:2] + (p, p))
         quad[..., iu[0], iu[1]] = sums[..., p + 1 :]
         quad[..., iu[1], iu[0]] = sums[..., p + 1 :]
-        total = counts.sum(axis=1)  # (b,)
-        mean = lin.sum(axis=1) / total[:, None]
-        mean_outer = mean[:, :, None] * mean[:, None, :]
-        cov = quad.sum(axis=1) / total[:, None, None] - mean_outer
-        scale = np.sqrt(np.clip(np.diagonal(cov, axis1=1, axis2=2), 0.0, None))
-        if np.any(scale <= 1e-12 * scale.max(axis=1, keepdims=True)):
-            raise ValueError("A predictor is constant in this resample.")
-        outer_scale = scale[:, :, None] * scale[:, None, :]
-        corr = cov / outer_scale
-        chol = np.linalg.cholesky((corr + np.swapaxes(corr, 1, 2)) / 2)
-        filled = counts > 0
-        safe = np.where(filled, counts, 1.0)
-        mu = np.where(filled[..., None], lin / safe[..., None], mean[:, None, :])
-        centred = ((mu - mean[:, None, :]) / scale[:, None, :]).transpose(0, 2, 1)
-        means = np.linalg.solve(chol, centred).transpose(0, 2, 1)  # z-bar_s = L^{-1} ...
+        w = whiten_slice_sums(counts, lin, quad.sum(axis=1))
+        total, mean, cov, scale, chol, means = w.total, w.mean, w.cov, w.scale, w.chol, w.means
         second = None
         if self.estimator.second_moments:
             # E_s[(x-m)(x-m)'] = Q_s/n_s - mu_s m' - m mu_s' + m m', then whitened.
+            filled = counts > 0
+            safe = np.where(filled, counts, 1.0)
+            mu, mean_outer = w.slice_means, mean[:, :, None] * mean[:, None, :]
+            outer_scale = scale[:, :, None] * scale[:, None, :]
             raw = quad / safe[..., None, None]
             raw -= mu[..., :, None] * mean[:, None, None, :]
             raw -= mean[:, None, :, None] * mu[..., None, :]

@@ -31,7 +31,7 @@ import numpy as np
 from ..base.parallel import as_seed_sequence, derived_stream
 from ..inference.poisson import counts_from_keys, replicate_keys
 from ..stats.linalg import canonical_basis, sym_eigh_desc
-from ..stats.moment_kernels import sir_kernel
+from ..stats.moment_kernels import sir_kernel, whiten_slice_sums
 
 #: The fit's stream (:func:`sdrstats.base.parallel.derived_stream`) the counts are drawn from:
 #: the one ``Results.bootstrap`` draws from by default, so the replicates are the bootstrap's.
@@ -218,11 +218,10 @@ def sir_from_sums(
 
     Notes
     -----
-    With ``n = Σ n_h``, ``x̄ − c = Σ_h S_h / n``, ``Σ̂ = C/n − (x̄ − c)(x̄ − c)ᵀ`` (divisor
-    ``n``, as R ``dr``), ``D = diag(Σ̂)^{1/2}`` and ``L Lᵀ`` the Cholesky factor of the
-    correlation matrix, the whitened slice means are ``z̄_h = L⁻¹ D⁻¹ (S_h/n_h − (x̄ − c))``
-    and ``M = Σ_h (n_h/n) z̄_h z̄_hᵀ``; a direction is ``D⁻¹ L⁻ᵀ v`` for an eigenvector ``v``
-    of ``M``. These are the moment family's SIR numbers from the same statistics.
+    :func:`sdrstats.stats.moment_kernels.whiten_slice_sums` gives the whitened slice means
+    ``z̄_h = L⁻¹ D⁻¹ (S_h/n_h − (x̄ − c))`` (divisor-``n`` covariance, as R ``dr``), then
+    ``M = Σ_h (n_h/n) z̄_h z̄_hᵀ``; a direction is ``D⁻¹ L⁻ᵀ v`` for an eigenvector ``v`` of
+    ``M``. These are the moment family's SIR numbers from the same statistics.
     """
     out: list[tuple[np.ndarray, np.ndarray] | str] = []
     for k in range(counts.shape[0]):
@@ -234,22 +233,11 @@ def sir_from_sums(
 
 
 def _sir_one(counts: np.ndarray, sums: np.ndarray, cross: np.ndarray):
-    total = float(counts.sum())
-    if total <= 0:
-        raise ValueError("No rows carry weight in this resample.")
-    mean = sums.sum(axis=0) / total
-    cov = cross / total - np.outer(mean, mean)
-    scale = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    if np.any(scale <= 1e-12 * max(float(scale.max()), 1e-300)):
-        raise ValueError("A predictor is constant among the weighted rows.")
-    corr = cov / np.outer(scale, scale)
-    chol = np.linalg.cholesky((corr + corr.T) / 2)
+    whitened = whiten_slice_sums(counts, sums, cross)
     filled = counts > 0
-    slice_means = sums[filled] / counts[filled, None]
-    means = np.linalg.solve(chol, ((slice_means - mean) / scale).T).T  # z̄_h, one per row
-    kernel = sir_kernel(counts[filled] / total, means)
+    kernel = sir_kernel(whitened.fractions[filled], whitened.means[filled])
     values, vectors = sym_eigh_desc(kernel)
-    basis = np.linalg.solve(chol.T, vectors) / scale[:, None]
+    basis = np.linalg.solve(whitened.chol.T, vectors) / whitened.scale[:, None]
     return canonical_basis(basis), values
 
 

@@ -114,8 +114,11 @@ def _kernel(
             logk -= np.multiply(sq[l], inv[l], out=K)
     else:
         logk[:] = 0.0
-        for l in used:
-            logk -= inv[l] * (Q[:, l, None] - Z[None, :, l]) ** 2
+        for l in used:  # in place: fresh arrays of this size cost more than the arithmetic
+            np.subtract(Q[:, l, None], Z[None, :, l], out=K)
+            np.square(K, out=K)
+            K *= inv[l]
+            logk -= K
     logk -= logk.max(axis=1, keepdims=True)
     np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
     np.exp(K, out=K)
@@ -127,7 +130,7 @@ def _kernel(
             kth = -np.partition(wide, len(Z) - k, axis=1)[:, len(Z) - k]
             wide /= np.maximum(2.0 * kth, 1.0)[:, None]
             np.maximum(wide, -40.0, out=wide)
-            K[sparse] = np.exp(wide)
+            K[sparse] = np.exp(wide, out=wide)
     return K
 
 
@@ -287,7 +290,7 @@ class _LooKernels:
                     kth = -np.sort(wide, axis=1)[:, n - k]
                 wide /= np.maximum(2.0 * kth, 1.0)[:, None]
                 np.maximum(wide, -40.0, out=wide)
-                K[sparse] = np.exp(wide)
+                K[sparse] = np.exp(wide, out=wide)
         return K
 
 

@@ -30,7 +30,10 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
 centres and folds and keeps the one with the larger held-out mean log density, a proper
 score (Gneiting and Raftery 2007): each row is scored by the model refitted without its fold,
 with no centre at a held-out row; the location-scale model uses each row's leave-one-out
-location and scale.
+location and scale. The component-width search (:func:`choose_component_width`) is the
+costly part of that score, so the two are first ranked by a coarse one (two widths, see
+:data:`COARSE_STEPS`); the better gets the full search, and the other too when its coarse
+score comes within :data:`COARSE_MARGIN` of the first's full score.
 
 References
 ----------

@@ -355,7 +355,10 @@ def choose_bandwidths(
         # predictors x rows x n, each predictor's block contiguous (broadcasting the
         # transposes would leave it strided, and every pass over it several times slower)
         sq = np.empty((d + (d > 1), len(rows), len(Z)), np.float32)
-        np.square(Z[rows].T[:, :, None] - Z.T[:, None, :], out=sq[:d])
+        diff, Q = np.empty((len(rows), len(Z))), Z[rows]  # one predictor's, in double
+        for l in range(d):
+            np.subtract(Q[:, l, None], Z[None, :, l], out=diff)
+            np.square(diff, out=sq[l], casting="same_kind")
         if d > 1:
             sq[:d].sum(axis=0, out=sq[d])
     # The scores only rank bandwidths: their kernels in single precision (the weighted

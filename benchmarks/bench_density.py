@@ -172,10 +172,12 @@ def kde_scores(Z_train, y_train, Z_test, y_test) -> tuple[dict, float]:
 
 # -- the width rule before the one-standard-error rule ----------------------------------------
 def previous_width_rule(
-    problem, folds, fit, sigmas, values, log_jacobian, factors=(1.0,), tail=0.0
-):
+    problem, folds, fit, sigmas, values, log_jacobian, factors=(1.0,), tail=0.0, *,
+    known=None, coarse=False,
+):  # fmt: skip
     """σ_y as before: the squared loss's choice, and for the location-scale model its grid
-    neighbours, kept by the best held-out log score (one width, no one-se rule)."""
+    neighbours, kept by the best held-out log score (one width, no one-se rule). With
+    ``coarse`` (the auto model's ranking) its score alone; ``known`` is not used."""
     identity = np.eye(problem.X.shape[1])
     targets = problem.Y if values is None else values
     step = float(sigmas[1] / sigmas[0])
@@ -196,6 +198,8 @@ def previous_width_rule(
             score = float(np.mean(lp + log_jacobian)) - targets.shape[1] * np.log(c)
             if score > best[0]:
                 best = (score, sy, c)
+    if coarse:
+        return best[0]
     return best[0], float(best[1]), float(best[2]), None, None
 
 

@@ -111,3 +111,58 @@ def test_lsce_can_reselect_separate_widths():
     assert own.tuning["sigma_z"] == fit.sigma
     assert own.component_sd[0] == pytest.approx(fit.extras["sigma_y"] * y.std(ddof=1))
     assert "sigma_y" in fit.cv_table.columns and "sigma_y =" in str(fit.summary())
+
+
+def _auto_and_alone(frame, formula, monkeypatch=None, margin=None):
+    import sdrstats.density.models as density_models
+
+    if margin is not None:
+        monkeypatch.setattr(density_models, "COARSE_MARGIN", margin)
+    auto = sdr.lscde(formula, frame, random_state=3).conditional_density()
+    alone = {
+        name: sdr.lscde(formula, frame, model=name, random_state=3).conditional_density()
+        for name in AUTO_CANDIDATES
+    }
+    return auto, alone
+
+
+def test_auto_keeps_exactly_the_fit_of_its_model_alone():
+    # The coarse ranking only decides which candidate gets the full width search: the
+    # model kept is the one fitted alone, number for number.
+    data, _ = lsce_artificial("a", 160, random_state=5)
+    auto, alone = _auto_and_alone(data, "y ~ x1 + x2")
+    kept = alone[auto.model]
+    assert auto.tuning == kept.tuning
+    assert auto.heldout_log_score == kept.heldout_log_score
+    np.testing.assert_array_equal(
+        auto.pdf(data.iloc[:5], [0.0, 1.0]), kept.pdf(data.iloc[:5], [0.0, 1.0])
+    )
+
+
+@pytest.mark.parametrize("margin", [None, np.inf])
+def test_auto_searches_the_widths_fully_only_for_the_candidates_within_the_margin(
+    monkeypatch, margin
+):
+    # By default the candidate far behind on the coarse score (here the separate widths,
+    # more than 0.5 nats behind) gets no full width search; with an unbounded margin both get
+    # one, and the table then holds each model's own held-out score.
+    import sdrstats.density.models as density_models
+
+    full = []
+    search = density_models.choose_component_width
+
+    def counted(*args, **kwargs):
+        if not kwargs.get("coarse"):
+            full.append(args[0])
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(density_models, "choose_component_width", counted)
+    data, _ = lsce_artificial("a", 160, random_state=5)
+    auto, alone = _auto_and_alone(data, "y ~ x1 + x2", monkeypatch, margin=margin)
+    scores = auto.model_choice["held-out log score"]
+    assert auto.model == scores.idxmax()
+    # the fits alone each searched once; auto once or twice
+    assert len(full) - len(AUTO_CANDIDATES) == (1 if margin is None else 2)
+    if margin is not None:
+        for name in AUTO_CANDIDATES:
+            assert scores[name] == alone[name].heldout_log_score

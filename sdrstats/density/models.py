@@ -30,7 +30,10 @@ Three LSCDE models of ``p(y | z)`` on standardised (reduced) predictors ``z``:
 centres and folds and keeps the one with the larger held-out mean log density, a proper
 score (Gneiting and Raftery 2007): each row is scored by the model refitted without its fold,
 with no centre at a held-out row; the location-scale model uses each row's leave-one-out
-location and scale.
+location and scale. The component-width search (:func:`choose_component_width`) is the
+costly part of that score, so the two are first ranked by a coarse one (two widths, see
+:data:`COARSE_STEPS`); the better gets the full search, and the other too when its coarse
+score comes within :data:`COARSE_MARGIN` of the first's full score.
 
 References
 ----------
@@ -231,11 +234,15 @@ def fit_location_scale(
     z_cache: WidthScores | None = None,
     predictors: np.ndarray | None = None,
     random_state: Any = None,
+    refine: bool = True,
 ) -> dict:
     """Location by local-linear smoothing on ``z``, the log-scale chosen by
     :func:`~sdrstats.density.spread.choose_scale` (constant, on ``z``, or on ``z`` and
     spread directions of ``predictors``), then separate-widths LSCDE of the standardised
-    residual given ``z`` (same centres and folds as ``problem``)."""
+    residual given ``z`` (same centres and folds as ``problem``). ``refine=False`` stops
+    before the full search of the residual density's component width: the fit then holds
+    ``coarse_score`` (:func:`choose_component_width`'s ``coarse`` score) and ``finish``,
+    which completes it."""
     Z, Ys = problem.X, problem.Y
     location = LocalLinear(Z, Ys)
     resid = location.loo_residuals
@@ -270,27 +277,30 @@ def fit_location_scale(
     # The residual density's component width and spread, by held-out log-likelihood with
     # the one-standard-error rule (see choose_component_width).
     tail = 1.0 / len(Z)
-    score, sy, c, factors, widths = choose_component_width(
-        e_problem, folds, fit, sigmas, E_loo, log_jacobian, SPREAD_FACTORS, tail
-    )
-    fit["width_factors"] = factors
-    if sy != fit["sigma_y"]:
-        fit["sigma_y"] = fit["tuning"]["sigma_y"] = float(sy)
-        fit["alpha"] = e_problem.solve(
-            np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
-        ).alpha
-    fit["width_choice"] = widths
-    e_scale = e_scale * c
-    fit["tail_weight"] = tail
-    fit["heldout_log_score"] = score
-    fit["tuning"]["spread_factor"] = float(c)
+    known: dict = {}  # held-out scores per width, shared by the coarse and the full search
+    width_args = (e_problem, folds, fit, sigmas, E_loo, log_jacobian, SPREAD_FACTORS, tail)
+
+    def finish() -> dict:
+        score, sy, c, factors, widths = choose_component_width(*width_args, known=known)
+        fit["width_factors"] = factors
+        if sy != fit["sigma_y"]:
+            fit["sigma_y"] = fit["tuning"]["sigma_y"] = float(sy)
+            fit["alpha"] = e_problem.solve(
+                np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
+            ).alpha
+        fit["width_choice"] = widths
+        fit["tail_weight"] = tail
+        fit["heldout_log_score"] = score
+        fit["tuning"]["spread_factor"] = float(c)
+        fit["e_scale"] = e_scale * c
+        return fit
+
     fit.update(
         problem=e_problem,
         location=location,
         log_scale=log_scale,
         log_scale_range=g_range,
         e_shift=e_shift,
-        e_scale=e_scale,
         spread=scale.spread,
         scale_choice=scale.table,
         heteroscedasticity_pvalue=scale.pvalue,
@@ -300,6 +310,11 @@ def fit_location_scale(
         log_scale=scale.name,
         scale_bandwidth=None if log_scale.bandwidth is None else _one_or_list(log_scale.bandwidth),
     )
+    if not refine:
+        fit["coarse_score"] = choose_component_width(*width_args, known=known, coarse=True)
+        fit["finish"] = finish
+        return fit
+    return finish()
     return fit
 
 
@@ -307,6 +322,15 @@ def fit_location_scale(
 #: from half a step narrower to two steps wider (the squared loss errs narrow: on the
 #: density benchmark's models a step narrower was never kept).
 WIDTH_STEPS = (-1, 0, 1, 2, 3, 4)
+#: The widths of the coarse score that ranks ``model="auto"``'s candidates before the
+#: better gets the full search: the squared-loss choice and one grid step wider. On the
+#: density benchmark's six models (SIR's directions, two draws each) and LSCE's toy (a)
+#: its best score was within 0.06 nats of the full search's (0.15 once, where the other
+#: model led by 1.1).
+COARSE_STEPS = (0, 2)
+#: The other candidate gets the full search too when its coarse score comes within this
+#: many nats of the full score of the first.
+COARSE_MARGIN = 0.05
 
 
 def abramson_widths(values: np.ndarray, centres: np.ndarray) -> np.ndarray:
@@ -331,7 +355,10 @@ def choose_component_width(
     log_jacobian: Any,
     factors: tuple[float, ...] = (1.0,),
     tail: float = 0.0,
-) -> tuple[float, float, float, np.ndarray | None, pd.DataFrame]:
+    *,
+    known: dict | None = None,
+    coarse: bool = False,
+) -> Any:
     """The components' width σ_y, fixed or adaptive, and a spread factor ``c`` of the
     values, by held-out log-likelihood with the one-standard-error rule towards the wider.
 
@@ -353,14 +380,19 @@ def choose_component_width(
     ``factors`` and the variance-matching one at that width.
 
     Returns the score, σ_y, ``c``, the width factors (``None``: one width) and the table of
-    scores.
+    scores. With ``coarse``, only the widths of :data:`COARSE_STEPS` are scored (one width
+    and adaptive, each at its variance-matching factor) and the best score is returned: a
+    cheap score to rank models by before one of them gets the full search. ``known`` (a dict kept by the caller for
+    one ``problem``, ``fit`` and ``values``) keeps the rows' scores of each width scored,
+    so that a full search after a coarse one scores only the widths it has not.
     """
     identity = np.eye(problem.X.shape[1])
     targets = problem.Y if values is None else values
     step = float(sigmas[1] / sigmas[0]) if len(sigmas) > 1 else 1.0  # the grid's ratio
     adaptive = abramson_widths(problem.Y, problem.Yc)
     spread_target = targets.var(axis=0).mean()
-    cache: dict = {}  # σ_z is held: its kernel products are computed once
+    known = {} if known is None else known
+    cache: dict = known.setdefault("parts", {})  # σ_z is held: its kernel products, once
 
     def scores(sy: float, *candidates: tuple[np.ndarray | None, list[float]]) -> list[tuple]:
         """(mean, c, rows' scores) of the best factor in ``cs`` for each ``(widths, cs)``
@@ -400,17 +432,21 @@ def choose_component_width(
 
     # Widths first, each at its variance-matching factor (one score per width; one width
     # and the adaptive widths share the refits at each σ_y) ...
-    widths_tried = [fit["sigma_y"] * step ** (j / 2) for j in WIDTH_STEPS]
+    steps = COARSE_STEPS if coarse else WIDTH_STEPS
+    widths_tried = [fit["sigma_y"] * step ** (j / 2) for j in steps]
     kinds = (None, adaptive)
-    cs = [[matched(sy, w)[0] for w in kinds] for sy in widths_tried]
-    logps = heldout_log_density_widths(
-        problem, identity, fit["sigma_z"], widths_tried, fit["lambda"], folds,
-        [[targets / c for c in row] for row in cs], list(kinds), cache,
-    )  # fmt: skip
-    at = {
-        sy: [best_factor([lp], [c]) for lp, c in zip(logp, row)]
-        for sy, logp, row in zip(widths_tried, logps, cs)
-    }
+    todo = [sy for sy in widths_tried if sy not in known]
+    cs = [[matched(sy, w)[0] for w in kinds] for sy in todo]
+    if todo:
+        logps = heldout_log_density_widths(
+            problem, identity, fit["sigma_z"], todo, fit["lambda"], folds,
+            [[targets / c for c in row] for row in cs], list(kinds), cache,
+        )  # fmt: skip
+        for sy, logp, row in zip(todo, logps, cs):
+            known[sy] = [best_factor([lp], [c]) for lp, c in zip(logp, row)]
+    at = {sy: known[sy] for sy in widths_tried}
+    if coarse:
+        return max(score for sy in widths_tried for score, *_ in at[sy])
     rows = [
         (sy, k == 1, *at[sy][k]) for k, widths in enumerate((None, adaptive)) for sy in widths_tried
     ]
@@ -477,6 +513,33 @@ def _heldout(
     return float(np.mean(logp + log_jacobian))
 
 
+def _finish_separate(
+    problem: BasisProblem,
+    folds: np.ndarray,
+    fit: dict,
+    sigmas: np.ndarray,
+    y_scale: np.ndarray,
+    known: dict,
+    coarse: bool = False,
+) -> Any:
+    """The separate-widths model's component width by held-out log score
+    (:func:`choose_component_width`; with ``coarse`` only its coarse score)."""
+    out = choose_component_width(
+        problem, folds, fit, sigmas, None, -np.log(y_scale).sum(), known=known, coarse=coarse
+    )
+    if coarse:
+        return out
+    score, sy, _, factors, widths = out
+    fit["width_factors"] = factors
+    if sy != fit["sigma_y"]:
+        fit["sigma_y"] = fit["tuning"]["sigma_y"] = sy
+        fit["alpha"] = problem.solve(
+            np.eye(problem.X.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
+        ).alpha
+    fit["heldout_log_score"], fit["width_choice"] = score, widths
+    return fit
+
+
 def fit_lscde_models(
     Z: np.ndarray,
     Ys: np.ndarray,
@@ -504,6 +567,11 @@ def fit_lscde_models(
     names = AUTO_CANDIDATES if model == "auto" else (model,)
     fits: dict[str, dict] = {}
     y_scale = np.asarray(y_scale, dtype=float).reshape(-1)
+    # With two candidates each first gets a coarse score of its component width
+    # (choose_component_width's coarse); only the better gets the full search, and the
+    # other too only if its coarse score comes within COARSE_MARGIN of the first's full
+    # score (the full search reuses the coarse one's scores: nothing is scored twice).
+    refine = len(names) == 1
     # small dense solves: one thread is fastest
     with _blas_controller().limit(limits=1, user_api="blas"):
         scorer = WidthScores(problem, np.eye(Z.shape[1]), folds)
@@ -524,6 +592,7 @@ def fit_lscde_models(
                         scorer,
                         predictors,
                         spread_seed,
+                        refine=refine,
                     )
                     continue
                 if name == "single":  # LSCDE as published: (σ, λ) by the squared loss alone
@@ -532,16 +601,25 @@ def fit_lscde_models(
                     fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
                     continue
                 fit = fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
-                score, sy, _, factors, widths = choose_component_width(
-                    problem, folds, fit, sigmas, None, -np.log(y_scale).sum()
-                )
-                fit["width_factors"] = factors
-                if sy != fit["sigma_y"]:
-                    fit["sigma_y"] = fit["tuning"]["sigma_y"] = sy
-                    fit["alpha"] = problem.solve(
-                        np.eye(Z.shape[1]), (fit["sigma_z"], sy), fit["lambda"], gradient=False
-                    ).alpha
-                fit["heldout_log_score"], fit["width_choice"] = score, widths
+                finish = partial(_finish_separate, problem, folds, fit, sigmas, y_scale, {})
+                if refine:
+                    finish()
+                else:
+                    fit["coarse_score"] = finish(coarse=True)
+                    fit["finish"] = finish
+        if not refine:
+            order = sorted(names, key=lambda k: -fits[k]["coarse_score"])
+            for k in names:
+                fits[k]["heldout_log_score"] = fits[k]["coarse_score"]
+            fits[order[0]].pop("finish")()
+            for k in order[1:]:
+                if fits[k]["heldout_log_score"] > fits[order[0]]["heldout_log_score"] - (
+                    COARSE_MARGIN
+                ):
+                    fits[k].pop("finish")()
+            for k in names:
+                fits[k].pop("finish", None)
+                fits[k].pop("coarse_score")
     table = pd.DataFrame(
         {
             "held-out log score": [fits[k]["heldout_log_score"] for k in names],

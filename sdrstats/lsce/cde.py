@@ -141,8 +141,9 @@ def lscde(
         heteroscedasticity, then local-linear (and, on a fit's reduced predictors, also on
         spread directions of all the predictors), kept by held-out likelihood; and a
         separate-widths LSCDE of ``e`` given ``x``. ``"auto"`` fits the last two and keeps
-        the one with the larger held-out (K-fold) mean log density; the summary says
-        which, with its score. Both refine the components' width σ_y by held-out log score
+        the one with the larger held-out (K-fold) mean log density (ranked first by a
+        coarse width search; the other's full search is skipped when its coarse score
+        trails by more than 0.05); the summary says which, with its score. Both refine the components' width σ_y by held-out log score
         with the one-standard-error rule towards the wider (one width or Abramson's
         adaptive widths), so a smooth law is not drawn as spikes.
     random_state : int, SeedSequence or Generator, optional
@@ -182,7 +183,7 @@ def lscde(
 
     Cost at n = 400 (CPU, one BLAS thread, the density benchmark): about 0.05 s for
     ``"single"`` (405 Cholesky solves of ``n_basis`` x ``n_basis`` systems); the default
-    about 0.09 s with two predictors and about 0.12 s with five. With five, about half of
+    about 0.08 s with two predictors and about 0.11 s with five. With five, about half of
     it is the local-linear location and log-scale, whose per-axis bandwidths are chosen by
     leave-one-out CV (about 40 bandwidths scored for the location, 65 for the log-scale on
     two sets of axes); the rest is the two candidates' width searches and held-out scores.

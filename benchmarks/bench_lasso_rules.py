@@ -260,6 +260,12 @@ def summary(path):
         print(
             f"\n## {kind}-index n={n} {seeds[other]} reps={len(rs)} sec/fit={np.mean([r['_sec'] for r in rs]):.1f}"
         )
+        supp = {
+            k[5:]: np.mean([r[k][:2] for r in rs if len(r[k]) >= 2], axis=0).round(1).tolist()
+            for k in rs[0]
+            if k.startswith("_supp")
+        }
+        print(f"Lasso support of directions 1, 2 by penalty: {supp}")
         old = np.array([r["old"]["sin"] for r in rs])
         new = np.array([r["new"]["sin"] for r in rs])
         print(

@@ -66,6 +66,7 @@ from ..base.persistence import Registered
 from ..stats.linalg import collinear_columns, sym_eigh_desc
 from ..stats.local_linear import LocalLinear
 from ..stats.moment_kernels import phd_kernel
+from ..stats.rank_cv import one_se_choice
 
 #: Level of the heteroscedasticity test below which a log-scale is fitted at all.
 HETERO_LEVEL = 0.05
@@ -363,9 +364,7 @@ def choose_scale(
     # simplest first (fewest inputs), so that the one-se rule prefers it
     names = sorted(scores, key=lambda k: _inputs(k, Z.shape[1]))
     means = np.array([scores[k].mean() for k in names])
-    best = int(np.argmax(means))
-    ses = np.array([np.std(scores[k] - scores[names[best]], ddof=1) / np.sqrt(n) for k in names])
-    chosen = next(i for i in range(len(names)) if means[i] >= means[best] - ses[i])
+    chosen, ses = one_se_choice(-np.column_stack([scores[k] for k in names]))
     name = names[chosen]
     table = pd.DataFrame(
         {"held-out log score": means, "se of difference": ses},

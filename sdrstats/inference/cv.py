@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..base.validation import accepts_aliases, check_int
-from ..stats.rank_cv import cv_losses
+from ..stats.rank_cv import cv_losses, one_se_choice
 from .dimension_test import DimensionTest
 
 #: Largest candidate ``d`` of the rule (and of the candidates a method fits for it).
@@ -94,52 +94,6 @@ def _columns(output: Any) -> int:
         return int(output.basis.shape[1])
     coef = output.extras.get("coef")
     return int(np.asarray(coef).shape[1]) if coef is not None else int(output.d)
-
-
-def one_se_choice(losses: np.ndarray) -> tuple[int, np.ndarray]:
-    """The smallest candidate whose mean loss is within one paired standard error of the least.
-
-    Parameters
-    ----------
-    losses : ndarray of shape (n, m)
-        Per-row losses of ``m`` candidates ordered from the simplest (column 0) up.
-
-    Returns
-    -------
-    index : int
-        The column chosen: the first ``j`` with ``mean(L_j) - mean(L_best) <= se_j``, where
-        ``best`` minimises the mean loss and ``se_j`` is the standard error of the mean of the
-        row-wise differences ``L_ij - L_i,best`` (rows are shared by every candidate, so the
-        comparison is paired; ``se_best = 0``).
-    se : ndarray of shape (m,)
-        Those standard errors.
-
-    Notes
-    -----
-    The one-standard-error rule of Breiman, Friedman, Olshen & Stone (1984, section 3.4.3)
-    and Hastie, Tibshirani & Friedman (2009, section 7.10): among candidates whose error
-    cannot be told from the least, take the simplest.
-
-    References
-    ----------
-    Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and
-    Regression Trees*. Wadsworth. Hastie, T., Tibshirani, R. & Friedman, J. (2009). *The
-    Elements of Statistical Learning*, 2nd ed. Springer.
-
-    Examples
-    --------
-    >>> losses = np.array([[1.0, 0.50, 0.40], [1.0, 0.60, 0.66], [1.0, 0.70, 0.68]])
-    >>> int(np.argmin(losses.mean(axis=0))), one_se_choice(losses)[0]
-    (2, 1)
-    """
-    losses = np.asarray(losses, dtype=float)
-    n = losses.shape[0]
-    mean = losses.mean(axis=0)
-    best = int(np.argmin(mean))
-    differences = losses - losses[:, [best]]
-    se = differences.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(mean.size)
-    within = np.flatnonzero(mean - mean[best] <= se)
-    return int(within[0]), se
 
 
 @accepts_aliases({"numdir": "d_max"})

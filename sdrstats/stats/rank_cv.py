@@ -20,6 +20,53 @@ import numpy as np
 import pandas as pd
 
 
+def one_se_choice(losses: np.ndarray) -> tuple[int, np.ndarray]:
+    """The smallest candidate whose mean loss is within one paired standard error of the least.
+
+    Parameters
+    ----------
+    losses : ndarray of shape (n, m)
+        Per-row losses of ``m`` candidates ordered from the simplest (column 0) up.
+
+    Returns
+    -------
+    index : int
+        The column chosen: the first ``j`` with ``mean(L_j) - mean(L_best) <= se_j``, where
+        ``best`` minimises the mean loss and ``se_j`` is the standard error of the mean of the
+        row-wise differences ``L_ij - L_i,best`` (rows are shared by every candidate, so the
+        comparison is paired; ``se_best = 0``).
+    se : ndarray of shape (m,)
+        Those standard errors.
+
+    Notes
+    -----
+    The one-standard-error rule of Breiman, Friedman, Olshen & Stone (1984, section 3.4.3)
+    and Hastie, Tibshirani & Friedman (2009, section 7.10): among candidates whose error
+    cannot be told from the least, take the simplest.
+
+    References
+    ----------
+    Breiman, L., Friedman, J. H., Olshen, R. A. & Stone, C. J. (1984). *Classification and
+    Regression Trees*. Wadsworth. Hastie, T., Tibshirani, R. & Friedman, J. (2009). *The
+    Elements of Statistical Learning*, 2nd ed. Springer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> losses = np.array([[1.0, 0.50, 0.40], [1.0, 0.60, 0.66], [1.0, 0.70, 0.68]])
+    >>> int(np.argmin(losses.mean(axis=0))), one_se_choice(losses)[0]
+    (2, 1)
+    """
+    losses = np.asarray(losses, dtype=float)
+    n = losses.shape[0]
+    mean = losses.mean(axis=0)
+    best = int(np.argmin(mean))
+    differences = losses - losses[:, [best]]
+    se = differences.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(mean.size)
+    within = np.flatnonzero(mean - mean[best] <= se)
+    return int(within[0]), se
+
+
 def _unit(n: int, w: np.ndarray | None) -> np.ndarray:
     return np.ones(n) if w is None else np.asarray(w, dtype=float)
 
@@ -132,4 +179,4 @@ def cv_values(
     return pd.DataFrame({"cv": cv, "bandwidth": bandwidths}, index=index)
 
 
-__all__ = ["cv_losses", "cv_values", "null_losses", "rank_cv_losses", "tied_ranks"]
+__all__ = ["cv_losses", "cv_values", "null_losses", "one_se_choice", "rank_cv_losses", "tied_ranks"]

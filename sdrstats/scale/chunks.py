@@ -11,8 +11,14 @@ formula is parsed once, on the first chunk, and every chunk is evaluated alike.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import os
+import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -113,7 +119,9 @@ class ChunkSource:
         return f"ChunkSource({self.description})"
 
 
-def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any) -> ChunkSource:
+def read_csv_chunks(
+    path: Any, chunksize: int = 100_000, threads: int | None = None, **read_csv_options: Any
+) -> ChunkSource:
     """A CSV file read ``chunksize`` rows at a time, for the formula functions.
 
     Parameters
@@ -121,7 +129,13 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     path : str or path-like
         The CSV file.
     chunksize : int
-        Rows per chunk; peak memory is a small multiple of one chunk.
+        Rows per chunk; peak memory is a small multiple of one chunk (times ``threads``).
+    threads : int, optional
+        Threads that parse the file: each parses a byte range of about ``chunksize`` rows
+        with pandas' C parser, and the chunks come in the file's order. Default: the CPUs
+        this process may use (at most 4) for a file of 16 MiB or more, one thread for a
+        smaller file. ``threads=1`` reads with pandas' chunked reader, ``chunksize`` rows
+        exactly per chunk.
     **read_csv_options
         Passed to :func:`pandas.read_csv` (``usecols``, ``dtype``...). Declare factor
         columns as ``dtype={"col": pandas.CategoricalDtype([...])}`` so that every chunk
@@ -135,14 +149,19 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     -----
     The passes that find the exact slices of a continuous response read only the response's
     columns (and the weights column): pandas' C parser converts no other column
-    (``usecols``), so they cost about a third of a pass over every column. SIR with the
-    default slicing on a 1e6 x 50 file then takes 1.4 to 1.7 times the CPU time of one
-    ``pandas.read_csv`` of the whole file (2.0 times when those passes read every column), in
-    memory bounded by a few chunks (``benchmarks/bench_scale.py --csv-read``). Options that rename or
-    index the columns (``names``, ``header``, ``index_col``...) make those passes read every
-    column. pyarrow's CSV reader (``engine="pyarrow"``) was slower than the C parser on
-    numeric files on the 2-core benchmark machine, and pandas does not read in chunks with
-    it, so the C parser reads both passes.
+    (``usecols``), so they cost about a third of a pass over every column. Options that
+    rename or index the columns (``names``, ``header``, ``index_col``...) make those passes
+    read every column.
+
+    With more than one thread, byte ranges of the file are parsed at once, as pandas'
+    ``read_csv`` itself parses a whole file: the ranges give the rows, values and types of
+    the chunked reader (types are inferred per chunk in both), and each row keeps its line
+    number for error messages. A compressed file, an encoding other than UTF-8, or options
+    that skip, rename or index lines (``skiprows``, ``names``, ``comment``, ``escapechar``...)
+    are read by one thread; so is the rest of a file from the first range in which a
+    quoted field spans lines. pyarrow's CSV reader is not used: on the 2-core benchmark
+    machine it spent 2 to 3 times the CPU time of pandas' C parser per row of a numeric file
+    (``benchmarks/bench_csv_parsers.py``), and pandas does not read in chunks with it.
 
     Examples
     --------
@@ -164,7 +183,23 @@ def read_csv_chunks(path: Any, chunksize: int = 100_000, **read_csv_options: Any
     plain = not set(read_csv_options) & {"skiprows", "header", "comment", "skip_blank_lines"}
     first_line = 2 if plain else None
 
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1
+    ):
+        raise ValueError(
+            f"The 'threads' option must be a positive int or None (as many as the machine "
+            f"lets this process use); got {threads!r}."
+        )
+    workers = _parse_threads(path, threads)
+
     def read(options: dict[str, Any]) -> Iterable[pd.DataFrame]:
+        if workers > 1:
+            layout = _block_layout(path, options)
+            if layout is not None:
+                return _read_blocks(path, layout, int(chunksize), workers, options)
+        return read_serially(options)
+
+    def read_serially(options: dict[str, Any]) -> Iterable[pd.DataFrame]:
         try:
             reader = pd.read_csv(path, chunksize=int(chunksize), **options)
         except pd.errors.EmptyDataError:
@@ -237,6 +272,261 @@ def _select(chunk: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     out = chunk.loc[:, [str(c) in wanted for c in chunk.columns]]
     out.attrs = dict(chunk.attrs)
     return out
+
+
+#: A CSV file smaller than this is read by one thread unless ``threads`` asks for more: the
+#: threads' start and the per-block parser set-up would cost more than they save.
+PARALLEL_MIN_BYTES = 16 * 2**20
+
+#: Options of ``pandas.read_csv`` under which a byte range of the file's data lines, parsed
+#: with the header's names, gives the rows that reading the whole file gives.
+_BLOCK_OPTIONS = _NARROW_OPTIONS - {"escapechar", "encoding", "memory_map"} | {"engine"}
+
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar", ".tgz", ".tbz", ".txz")
+
+
+def _parse_threads(path: str, threads: int | None) -> int:
+    """How many threads parse the file: ``threads``, or (None) the CPUs this process may use
+    (at most 4) for a file of :data:`PARALLEL_MIN_BYTES` or more, else 1."""
+    if threads is not None:
+        return int(threads)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return 1  # the serial reader names a missing file
+    if size < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(4, available))
+
+
+class _Layout:
+    """Where a CSV file's data lines start, their column names, and the quote byte (None
+    when quotes are not special)."""
+
+    def __init__(self, start: int, size: int, line: int, names: list[str], quote: bytes | None):
+        self.start, self.size, self.line, self.names, self.quote = start, size, line, names, quote
+
+
+def _block_layout(path: str, options: dict[str, Any]) -> _Layout | None:
+    """The layout of ``path`` for :func:`_read_blocks`, or None when byte ranges of it could
+    parse otherwise than the whole file does (compressed, not UTF-8, options that skip,
+    rename or index lines, an escape character, a header whose fields span lines, an implicit
+    index column)."""
+    if set(options) - _BLOCK_OPTIONS or options.get("engine", "c") != "c":
+        return None
+    if path.lower().endswith(_COMPRESSED) or "://" in path:
+        return None
+    encoding = options.get("encoding")
+    if encoding is not None:
+        try:
+            if codecs.lookup(encoding).name not in ("utf-8", "utf-8-sig"):
+                return None
+        except LookupError:
+            return None
+    sep = options.get("sep", options.get("delimiter", ","))
+    if not isinstance(sep, str) or len(sep) != 1 or ord(sep) > 127:
+        return None
+    quotechar = options.get("quotechar", '"')
+    if not isinstance(quotechar, str) or len(quotechar) != 1 or ord(quotechar) > 127:
+        return None
+    quote = None if options.get("quoting", csv.QUOTE_MINIMAL) == csv.QUOTE_NONE else quotechar
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as handle:
+            header = handle.readline()
+            start = handle.tell()
+            first = handle.readline()
+    except OSError:
+        return None
+    if not first or b"\r" in header.replace(b"\r\n", b"") or b"\n" not in first:
+        return None
+    if quote is not None and header.count(quote.encode()) % 2:
+        return None  # a quoted header field spans lines
+    sample_options = {k: v for k, v in options.items() if k != "usecols"}
+    try:
+        sample = pd.read_csv(io.BytesIO(header + first), **sample_options)
+    except Exception:
+        return None  # the serial reader raises what it raises
+    if len(sample) != 1 or not isinstance(sample.index, pd.RangeIndex):
+        return None  # a header line spanning lines, or an implicit index column
+    return _Layout(start, size, 2, [str(c) for c in sample.columns], quote)
+
+
+def _block_ends(fd: int, start: int, size: int, target: int) -> Iterator[int]:
+    """Ends of successive byte ranges from ``start``: each about ``target`` bytes, cut just
+    after a newline."""
+    while start < size:
+        at = start + max(target, 1) - 1
+        end = size
+        while at < size:
+            window = os.pread(fd, 1 << 16, at)
+            found = window.find(b"\n")
+            if found >= 0:
+                end = at + found + 1
+                break
+            at += len(window)
+        yield end
+        start = end
+
+
+_LINE = re.compile(r"\bline (\d+)")
+
+
+class _Block:
+    """One byte range of the data lines, parsed (``frame``) or failed (``error``)."""
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start, self.end = start, end
+        self.frame: pd.DataFrame | None = None
+        self.error: Exception | None = None
+        self.lines = 0
+        self.quoted = False
+
+
+class _RangeReader(io.RawIOBase):
+    """Bytes ``start`` to ``end`` of an open file, read at their offsets (threads share the
+    descriptor); counts the newlines read and whether the quote byte was among them."""
+
+    def __init__(self, fd: int, start: int, end: int, quote: bytes | None) -> None:
+        super().__init__()
+        self.fd, self.pos, self.end, self.quote = fd, start, end, quote
+        self.lines, self.quoted, self.last = 0, False, b"\n"
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        size = min(len(buffer), self.end - self.pos)
+        if size <= 0:
+            return 0
+        data = os.pread(self.fd, size, self.pos)
+        size = len(data)
+        buffer[:size] = data
+        self.pos += size
+        self.lines += data.count(b"\n")
+        self.quoted = self.quoted or (self.quote is not None and self.quote in data)
+        self.last = data[-1:] or self.last
+        return size
+
+
+def _parse_block(fd: int, block: _Block, layout: _Layout, options: dict[str, Any]) -> _Block:
+    """Parse ``block`` of the file (in a worker thread: pandas' C parser lets go of the GIL
+    while it tokenizes and converts)."""
+    quote = None if layout.quote is None else layout.quote.encode()
+    raw = _RangeReader(fd, block.start, block.end, quote)
+    try:
+        block.frame = pd.read_csv(
+            io.BufferedReader(raw, 1 << 18), header=None, names=layout.names, **options
+        )
+    except pd.errors.EmptyDataError:
+        block.frame = None  # blank lines only
+    except Exception as exc:
+        block.error = exc
+    block.lines = raw.lines + (raw.last != b"\n")
+    block.quoted = raw.quoted
+    return block
+
+
+def _read_blocks(
+    path: str, layout: _Layout, chunksize: int, workers: int, options: dict[str, Any]
+) -> Iterator[pd.DataFrame]:
+    """The data lines of ``path`` in byte ranges of about ``chunksize`` rows, parsed by
+    ``workers`` threads and yielded in the file's order, as pandas' chunked reader yields them
+    (a running row index; ``attrs["first_line"]`` places each row on its line of the file).
+
+    A range holding the quote character may end inside a quoted field that spans lines: it
+    is trusted only when it parses to as many rows as it has lines; otherwise the rest of the
+    file, from that range's start, is read by pandas' chunked reader. At most ``workers`` + 1
+    ranges are held at once."""
+    options = {k: v for k, v in options.items() if k != "engine"}
+    fd = os.open(path, os.O_RDONLY)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sdrstats-csv")
+    pending: deque = deque()
+    rows, line = 0, layout.line
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(layout.start)
+            sample = handle.read(1 << 20)
+        per_row = len(sample) / max(sample.count(b"\n"), 1)
+        ends = _block_ends(fd, layout.start, layout.size, round(chunksize * per_row))
+
+        def parsed() -> Iterator[_Block]:
+            begin = layout.start
+            for end in ends:
+                pending.append(pool.submit(_parse_block, fd, _Block(begin, end), layout, options))
+                begin = end
+                if len(pending) > workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+        for block in parsed():
+            frame = block.frame
+            exact = frame is not None and len(frame) == block.lines
+            if block.quoted and (block.error is not None or not exact):
+                for future in pending:
+                    future.cancel()
+                pending.clear()
+                yield from _read_rest(path, block.start, layout, chunksize, rows, line, options)
+                return
+            if block.error is not None:
+                raise _placed(block.error, line)
+            if frame is not None and len(frame):
+                frame.index = pd.RangeIndex(rows, rows + len(frame))
+                # a row's line: its label + first_line (exact when no line is blank)
+                frame.attrs["first_line"] = line - rows
+                rows += len(frame)
+                yield frame
+            line += block.lines
+    finally:
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        os.close(fd)
+
+
+def _read_rest(
+    path: str,
+    offset: int,
+    layout: _Layout,
+    chunksize: int,
+    rows: int,
+    line: int,
+    options: dict[str, Any],
+) -> Iterator[pd.DataFrame]:
+    """The data lines of ``path`` from byte ``offset`` (the start of line ``line``, after
+    ``rows`` rows), read by pandas' chunked reader (a row's line number is then exact up to
+    the first field spanning lines, as with pandas' own chunks)."""
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        try:
+            reader = pd.read_csv(
+                handle, header=None, names=layout.names, chunksize=chunksize, **options
+            )
+        except pd.errors.EmptyDataError:
+            return
+        shift = line - rows  # label + shift: the line, up to a field spanning lines
+        for chunk in reader:
+            chunk.index = pd.RangeIndex(rows, rows + len(chunk))
+            chunk.attrs["first_line"] = shift
+            rows += len(chunk)
+            yield chunk
+
+
+def _placed(error: Exception, line: int) -> Exception:
+    """``error`` of a byte range starting on line ``line`` of the file, its line numbers made
+    the file's."""
+    text = _LINE.sub(lambda m: f"line {int(m.group(1)) + line - 1}", str(error))
+    try:
+        placed = type(error)(text)
+    except Exception:  # pragma: no cover - an error type that takes other arguments
+        return error
+    placed.__cause__ = error.__cause__
+    return placed
 
 
 def read_parquet_chunks(

@@ -66,11 +66,19 @@ def test_errors_name_the_line_of_the_file(tmp_path):
     with pytest.raises(pd.errors.ParserError, match="Expected 4 fields in line 201, saw 5"):
         sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=20, threads=2))
     text = frame(n=300).to_csv(index=False).splitlines()
-    text[3] = text[9] = ""  # blank lines: skipped, rows keep their line
-    text[150] = text[150].rsplit(",", 1)[0] + ",oops"  # y of row 147 (line 151)
+    text[3] = text[9] = ""  # blank lines: skipped
+    text[150] = text[150].rsplit(",", 1)[0] + ",oops"  # y of row 147, on line 151
     path.write_text("\n".join(text) + "\n")
-    with pytest.raises(ValueError, match=r"holds 'oops' \(row 147, line 151 of the file"):
+    # a row's line as pandas' chunked reader gives it: its label + 2 (lines are not counted)
+    with pytest.raises(ValueError, match=r"holds 'oops' \(row 147, line 149 of the file"):
+        sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=20, threads=1))
+    with pytest.raises(ValueError, match=r"holds 'oops' \(row 147, line 149 of the file"):
         sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=20, threads=2))
+    text[200] += ",1"  # after blank lines, the parser's message counts lines
+    path.write_text("\n".join(text) + "\n")
+    for threads in (1, 2):
+        with pytest.raises(pd.errors.ParserError, match="Expected 4 fields in line 201, saw 5"):
+            list(sdr.read_csv_chunks(path, chunksize=20, threads=threads))
 
 
 def test_a_quoted_field_spanning_lines_is_read_as_one_row(tmp_path):
@@ -83,6 +91,12 @@ def test_a_quoted_field_spanning_lines_is_read_as_one_row(tmp_path):
     _, many = rows(path, 2)
     pd.testing.assert_frame_equal(many, one)
     assert many.loc[100, "g"] == "two\nlines" and len(many) == 300
+    text = path.read_text().splitlines()
+    text[250] += ",1"  # after the quoted field: pandas counts rows of the file, not lines
+    path.write_text("\n".join(text) + "\n")
+    for threads in (1, 2):
+        with pytest.raises(pd.errors.ParserError, match="Expected 5 fields in line 250, saw 6"):
+            rows(path, threads)
 
 
 @pytest.mark.parametrize(

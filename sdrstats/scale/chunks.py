@@ -377,24 +377,24 @@ _LINE = re.compile(r"\bline (\d+)")
 
 
 class _Block:
-    """One byte range of the data lines, parsed (``frame``) or failed (``error``)."""
+    """One byte range of the data lines, parsed (``frame``) or failed (``error``);
+    ``quoted``: it holds the quote byte."""
 
     def __init__(self, start: int, end: int) -> None:
         self.start, self.end = start, end
         self.frame: pd.DataFrame | None = None
         self.error: Exception | None = None
-        self.lines = 0
         self.quoted = False
 
 
 class _RangeReader(io.RawIOBase):
     """Bytes ``start`` to ``end`` of an open file, read at their offsets (threads share the
-    descriptor); counts the newlines read and whether the quote byte was among them."""
+    descriptor); notes whether the quote byte was among them."""
 
     def __init__(self, fd: int, start: int, end: int, quote: bytes | None) -> None:
         super().__init__()
         self.fd, self.pos, self.end, self.quote = fd, start, end, quote
-        self.lines, self.quoted, self.last = 0, False, b"\n"
+        self.quoted = False
 
     def readable(self) -> bool:
         return True
@@ -407,10 +407,22 @@ class _RangeReader(io.RawIOBase):
         size = len(data)
         buffer[:size] = data
         self.pos += size
-        self.lines += data.count(b"\n")
-        self.quoted = self.quoted or (self.quote is not None and self.quote in data)
-        self.last = data[-1:] or self.last
+        if self.quote is not None and not self.quoted:
+            self.quoted = self.quote in data
         return size
+
+
+def _count_lines(fd: int, start: int, end: int) -> int:
+    """The lines of bytes ``start`` to ``end`` of the file (a last one without newline too)."""
+    lines, last, step = 0, b"\n", 1 << 22
+    while start < end:
+        data = os.pread(fd, min(step, end - start), start)
+        if not data:
+            break
+        lines += data.count(b"\n")
+        last = data[-1:]
+        start += len(data)
+    return lines + (last != b"\n")
 
 
 def _parse_block(fd: int, block: _Block, layout: _Layout, options: dict[str, Any]) -> _Block:
@@ -426,8 +438,12 @@ def _parse_block(fd: int, block: _Block, layout: _Layout, options: dict[str, Any
         block.frame = None  # blank lines only
     except Exception as exc:
         block.error = exc
-    block.lines = raw.lines + (raw.last != b"\n")
     block.quoted = raw.quoted
+    if block.quoted and block.error is None:
+        # a field spanning lines (or one cut by the range's end) gives fewer rows than lines
+        rows = 0 if block.frame is None else len(block.frame)
+        if rows != _count_lines(fd, block.start, block.end):
+            block.error = ValueError("a quoted field spans lines")
     return block
 
 
@@ -436,7 +452,8 @@ def _read_blocks(
 ) -> Iterator[pd.DataFrame]:
     """The data lines of ``path`` in byte ranges of about ``chunksize`` rows, parsed by
     ``workers`` threads and yielded in the file's order, as pandas' chunked reader yields them
-    (a running row index; ``attrs["first_line"]`` places each row on its line of the file).
+    (a running row label; ``attrs["first_line"]``: a row's label plus it is its line, when no
+    line is blank).
 
     A range holding the quote character may end inside a quoted field that spans lines: it
     is trusted only when it parses to as many rows as it has lines; otherwise the rest of the
@@ -446,7 +463,7 @@ def _read_blocks(
     fd = os.open(path, os.O_RDONLY)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sdrstats-csv")
     pending: deque = deque()
-    rows, line = 0, layout.line
+    rows = 0
     try:
         with open(path, "rb") as handle:
             handle.seek(layout.start)
@@ -465,23 +482,21 @@ def _read_blocks(
                 yield pending.popleft().result()
 
         for block in parsed():
-            frame = block.frame
-            exact = frame is not None and len(frame) == block.lines
-            if block.quoted and (block.error is not None or not exact):
-                for future in pending:
-                    future.cancel()
-                pending.clear()
-                yield from _read_rest(path, block.start, layout, chunksize, rows, line, options)
-                return
             if block.error is not None:
+                line = layout.line + _count_lines(fd, layout.start, block.start)
+                if block.quoted:
+                    for future in pending:
+                        future.cancel()
+                    pending.clear()
+                    yield from _read_rest(path, block.start, layout, chunksize, rows, line, options)
+                    return
                 raise _placed(block.error, line)
+            frame = block.frame
             if frame is not None and len(frame):
                 frame.index = pd.RangeIndex(rows, rows + len(frame))
-                # a row's line: its label + first_line (exact when no line is blank)
-                frame.attrs["first_line"] = line - rows
+                frame.attrs["first_line"] = layout.line
                 rows += len(frame)
                 yield frame
-            line += block.lines
     finally:
         for future in pending:
             future.cancel()
@@ -510,7 +525,13 @@ def _read_rest(
         except pd.errors.EmptyDataError:
             return
         shift = line - rows  # label + shift: the line, up to a field spanning lines
-        for chunk in reader:
+        while True:
+            try:
+                chunk = next(reader)
+            except StopIteration:
+                return
+            except pd.errors.ParserError as exc:
+                raise _placed(exc, line) from None
             chunk.index = pd.RangeIndex(rows, rows + len(chunk))
             chunk.attrs["first_line"] = shift
             rows += len(chunk)

@@ -129,13 +129,13 @@ def read_csv_chunks(
     path : str or path-like
         The CSV file.
     chunksize : int
-        Rows per chunk; peak memory is a small multiple of one chunk (times ``threads``).
+        Rows per chunk (about as many with several threads); peak memory is a few chunks
+        (``threads`` + 2: the chunks being parsed and the one being fitted).
     threads : int, optional
-        Threads that parse the file: each parses a byte range of about ``chunksize`` rows
-        with pandas' C parser, and the chunks come in the file's order. Default: the CPUs
-        this process may use (at most 4) for a file of 16 MiB or more, one thread for a
-        smaller file. ``threads=1`` reads with pandas' chunked reader, ``chunksize`` rows
-        exactly per chunk.
+        Threads that parse the file, each a byte range of about ``chunksize`` rows with
+        pandas' C parser; the chunks come in the file's order. Default: the CPUs this
+        process may use (at most 4) for a file of 16 MiB or more, else 1. ``threads=1``
+        reads with pandas' chunked reader (``chunksize`` rows exactly per chunk).
     **read_csv_options
         Passed to :func:`pandas.read_csv` (``usecols``, ``dtype``...). Declare factor
         columns as ``dtype={"col": pandas.CategoricalDtype([...])}`` so that every chunk
@@ -153,15 +153,17 @@ def read_csv_chunks(
     rename or index the columns (``names``, ``header``, ``index_col``...) make those passes
     read every column.
 
-    With more than one thread, byte ranges of the file are parsed at once, as pandas'
-    ``read_csv`` itself parses a whole file: the ranges give the rows, values and types of
-    the chunked reader (types are inferred per chunk in both), and each row keeps its line
-    number for error messages. A compressed file, an encoding other than UTF-8, or options
-    that skip, rename or index lines (``skiprows``, ``names``, ``comment``, ``escapechar``...)
-    are read by one thread; so is the rest of a file from the first range in which a
-    quoted field spans lines. pyarrow's CSV reader is not used: on the 2-core benchmark
-    machine it spent 2 to 3 times the CPU time of pandas' C parser per row of a numeric file
-    (``benchmarks/bench_csv_parsers.py``), and pandas does not read in chunks with it.
+    With more than one thread, byte ranges of the file are parsed at once (the C parser
+    releases the GIL while it tokenizes and converts), as pandas 3.1's ``read_csv`` parses a
+    whole large file: the ranges give the rows, values and types of the chunked reader
+    (types are inferred per chunk in both), the same running row labels, and errors that
+    name the same lines of the file. A compressed file, an encoding other than UTF-8, or
+    options that skip, rename or index lines (``skiprows``, ``names``, ``comment``,
+    ``escapechar``...) are read by one thread; so is the rest of a file from the first range
+    in which a quoted field spans lines. pyarrow's CSV reader is not used: on the 2-core
+    benchmark machine it spent 2.6 to 3 times the CPU time of pandas' C parser per row of a
+    numeric file, streaming (``pyarrow.csv.open_csv``) or not
+    (``benchmarks/bench_csv_parsers.py``).
 
     Examples
     --------

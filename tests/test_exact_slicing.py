@@ -115,3 +115,23 @@ def test_in_memory_arc_slicing_never_splits_ties():
     labels = make_slices(y, 8, function="arc").labels
     for value in np.unique(y):  # every tied value sits in one slice
         assert np.unique(labels[y == value]).size == 1
+
+
+@pytest.mark.parametrize("function", ["dr", "arc"])
+def test_held_values_give_the_cuts_of_the_passes_in_one(function):
+    # hold: the first pass keeps the values while they are few; past the limit (in a chunk's
+    # update or in a merge) it keeps their summary and the passes go on as without it.
+    rng = np.random.default_rng(3)
+    for name, y in _responses(rng, 3000):
+        chunks = np.array_split(rng.permutation(y), 5)
+        streamed = exact_cut_points(_runner(chunks), 7, function, max_distinct=20, grid_cells=8)
+        held = exact_cut_points(_runner(chunks), 7, function, max_distinct=20, hold=3000)
+        assert np.array_equal(held.cuts, streamed.cuts), name
+        assert held.passes == 1 and held.n == streamed.n == 3000
+        assert (held.distinct, held.n_distinct) == (streamed.distinct, streamed.n_distinct)
+        for hold in (400, 700, 2999):  # given up within the first chunk, the second, the last
+            over = exact_cut_points(
+                _runner(chunks), 7, function, max_distinct=20, grid_cells=8, hold=hold
+            )
+            assert np.array_equal(over.cuts, streamed.cuts), (name, hold)
+            assert over.passes == streamed.passes

@@ -453,8 +453,13 @@ class ChunkedData:
         """Cut points that slice the one-column response exactly as R ``dr`` slices it in
         memory (``function`` "dr" or "arc", ties never split), from passes over the response
         only (:func:`sdrstats.stats.exact_slicing.exact_cut_points`: one pass when it has few
-        distinct values, three otherwise). The passes are counted in ``slicing_passes``."""
-        found = exact_cut_points(self._response_pass(), nslices, function)
+        distinct values, three otherwise). The passes are counted in ``slicing_passes``.
+
+        On chunks read in this process, the first pass keeps the response's values (up to
+        :data:`RESPONSE_CACHE` of them, the arrays the later passes reuse): held, they give
+        the cuts by one sort, and that pass is the only one."""
+        hold = 0 if hasattr(self.backend, "response_passes") else RESPONSE_CACHE
+        found = exact_cut_points(self._response_pass(), nslices, function, hold=hold)
         self.slicing_passes = found.passes
         self.response_summary = found  # rows and distinct values, for the in-memory checks
         return found.cuts

@@ -128,6 +128,53 @@ class ResponseSummary:
         return np.unique(np.concatenate([[self.low], self.sample[step::step]]))
 
 
+class HeldResponse:
+    """The response's values while there are at most ``limit`` of them, else (from then on)
+    their :class:`ResponseSummary`: the first pass of :func:`exact_cut_points` with
+    ``hold``. Held values give the cuts by one sort, with no further pass; the summary of
+    values given up is the one the rows would have given chunk by chunk (it merges exactly).
+    """
+
+    def __init__(self, limit: int, max_distinct: int = MAX_DISTINCT) -> None:
+        self.limit, self.max_distinct = int(limit), max_distinct
+        self.values: list[np.ndarray] | None = []
+        self.summary: ResponseSummary | None = None
+        self.n = 0
+
+    def empty(self) -> HeldResponse:
+        return HeldResponse(self.limit, self.max_distinct)
+
+    def _as_summary(self) -> ResponseSummary:
+        if self.values is None:
+            return self.summary
+        summary = ResponseSummary(self.max_distinct)
+        for values in self.values:
+            summary = summary.merge(ResponseSummary(self.max_distinct).update(values))
+        return summary
+
+    def update(self, y: Any) -> HeldResponse:
+        y = _as_response(y)
+        self.n += y.size
+        if self.values is not None and self.n <= self.limit:
+            self.values.append(y)
+        else:
+            summary = self._as_summary()
+            self.values, self.summary = (
+                None,
+                summary.merge(ResponseSummary(self.max_distinct).update(y)),
+            )
+        return self
+
+    def merge(self, other: HeldResponse) -> HeldResponse:
+        out = self.empty()
+        out.n = self.n + other.n
+        if self.values is not None and other.values is not None and out.n <= self.limit:
+            out.values = self.values + other.values
+        else:
+            out.values, out.summary = None, self._as_summary().merge(other._as_summary())
+        return out
+
+
 class CellHistogram:
     """Rows in each cell ``[edges[i], edges[i+1])`` of a grid (the last cell has no top)."""
 
@@ -344,6 +391,7 @@ def exact_cut_points(
     max_distinct: int = MAX_DISTINCT,
     grid_cells: int | None = None,
     max_passes: int = 12,
+    hold: int = 0,
 ) -> ExactCuts:
     """R ``dr``'s cut points of a response seen only in chunks, exactly (ties included).
 
@@ -358,6 +406,9 @@ def exact_cut_points(
         R's slicing rule.
     max_distinct, grid_cells, max_passes
         Distinct values counted per pass or cell; cells of each grid; passes at most.
+    hold : int, default 0
+        The first pass keeps the response's values while there are at most ``hold`` of them
+        (:class:`HeldResponse`): held, they give the cuts by one sort after that pass.
 
     Returns
     -------
@@ -381,7 +432,20 @@ def exact_cut_points(
     """
     # With at most h distinct values every value is a slice: count at least h + 1 of them.
     max_distinct = max(int(max_distinct), int(nslices) + 1)
-    summary = run_pass(ResponseSummary(max_distinct))
+    if hold:
+        held = run_pass(HeldResponse(hold, max_distinct))
+        if held.n == 0:
+            raise ValueError("The response has no rows to slice.")
+        if held.values is not None:  # every value at hand: the in-memory walk, no more passes
+            counts = SortedCounts.from_sorted(np.sort(np.concatenate(held.values)))
+            values = counts.known[0][0]
+            cuts = walk_cuts(counts, nslices, function)
+            if values.size <= max_distinct:  # as a pass counting the distinct values tells
+                return ExactCuts(cuts, held.n, 1, True, int(values.size))
+            return ExactCuts(cuts, held.n, 1, False)
+        summary = held.summary
+    else:
+        summary = run_pass(ResponseSummary(max_distinct))
     if summary.n == 0:
         raise ValueError("The response has no rows to slice.")
     if summary.counts is not None:

@@ -13,8 +13,9 @@ Both keep only the method's mergeable statistics (per-slice sums,
 :class:`sdrstats.stats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
 in-memory fit with the same slices. This package is a generic driver (:mod:`.fit`): which
 methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else
-passes over the response alone (one when it has few distinct values, three otherwise;
-:mod:`sdrstats.stats.exact_slicing`) find exactly R ``dr``'s slices (or Arc's, with
+passes over the response alone (:mod:`sdrstats.stats.exact_slicing`: one when it has few
+distinct values, or on chunks read in this process while its values fit the response cache;
+three otherwise) find exactly R ``dr``'s slices (or Arc's, with
 ``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
 
 R ``dr``'s case weights work on both for SIR, SAVE, DR, pHd, CUME and IRE: name a column of the chunks,

@@ -261,7 +261,7 @@ def csv_read_section(rows: int) -> None:
         f'engine="pyarrow")`, alternated {CSV_READ_REPEATS} times in one process; load '
         f"average at the end {', '.join(f'{v:.1f}' for v in r['load'])} ({r['threads']} "
         "cores). The fit's reader parses byte ranges of the file in "
-        f"{min(4, r['threads'])} threads with pandas' C parser (pyarrow's parser spends 2.6-3x "
+        f"{min(4, r['threads'])} threads with pandas' C parser (pyarrow's parser spends 2.6-3.2x "
         "its CPU time per row here: `bench_csv_parsers.md`); the slicing passes read only the "
         "response's column (`usecols`), the moments pass reads every column. The reference is "
         f"the faster whole-file read, {ref_name}. CPU time counts every thread. Goal: the fit "

@@ -161,7 +161,7 @@ def read_csv_chunks(
     options that skip, rename or index lines (``skiprows``, ``names``, ``comment``,
     ``escapechar``...) are read by one thread; so is the rest of a file from the first range
     in which a quoted field spans lines. pyarrow's CSV reader is not used: on the 2-core
-    benchmark machine it spent 2.6 to 3 times the CPU time of pandas' C parser per row of a
+    benchmark machine it spent 2.6 to 3.2 times the CPU time of pandas' C parser per row of a
     numeric file, streaming (``pyarrow.csv.open_csv``) or not
     (``benchmarks/bench_csv_parsers.py``).
 

@@ -121,3 +121,17 @@ def test_bad_threads_are_named(csv):
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="The 'threads' option must be a positive int"):
             sdr.read_csv_chunks(csv, threads=bad)
+
+
+def test_by_default_a_large_file_is_read_by_threads(csv, monkeypatch):
+    ranges = []
+    original = scale_chunks._parse_block
+    monkeypatch.setattr(
+        scale_chunks, "_parse_block", lambda *a: ranges.append(a[1].start) or original(*a)
+    )
+    list(sdr.read_csv_chunks(csv, chunksize=100))
+    assert not ranges  # a small file: one thread
+    monkeypatch.setattr(scale_chunks, "PARALLEL_MIN_BYTES", 1)
+    monkeypatch.setattr(scale_chunks.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    list(sdr.read_csv_chunks(csv, chunksize=100))
+    assert len(ranges) >= 5

@@ -289,7 +289,10 @@ _COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar", ".tgz", ".tbz", ".t
 
 def _parse_threads(path: str, threads: int | None) -> int:
     """How many threads parse the file: ``threads``, or (None) the CPUs this process may use
-    (at most 4) for a file of :data:`PARALLEL_MIN_BYTES` or more, else 1."""
+    (at most 4) for a file of :data:`PARALLEL_MIN_BYTES` or more, else 1 (always 1 where the
+    system has no positioned reads, ``os.pread``)."""
+    if not hasattr(os, "pread"):  # pragma: no cover - Windows: no positioned reads
+        return 1
     if threads is not None:
         return int(threads)
     try:

@@ -309,10 +309,10 @@ def _parse_threads(path: str, threads: int | None) -> int:
 
 
 class _Layout:
-    """Where a CSV file's data lines start, their column names, and the quote byte (None
+    """Where a CSV file's data lines start, their column names, and the quote character (None
     when quotes are not special)."""
 
-    def __init__(self, start: int, size: int, line: int, names: list[str], quote: bytes | None):
+    def __init__(self, start: int, size: int, line: int, names: list[str], quote: str | None):
         self.start, self.size, self.line, self.names, self.quote = start, size, line, names, quote
 
 

@@ -45,8 +45,14 @@ def test_threads_read_the_rows_of_the_chunked_reader(csv, monkeypatch):
     assert len(ranges) == len(many) > 5  # byte ranges of about 50 rows each
     pd.testing.assert_frame_equal(whole_many, whole_one)  # values, dtypes, running labels
     assert all(c.attrs["first_line"] + c.index[0] == c.index[0] + 2 for c in many)
+    seen = []
+    parse = pd.read_csv
+    monkeypatch.setattr(
+        scale_chunks.pd, "read_csv", lambda *a, **k: seen.append(k.get("usecols")) or parse(*a, **k)
+    )
     narrow = pd.concat(sdr.read_csv_chunks(csv, chunksize=50, threads=3).columns(["y"]))
     pd.testing.assert_frame_equal(narrow, whole_one[["y"]])
+    assert seen.count(["y"]) == len(many)  # every range parses the response's column alone
 
 
 def test_threads_give_the_fit_of_one_thread(csv):

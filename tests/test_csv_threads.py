@@ -141,3 +141,20 @@ def test_by_default_a_large_file_is_read_by_threads(csv, monkeypatch):
     monkeypatch.setattr(scale_chunks.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     list(sdr.read_csv_chunks(csv, chunksize=100))
     assert len(ranges) >= 5
+
+
+def test_a_fit_reading_in_threads_keeps_blas_to_one_thread(csv, monkeypatch):
+    import contextlib
+
+    from sdrstats.scale import fit as scale_fit
+
+    limits = []
+    monkeypatch.setattr(
+        scale_fit,
+        "threadpool_limits",
+        lambda n, user_api=None: limits.append((n, user_api)) or contextlib.nullcontext(),
+    )
+    sdr.sir(FORMULA, sdr.read_csv_chunks(csv, chunksize=100, threads=1))
+    assert not limits
+    sdr.sir(FORMULA, sdr.read_csv_chunks(csv, chunksize=100, threads=2))
+    assert limits and set(limits) == {(1, "blas")}  # the slicing pass and the moments pass

@@ -43,6 +43,8 @@ class ChunkSource:
         those columns (of the ones the data have), chunked as ``factory``'s: a reader that
         parses only some columns (a CSV file's). Without it :meth:`columns` selects them
         from ``factory``'s chunks.
+    threads : int, default 1
+        Threads the reader parses with (a fit then keeps BLAS to one thread while it reads).
 
     Examples
     --------
@@ -59,11 +61,13 @@ class ChunkSource:
         description: str = "chunks",
         reiterable: bool = True,
         columns_factory: Callable[[list[str]], Iterable[pd.DataFrame]] | None = None,
+        threads: int = 1,
     ) -> None:
         self.factory = factory
         self.description = description
         self.reiterable = reiterable
         self.columns_factory = columns_factory
+        self.threads = threads
         self._passes = 0
 
     def __iter__(self) -> Iterator[pd.DataFrame]:
@@ -230,6 +234,7 @@ def read_csv_chunks(
         factory,
         f"read_csv_chunks({path!r}, chunksize={chunksize})",
         columns_factory=columns_factory,
+        threads=workers,
     )
 
 

@@ -15,6 +15,7 @@ their ``capabilities.from_statistics``.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import warnings
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ..base.warnings import MissingValueWarning
 from ..design.calls import format_call
@@ -136,12 +138,21 @@ class LocalChunks:
         """Read these columns as these categoricals from now on."""
         self.dtypes = dict(dtypes)
 
+    def _blas(self) -> Any:
+        """One BLAS thread while the source parses in threads: they keep the cores busy, and
+        BLAS threads waiting for work would spin on them (the CPU time of a 1e6-row CSV fit:
+        4.6 s against 4.9-5.6 s)."""
+        if getattr(self.source, "threads", 1) > 1:
+            return threadpool_limits(1, user_api="blas")
+        return contextlib.nullcontext()
+
     def map_reduce(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, *args)`` of every chunk, merged."""
         total = None
-        for k, chunk in enumerate(self._chunks()):
-            part = fn(plan, chunk, f"chunk {k + 1}", *args)
-            total = part if total is None else total.merge(part)
+        with self._blas():
+            for k, chunk in enumerate(self._chunks()):
+                part = fn(plan, chunk, f"chunk {k + 1}", *args)
+                total = part if total is None else total.merge(part)
         return total
 
     def map_reduce_columns(self, columns: list[str], fn: Any, plan: FormulaPlan, *args: Any) -> Any:
@@ -149,19 +160,21 @@ class LocalChunks:
         parses no other column)."""
         total = None
         chunks = (recode(chunk, self.dtypes) for chunk in self.source.columns(columns))
-        for k, chunk in enumerate(chunks):
-            part = fn(plan, chunk, f"chunk {k + 1}", *args)
-            total = part if total is None else total.merge(part)
+        with self._blas():
+            for k, chunk in enumerate(chunks):
+                part = fn(plan, chunk, f"chunk {k + 1}", *args)
+                total = part if total is None else total.merge(part)
         return total
 
     def map_reduce_positioned(self, fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """``fn(plan, chunk, where, offset, *args)`` of every chunk, merged; ``offset`` is the
         position of the chunk's first row (the rows of the chunks before it)."""
         total, offset = None, 0
-        for k, chunk in enumerate(self._chunks()):
-            part = fn(plan, chunk, f"chunk {k + 1}", offset, *args)
-            offset += chunk.shape[0]
-            total = part if total is None else total.merge(part)
+        with self._blas():
+            for k, chunk in enumerate(self._chunks()):
+                part = fn(plan, chunk, f"chunk {k + 1}", offset, *args)
+                offset += chunk.shape[0]
+                total = part if total is None else total.merge(part)
         return total
 
     def release_first(self) -> None:

@@ -142,8 +142,8 @@ WHY = {
     ("save", "three"): "power: '2D vs ≥ 3D' rejected in 3% at n = 400, both tests (7% with 4 "
     "slices), 20% at n = 1000; the permutation test: 32% (52% with 4 slices); the noncentral "
     "χ² predicts 10% (60% from n = 3150); the permutation test on the largest remaining "
-    "eigenvalue, 4-5 slices, picks 3 in 66% (size <= 0.035; single 94-96%): "
-    "bench_dimension_power.md",
+    "eigenvalue (statistic='largest'), 4-5 slices, picks 3 in 66% (size <= 0.035; single "
+    "94-96%): bench_dimension_power.md",
     ("ire", "three"): "power: '2D vs ≥ 3D' rejected in 27% at n = 400 (26% with 6 slices), "
     "84% at n = 1000; the noncentral χ² predicts 35% (60% from n = 680): "
     "bench_dimension_power.md",

@@ -867,10 +867,9 @@ READING = """## Reading (written by hand from the tables above)
 - **SIR, IRE and equal-slice SIR (hence Lasso-SIR and online SIR): limited by power.** Even
   against the exact null quantile of its statistic (the oracle), SIR reaches 59% on dr's
   slicing, 28% on 10 equal slices, IRE 33%; Bura & Cook's weighted χ² adds 2-6 points
-  (0.42 at size 0.025; 0.28 at size 0.06): its weights sum to about the df here (Σω 26.8-27.4
-  for df 28),
-  as they should with normal predictors, and estimating a 32 x 32 covariance from 400 rows
-  only adds noise. The predicted n for 60% is 660 (SIR), 670 (equal slices), 680 (IRE); 80%
+  (0.42 at size 0.025; 0.28 at size 0.06): its weights sum to about the df here (Σω
+  26.8-27.4 for df 28), as they should with normal predictors, and estimating a 32 x 32
+  covariance from 400 rows only adds noise. The predicted n for 60% is 660 (SIR), 670 (equal slices), 680 (IRE); 80%
   at 930-960.
 - **SAVE: its statistic and its null, not the data.** The normal-theory test needs n = 670
   (spread) and 3150 (three) by the prediction, and has 6% and 2.5% at 400. The permutation
@@ -880,8 +879,7 @@ READING = """## Reading (written by hand from the tables above)
   `spread` the same rule reaches 53% (size 0.055) and chooses d = 2 in 48%: still short. The
   sum adds p − m − 1 noise eigenvalues to the one missing direction's, which is why the
   sdrstats permutation test (the sum) chooses the true d in 46% on three and 28% on spread
-  with 4 slices.
-  The permutation scheme is approximate for SAVE (the kept directions are estimated): the row
+  with 4 slices. The permutation scheme is approximate for SAVE (the kept directions are estimated): the row
   above the true d rejects in 6.5-8% with 4-5 slices, `spread_null` in 5.5-8%.
 - **Offered as an option, not a default:** `fit.test_dimension("permutation",
   statistic="largest")` now runs this test in sdrstats (its p-values agree with the

@@ -30,7 +30,10 @@ principal angles to the truth (Lasso-SIR: its first ``d_true`` directions, padde
 it chose fewer), and for Lasso-SIR the share of fits choosing the true ``d``. "before" is the
 options the defaults were before issue 43 (online: ``gravity=0.05, truncate_every=10``;
 Lasso-SIR: R LassoSIR's rule, ``penalty="cv_min", d_rule="kmeans", refit=False``), "after"
-the defaults.
+the defaults; for Lasso-SIR "ols refit" is the default before the ridge-stabilised refit
+(``refit="ols"``: ``lambda.1se`` and least squares on the support), on the same data sets and
+folds, with the paired differences in sine. ``--seed-offset K`` draws Lasso-SIR's data sets
+from seeds ``[kind, n, K + r]`` (``random_state = K + r``) instead of ``[kind, n, r]``.
 """
 
 from __future__ import annotations
@@ -131,6 +134,9 @@ def block_versus_rows() -> str:
 SPARSE_P = 200
 ONLINE_BEFORE = {"gravity": 0.05, "truncate_every": 10}
 LASSO_BEFORE = {"penalty": "cv_min", "d_rule": "kmeans", "refit": False}
+#: Lasso-SIR's rules in the table: R LassoSIR's, the default until the ridge refit
+#: (``lambda.1se`` + least squares on the support), the default.
+LASSO_RULES = (("before", LASSO_BEFORE), ("ols refit", {"refit": "ols"}), ("after", {}))
 
 
 def sparse_model(kind: int, n: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -176,17 +182,70 @@ def online_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray
     return np.array(out), seconds / reps
 
 
-def lasso_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray, float, float]:
-    out, right, seconds = [], 0, 0.0
+class _SharedLasso:
+    """Within a replication, the Lasso fits of rules that differ only in their refit are
+    computed once (the refit reads the same cross-validated Lasso): a cache of
+    ``LassoSIR._lasso_fit`` keyed on its inputs and the options it reads."""
+
+    def __init__(self) -> None:
+        self.cache: dict = {}
+        self.original = sdr.LassoSIR._lasso_fit
+        shared = self
+
+        def cached(est, Z, target, value, seed):
+            o = est.options
+            key = (
+                o["penalty"], o["n_folds"], o["max_iter"], seed, float(value),
+                Z.shape, hash(Z.tobytes()), hash(target.tobytes()),
+            )  # fmt: skip
+            if key not in shared.cache:
+                out = shared.original(est, Z, target, value, seed)
+                shared.cache[key] = (out[0].copy(), out[1])
+            coef, alpha = shared.cache[key]
+            return coef.copy(), alpha
+
+        self.cached = cached
+
+    def __enter__(self) -> _SharedLasso:
+        sdr.LassoSIR._lasso_fit = self.cached
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sdr.LassoSIR._lasso_fit = self.original
+
+
+def lasso_cell(
+    kind: int, n: int, reps: int, rules: tuple, offset: int = 0
+) -> tuple[dict[str, np.ndarray], dict[str, float], dict[str, float]]:
+    """Each rule of ``rules`` on the same ``reps`` data sets (seeds ``[kind, n, offset + r]``,
+    ``random_state = offset + r``): per rule the (non-zero, TPR, sine) rows, the share of
+    fits choosing the true d, and CPU seconds per fit (a rule reusing another's Lasso fits
+    is charged only its refit)."""
+    out = {label: [] for label, _ in rules}
+    right = dict.fromkeys(out, 0)
+    seconds = dict.fromkeys(out, 0.0)
     for r in range(reps):
-        X, y, truth = sparse_model(kind, n, [kind, n, r])
-        start = time.perf_counter()
-        fit = sdr.LassoSIR(random_state=r, progress=False, **options).fit(X, y)
-        seconds += time.perf_counter() - start
-        basis = fit.directions.to_numpy()
-        right += basis.shape[1] == truth.shape[1]
-        out.append(recovery(basis, truth))
-    return np.array(out), right / reps, seconds / reps
+        X, y, truth = sparse_model(kind, n, [kind, n, offset + r])
+        with _SharedLasso():
+            for label, options in rules:
+                start = time.process_time()
+                fit = sdr.LassoSIR(random_state=offset + r, progress=False, **options).fit(X, y)
+                seconds[label] += time.process_time() - start
+                basis = fit.directions.to_numpy()
+                right[label] += basis.shape[1] == truth.shape[1]
+                out[label].append(recovery(basis, truth))
+    return (
+        {k: np.array(v) for k, v in out.items()},
+        {k: v / reps for k, v in right.items()},
+        {k: v / reps for k, v in seconds.items()},
+    )
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> str:
+    """Mean of the paired sine differences a - b (s.e.), better/worse counts."""
+    diff = a[:, 2] - b[:, 2]
+    se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
+    return f"{diff.mean():+.3f} ({se:.3f}), {np.sum(diff < 0)}/{np.sum(diff > 0)}"
 
 
 def _row(label: str, results: np.ndarray) -> str:
@@ -198,7 +257,12 @@ def _row(label: str, results: np.ndarray) -> str:
 
 
 def sparse_recovery(
-    reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: list[int], methods: str
+    reps: int,
+    lasso_reps: int,
+    sizes: list[int],
+    lasso_sizes: list[int],
+    methods: str,
+    offset: int = 0,
 ) -> None:
     print("## Sparse recovery: online sparse SIR and Lasso-SIR, p = 200, 5 active predictors\n")
     print(
@@ -209,7 +273,7 @@ def sparse_recovery(
     if methods in ("both", "online"):
         online_recovery(reps, sizes)
     if methods in ("both", "lasso"):
-        lasso_recovery(lasso_reps, lasso_sizes)
+        lasso_recovery(lasso_reps, lasso_sizes, offset)
 
 
 def online_recovery(reps: int, sizes: list[int]) -> None:
@@ -226,21 +290,32 @@ def online_recovery(reps: int, sizes: list[int]) -> None:
                 )
 
 
-def lasso_recovery(lasso_reps: int, lasso_sizes: list[int]) -> None:
-    print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, automatic d)\n")
+def lasso_recovery(lasso_reps: int, lasso_sizes: list[int], offset: int = 0) -> None:
+    seeds = f"seeds [kind, n, {offset} + r]" if offset else "seeds [kind, n, r]"
+    print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, {seeds}, automatic d)\n")
     print(
-        "| model | n | options | non-zero | TPR | sin | true d chosen | s per fit |\n"
+        "| model | n | options | non-zero | TPR | sin | true d chosen | s per fit (CPU) |\n"
         "|---|---|---|---|---|---|---|---|"
     )
+    pairs = []
     for kind in (1, 2):
         for n in lasso_sizes:
-            for label, options in (("before", LASSO_BEFORE), ("after", {})):
-                results, right, seconds = lasso_cell(kind, n, lasso_reps, options)
+            results, right, seconds = lasso_cell(kind, n, lasso_reps, LASSO_RULES, offset)
+            for label, _ in LASSO_RULES:
                 print(
-                    f"| {kind}-index | {n} | {_row(label, results)} | {right:.2f} | "
-                    f"{seconds:.1f} |",
+                    f"| {kind}-index | {n} | {_row(label, results[label])} | "
+                    f"{right[label]:.2f} | {seconds[label]:.1f} |",
                     flush=True,
                 )
+            pairs.append(
+                f"| {kind}-index | {n} | {_paired(results['after'], results['before'])} | "
+                f"{_paired(results['after'], results['ols refit'])} |"
+            )
+    print(
+        "\nPaired on the same data sets, sine after minus the other rule: mean (s.e.), "
+        "fits better/worse.\n\n| model | n | after - before | after - ols refit |\n"
+        "|---|---|---|---|\n" + "\n".join(pairs)
+    )
 
 
 def main() -> None:
@@ -252,10 +327,23 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[300, 1000, 3000, 10000])
     parser.add_argument("--lasso-sizes", type=int, nargs="+", default=[120, 300, 1000])
     parser.add_argument("--methods", choices=("both", "online", "lasso"), default="both")
+    parser.add_argument(
+        "--seed-offset",
+        type=int,
+        default=0,
+        help="Lasso-SIR data sets [kind, n, offset + r] (fresh seeds: an unused offset)",
+    )
     args = parser.parse_args()
     if args.sparse:
         with threadpool_limits(1, user_api="blas"):
-            sparse_recovery(args.reps, args.lasso_reps, args.sizes, args.lasso_sizes, args.methods)
+            sparse_recovery(
+                args.reps,
+                args.lasso_reps,
+                args.sizes,
+                args.lasso_sizes,
+                args.methods,
+                args.seed_offset,
+            )
         return
     print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(

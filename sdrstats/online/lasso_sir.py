@@ -52,6 +52,50 @@ COLLINEAR_RTOL = 1e-10
 PENALTY_RULES = ("cv_1se", "cv_min", "cv")
 CV_CHOICE = {"cv_1se": "1se", "cv_min": "min", "cv": "min"}
 
+#: The refits of the ``refit`` option: ridge-stabilised or plain least squares on the support.
+REFIT_RULES = ("ridge", "ols")
+
+#: Ridge penalty of ``refit="ridge"`` per row, on the unit-variance columns: the refit solves
+#: ``(Z_SᵀZ_S + RIDGE_REFIT·n·I) β = Z_SᵀỸ``, i.e. adds this to the diagonal of the selected
+#: predictors' correlation matrix.
+RIDGE_REFIT = 0.1
+
+#: How the summary names each refit (None: no refit).
+REFIT_NOTES = {
+    "ridge": f"ridge on the support (penalty {RIDGE_REFIT:g} n, unit-variance columns)",
+    "ols": "least squares on the support",
+    None: "none (the Lasso coefficients)",
+}
+
+
+def refit_rule(refit: str | bool) -> str | None:
+    """The refit a ``refit`` option value names: ``"ridge"``, ``"ols"`` or None (no refit).
+
+    ``True`` is the older spelling of ``"ols"`` (what ``refit=True`` meant before the ridge
+    refit became the default), so fits saved with it keep their numbers.
+    """
+    if refit is False or refit is None:
+        return None
+    if isinstance(refit, (bool, np.bool_)):
+        return "ols" if refit else None
+    return str(refit)
+
+
+def refit_support(Z: np.ndarray, target: np.ndarray, selected: np.ndarray, rule: str) -> np.ndarray:
+    """Coefficients of ``target`` on the columns ``selected`` of ``Z`` (centred), by ``rule``.
+
+    ``"ols"``: least squares; ``"ridge"``: ridge regression with penalty
+    ``RIDGE_REFIT · n`` (``Z`` has unit-variance columns, so the penalty adds
+    :data:`RIDGE_REFIT` to the diagonal of the selected predictors' correlation matrix).
+    Returns the ``len(selected)`` coefficients.
+    """
+    chosen = Z[:, selected] - Z[:, selected].mean(axis=0)
+    centred = target - target.mean()
+    if rule == "ols":
+        return np.linalg.lstsq(chosen, centred, rcond=None)[0]
+    gram = chosen.T @ chosen + RIDGE_REFIT * Z.shape[0] * np.eye(selected.size)
+    return np.linalg.solve(gram, chosen.T @ centred)
+
 
 def slice_mean_eigen(
     X: np.ndarray, labels: np.ndarray, nslices: int
@@ -280,9 +324,10 @@ class LassoSIRResults(Results):
 
     def _method_line(self) -> str:
         ex = self.extras
+        refit = ex.get("refit_rule")
         return (
             f"lasso_sir with {ex['nslices']} slices, n = {self.n}, p = {self.p}; "
-            f"penalty: {ex['penalty_rule']}."
+            f"penalty: {ex['penalty_rule']}" + (f"; refit: {refit}." if refit else ".")
         )
 
     def _dimension_rules(self) -> dict[str, Any]:
@@ -500,7 +545,7 @@ class LassoSIR(Estimator):
         "d_rule": [Options(D_RULES)],
         "d_max": [Interval(int, 1, None)],
         "penalty": [Options(PENALTY_RULES), Interval(float, 0, None, closed="neither")],
-        "refit": ["boolean"],
+        "refit": [Options(REFIT_RULES), "boolean"],
         "n_folds": [Interval(int, 2, None)],
         "max_iter": [Interval(int, 1, None)],
         "random_state": ["random_state"],
@@ -517,7 +562,7 @@ class LassoSIR(Estimator):
         d_rule: str = "auto",
         d_max: int = MAX_AUTO_D,
         penalty: str | float = "cv_1se",
-        refit: bool = True,
+        refit: str | bool = "ridge",
         n_folds: int = 10,
         max_iter: int = 5000,
         random_state: Any = None,
@@ -673,6 +718,7 @@ class LassoSIR(Estimator):
             "coef_standardized": basis_z,
             "d_statistic": statistic,
             "penalty_rule": rule,
+            "refit_rule": REFIT_NOTES[refit_rule(o["refit"])],
         }
         if whitened is not None or unavailable is not None:
             # what d_rule="auto" (and "asymptotic") read: the test's eigenvalues, or why not
@@ -746,10 +792,10 @@ class LassoSIR(Estimator):
     ) -> tuple[np.ndarray, float]:
         coef, alpha = self._lasso_fit(Z, target, value, seed)
         selected = np.flatnonzero(coef)
-        if self.options["refit"] and 0 < selected.size < Z.shape[0] - 1:
-            # post-Lasso: least squares on the selected predictors (all columns centred)
-            chosen = Z[:, selected] - Z[:, selected].mean(axis=0)
-            solution = np.linalg.lstsq(chosen, target - target.mean(), rcond=None)[0]
+        rule = refit_rule(self.options["refit"])
+        if rule is not None and 0 < selected.size < Z.shape[0] - 1:
+            # post-Lasso: the selected predictors' coefficients refitted (all columns centred)
+            solution = refit_support(Z, target, selected, rule)
             coef = np.zeros_like(coef)
             coef[selected] = solution
         return coef, alpha
@@ -778,7 +824,7 @@ def lasso_sir(
     d_rule: str = "auto",
     d_max: int = 10,
     penalty: str | float = "cv_1se",
-    refit: bool = True,
+    refit: str | bool = "ridge",
     n_folds: int = 10,
     max_iter: int = 5000,
     random_state: Any = None,
@@ -834,4 +880,5 @@ __all__ = [
     "two_means_smaller_group",
     "cv_lasso",
     "fixed_lasso",
+    "refit_support",
 ]

@@ -93,6 +93,7 @@ from ..stats.gaussian import (
     width_edge_messages,
 )
 from ..stats.local_linear import LocalLinear
+from ..stats.rank_cv import one_se_choice
 from .spread import choose_scale
 
 MODELS = ("auto", "location_scale", "separate", "single")
@@ -375,9 +376,12 @@ def choose_component_width(
     Jones 1991's variance correction), the one factor to choose once the width is kept.
     Of the candidates within one standard error of the best (the standard error of the
     mean paired difference of the rows' scores; Hastie, Tibshirani and Friedman 2009,
-    section 7.10) the widest is kept, adaptive before fixed at the same σ_y: the smoothest
-    density that gives up less than the score's own noise. Then ``c`` is the best of
-    ``factors`` and the variance-matching one at that width.
+    section 7.10; :func:`~sdrstats.stats.rank_cv.one_se_choice`) the widest is kept,
+    adaptive before fixed at the same σ_y: the smoothest density that gives up less than
+    the score's own noise. A candidate that scores some row as impossible (a log density of
+    ``-inf``, or not a number) is left out of the comparison (its table row has no standard
+    error); if every candidate does, the squared loss's σ_y is kept, one width. Then ``c``
+    is the best of ``factors`` and the variance-matching one at that width.
 
     Returns the score, σ_y, ``c``, the width factors (``None``: one width) and the table of
     scores. With ``coarse``, only the widths of :data:`COARSE_STEPS` are scored (one width
@@ -409,7 +413,7 @@ def choose_component_width(
         return out
 
     def best_factor(logp: list[np.ndarray], cs: list[float]) -> tuple:
-        best = (-np.inf, None, None)
+        best: tuple | None = None  # the first factor even when every score is -inf
         for lp, c in zip(logp, cs):
             if tail > 0:  # the defensive component enters the score as the density
                 v = targets / c
@@ -418,8 +422,10 @@ def choose_component_width(
                 )
                 lp = np.logaddexp(np.log1p(-tail) + lp, np.log(tail) + log_tail)
             lp = lp + log_jacobian - targets.shape[1] * np.log(c)
-            if np.mean(lp) > best[0]:
-                best = (float(np.mean(lp)), float(c), lp)
+            mean = float(np.mean(lp))
+            mean = -np.inf if np.isnan(mean) else mean
+            if best is None or mean > best[0]:
+                best = (mean, float(c), lp)
         return best
 
     def matched(sy: float, widths: np.ndarray | None) -> list[float]:
@@ -450,16 +456,19 @@ def choose_component_width(
     rows = [
         (sy, k == 1, *at[sy][k]) for k, widths in enumerate((None, adaptive)) for sy in widths_tried
     ]
-    top = max(range(len(rows)), key=lambda i: rows[i][2])
-    n = len(targets)
-    se = [
-        float(np.std(r[4] - rows[top][4], ddof=1) / np.sqrt(n))
-        if np.all(np.isfinite(r[4]))
-        else np.inf
-        for r in rows
-    ]
-    eligible = [i for i in range(len(rows)) if rows[i][2] >= rows[top][2] - se[i]]
-    keep = max(eligible, key=lambda i: (rows[i][0], rows[i][1]))
+    # Widest first, adaptive before fixed at the same σ_y: the one-se rule keeps the first
+    # within one standard error of the best. A candidate with a row it scores as impossible
+    # (or not a number) is not compared: its mean is no score, and its paired standard
+    # error is no error.
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i][0], not rows[i][1]))
+    finite = [i for i in order if np.all(np.isfinite(rows[i][4]))]
+    se = np.full(len(rows), np.nan)
+    if finite:
+        first, finite_se = one_se_choice(-np.column_stack([rows[i][4] for i in finite]))
+        keep = finite[first]
+        se[finite] = finite_se
+    else:  # no width scores every row: the squared loss's, one width
+        keep = next(i for i, r in enumerate(rows) if r[0] == fit["sigma_y"] and not r[1])
     sy, is_adaptive = rows[keep][0], rows[keep][1]
     widths = adaptive if is_adaptive else None
     # ... then the factor at the width kept.

@@ -139,15 +139,17 @@ def _kernel(
 
 
 def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """``[1, z, z zᵀ, t, z tᵀ]`` of each training row (n x (1 + d + d² + m + dm)): one
-    product with the kernel weights gives every weighted moment of the normal equations."""
+    """``[1, z, z_k z_l (k <= l), t, z tᵀ]`` of each training row
+    (n x (1 + d + d(d+1)/2 + m + dm)): one product with the kernel weights gives every
+    weighted moment of the normal equations (``z zᵀ`` is symmetric: its upper triangle)."""
     n, d = Z.shape
     m = T.shape[1]
+    upper = np.triu_indices(d)
     return np.hstack(
         [
             np.ones((n, 1)),
             Z,
-            (Z[:, :, None] * Z[:, None, :]).reshape(n, d * d),
+            Z[:, upper[0]] * Z[:, upper[1]],
             T,
             (Z[:, :, None] * T[:, None, :]).reshape(n, d * m),
         ]
@@ -162,8 +164,11 @@ def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     full = np.empty((d + 1, d + 1), dtype=int)
     full[0, 0] = 0
     full[0, 1:] = full[1:, 0] = np.arange(1, d + 1)
-    full[1:, 1:] = 1 + d + np.arange(d * d).reshape(d, d)
-    at = 1 + d + d * d
+    upper = np.triu_indices(d)
+    pairs = np.empty((d, d), dtype=int)
+    pairs[upper] = pairs[upper[1], upper[0]] = 1 + d + np.arange(len(upper[0]))
+    full[1:, 1:] = pairs
+    at = 1 + d + len(upper[0])
     rhs = np.empty((d + 1, m), dtype=int)
     rhs[0] = at + np.arange(m)
     rhs[1:] = at + m + np.arange(d * m).reshape(d, m)

@@ -35,6 +35,7 @@ the response (Fan and Gijbels 1996; Yu and Jones 2004 on smoothing log squared r
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -178,7 +179,12 @@ def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _local_solve(
-    K: np.ndarray, Q: np.ndarray, F: np.ndarray, m: int, h: np.ndarray
+    K: np.ndarray,
+    Q: np.ndarray,
+    F: np.ndarray,
+    m: int,
+    h: np.ndarray,
+    P: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fitted values at the query rows ``Q`` (r x m) and the hat diagonal (r,) from the
     kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
@@ -188,16 +194,19 @@ def _local_solve(
     solution ``(a, b)`` as the one centred at the query point (a ridge on the slopes does
     not see the shift), so the fit at ``q`` is ``p_qᵀ A^{-1} B`` with ``p_q = [1, q]``,
     ``A`` and ``B`` the uncentred weighted moments, and the hat diagonal ``p_qᵀ A^{-1} p_q``
-    (the row's own weight is 1): one solve per row with one right-hand side."""
+    (the row's own weight is 1): one solve per row with one right-hand side. ``P``: the
+    rows ``[1, q]`` when the caller keeps them."""
     r, d = Q.shape
     M = (K @ F.astype(K.dtype, copy=False)).astype(float)
     full, rhs = _moment_index(d, m)
     A = M[:, full].reshape(r, d + 1, d + 1)
-    slopes = np.arange(1, d + 1)
-    A[:, slopes, slopes] += RIDGE * np.minimum(h, 1.0) ** 2
-    P = np.empty((r, d + 1))
-    P[:, 0] = 1.0
-    P[:, 1:] = Q
+    ridge = np.zeros(d + 1)
+    ridge[1:] = RIDGE * np.minimum(h, 1.0) ** 2
+    A += np.diag(ridge)  # on the slopes' diagonal (adding 0 elsewhere changes nothing)
+    if P is None:
+        P = np.empty((r, d + 1))
+        P[:, 0] = 1.0
+        P[:, 1:] = Q
     x = np.linalg.solve(A, P[:, :, None])[:, :, 0]
     B = M[:, rhs].reshape(r, d + 1, m)
     return np.einsum("ri,rim->rm", x, B), np.einsum("ri,ri->r", x, P)
@@ -254,14 +263,14 @@ class _LooKernels:
         self.common_kth: np.ndarray | None = None  # each row's k-th nearest summed square
 
     def __call__(self, h: np.ndarray, moving: int | None = None) -> np.ndarray:
-        finite = np.isfinite(h)
-        inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0).astype(np.float32)
-        used = np.flatnonzero(inv > 0)
+        # 0.5 / h² in single precision, 0 for h = ∞ (in Python: a handful of numbers)
+        inv = [np.float32(0.5 / (v * v)) if v < np.inf else np.float32(0.0) for v in h]
+        used = [l for l, v in enumerate(inv) if v > 0]
         logk, K, sq = self.logk, self.K, self.sq
         if len(used) == 0:
             K[:] = 1.0
             return K
-        common = len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d
+        common = len(used) == self.d and all(v == inv[0] for v in inv) and len(sq) > self.d
         if common:
             np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares
         elif moving is None:
@@ -282,7 +291,7 @@ class _LooKernels:
                 logk[:] = self.partial
         np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
         np.exp(K, out=K)
-        k = int(np.ceil(self.need))
+        k = math.ceil(self.need)
         n = K.shape[1]
         if 0 < k <= n:
             sparse = np.flatnonzero(K.sum(axis=1) < self.need)
@@ -377,11 +386,26 @@ def choose_bandwidths(
     if kernels is not None:  # the kernels are single precision: their products too
         F = F.astype(np.float32)
 
+    Q, t_rows = Z[rows], t[rows]
+    P = np.hstack([np.ones((len(rows), 1)), Q])  # the rows' [1, z], kept for every score
+    r_rows = None if scale_of is None else scale_of[rows]
+
     def score(h: np.ndarray, moving: int | None = None) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            K = None if kernels is None else kernels(h, moving)
-            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, K, F)
+            if kernels is None:
+                memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, None, F)
+                return memo[key]
+            # loo_score's numbers, with the rows and their [1, z] kept
+            fitted, hat = _local_solve(kernels(h, moving), Q, F, 1, h, P)
+            if np.any(hat >= 1.0 - 1e-8):
+                memo[key] = np.inf
+            else:
+                loo_resid = (t_rows - fitted[:, 0]) / (1.0 - hat)
+                if r_rows is not None:
+                    memo[key] = scale_loss(r_rows, t_rows - loo_resid)
+                else:
+                    memo[key] = float(np.mean(loo_resid**2))
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.

@@ -296,21 +296,27 @@ class _LooKernels:
         if 0 < k <= n:
             sparse = np.flatnonzero(K.sum(axis=1) < self.need)
             if len(sparse):
-                wide = logk[sparse]
+                every = len(sparse) == len(K)  # every row: in place, no copies
+                wide = logk if every else logk[sparse]
                 if common:
                     # one bandwidth scales every row's summed squares alike, and their
                     # order with them: the k-th nearest's, sorted once, times -inv is
                     # exactly the k-th largest log-weight
                     if self.common_kth is None:
                         self.common_kth = np.sort(sq[-1], axis=1)[:, k - 1]
-                    kth = -np.multiply(self.common_kth[sparse], -inv[0])
+                    kth = -np.multiply(
+                        self.common_kth if every else self.common_kth[sparse], -inv[0]
+                    )
                 else:
                     # the k-th largest: a (vectorised) sort of these rows costs less than
                     # a partition
                     kth = -np.sort(wide, axis=1)[:, n - k]
                 wide /= np.maximum(2.0 * kth, 1.0)[:, None]
                 np.maximum(wide, -40.0, out=wide)
-                K[sparse] = np.exp(wide, out=wide)
+                if every:
+                    np.exp(wide, out=K)
+                else:
+                    K[sparse] = np.exp(wide, out=wide)
         return K
 
 

@@ -210,8 +210,8 @@ def fit_separate(
         start=start,
     )
     _warn_width_edge(tuning, user_grid)
-    table = pd.DataFrame(tuning.table, columns=["sigma_z", "sigma_y", "lambda", "cv_score"])
-    table = table.sort_values("cv_score", ignore_index=True)
+    order = np.argsort(tuning.table[:, 3], kind="quicksort")  # sort_values' order, cheaper
+    table = pd.DataFrame(tuning.table[order], columns=["sigma_z", "sigma_y", "lambda", "cv_score"])
     sz, sy, lam, cv = tuning.sigma_z, tuning.sigma_y, tuning.lam, tuning.cv
     alpha = problem.solve(identity, (sz, sy), lam, gradient=False).alpha
     return {

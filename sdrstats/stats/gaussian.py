@@ -548,11 +548,11 @@ def _heldout_parts(
             test = folds == j
             train, keep = np.flatnonzero(~test), np.flatnonzero(~test[problem.centres])
             if side is None:
-                Kt = Kz[np.ix_(train, keep)]
+                Kt = Kz[train][:, keep]
                 KtKt = Kt.T @ Kt
             else:
-                KtKt = (side[1] - side[2][f])[np.ix_(keep, keep)]
-            parts.append((test, train, keep, KtKt, log_kz[np.ix_(test, keep)]))
+                KtKt = (side[1] - side[2][f])[keep][:, keep]
+            parts.append((test, train, keep, KtKt, log_kz[test][:, keep]))
         cache[sz] = parts
         cache[("Kz", sz)] = Kz
     return cache[sz]
@@ -600,7 +600,7 @@ def heldout_log_density_widths(
             total_h, C = KzKy.sum(axis=0), problem.pair_matrix(sy) * n
             cache[key] = []
             for test, train, keep, KtKt, _ in parts:
-                G = C[np.ix_(keep, keep)]
+                G = C[keep][:, keep]  # a fresh copy (cheaper than np.ix_'s)
                 G *= KtKt
                 G /= len(train)
                 h = (total_h - KzKy[test].sum(axis=0))[keep] / len(train)

@@ -93,10 +93,12 @@ def _kernel(
     need: float = 0.0,
     sq: np.ndarray | None = None,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    training: bool = False,
 ) -> np.ndarray:
     """``exp(-Σ_l (q_l - z_l)² / 2h_l²)`` (rows x n) scaled by each row's largest entry
     (in logs, so a row far from every point keeps its nearest ones; a training row's own
-    weight is 1 either way). A row whose weights sum to less than ``need`` has its window
+    weight is 1 either way, so with ``training`` (every row of ``Q`` a row of ``Z``) the
+    scaling is skipped). A row whose weights sum to less than ``need`` has its window
     widened until its ``⌈need⌉``-th nearest point lies within one bandwidth (weight
     ``e^{-1/2}``): in sparse regions, beyond the data and at its edges the fit then rests on
     enough points (a nearest-neighbour bandwidth as a floor), not on the one or two that a
@@ -124,7 +126,8 @@ def _kernel(
             np.square(K, out=K)
             K *= inv[l]
             logk -= K
-    logk -= logk.max(axis=1, keepdims=True)
+    if not training:
+        logk -= logk.max(axis=1, keepdims=True)
     np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
     np.exp(K, out=K)
     k = int(np.ceil(need))
@@ -239,7 +242,7 @@ def loo_fit(
     )
     for block in blocks:
         Q = Z[rows[block]]
-        K = _kernel(Q, Z, h, need, sq, work if sq is not None else None)
+        K = _kernel(Q, Z, h, need, sq, work if sq is not None else None, training=True)
         fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
 

@@ -46,7 +46,9 @@ this: its two functions predict as well as ``x1, x3``, its three never better).
 
 Where a rule misses a model its method can see, the table gives the reason measured by
 ``bench_moment_rules.py`` on the same data sets (``WHY`` below): the power of the test at
-n = 400 and at n = 1000, its size, and the alternatives tried.
+n = 400 and at n = 1000, its size, and the alternatives tried; for the moment methods also the
+power that the noncentral χ² of the decisive step predicts at n = 400 and the n where it
+reaches 60% (``bench_dimension_power.py``).
 
 Each data set's result is appended to ``benchmarks/bench_dimension_runs.csv`` as soon as it is
 computed, so a long run can be stopped and resumed (rows already there are skipped), and a
@@ -129,27 +131,37 @@ WHY = {
     ("sir", "three"): "power: Li's χ² rejects '2D vs ≥ 3D' in 41% of 200 data sets at "
     "n = 400 (23-45% with 6-12 slices), 80% at n = 1000; size 0.01-0.07; the permutation "
     "test: 38%; dr's slicing leaves a last slice of the 4 largest y, and on 9 equal slices the "
-    "test picks 3 in 16% (bench_sparse_rules.md)",
+    "test picks 3 in 16% (bench_sparse_rules.md); the noncentral χ² predicts 50% (60% from "
+    "n = 660; 59% with an exact null): bench_dimension_power.md",
     ("save", "spread"): "power: '1D vs ≥ 2D' rejected in 6% at n = 400, normal- and "
     "general-theory tests alike (20% with 4 slices), 76% at n = 1000; size ≤ 0.04; the "
-    "permutation test: 10% (30% with 4 slices)",
+    "permutation test: 10% (30% with 4 slices); the noncentral χ² predicts 33% (60% from "
+    "n = 670), but at n = 400 the normal-theory null is conservative (size 0.000 on a null "
+    "model); the permutation test on the largest remaining eigenvalue, 4 slices: 48% "
+    "(size 0.055): bench_dimension_power.md",
     ("save", "three"): "power: '2D vs ≥ 3D' rejected in 3% at n = 400, both tests (7% with 4 "
-    "slices), 20% at n = 1000; the permutation test: 32% (52% with 4 slices)",
+    "slices), 20% at n = 1000; the permutation test: 32% (52% with 4 slices); the noncentral "
+    "χ² predicts 10% (60% from n = 3150); the permutation test on the largest remaining "
+    "eigenvalue (statistic='largest'), 4-5 slices, picks 3 in 66% (size <= 0.035; single "
+    "94-96%): bench_dimension_power.md",
     ("ire", "three"): "power: '2D vs ≥ 3D' rejected in 27% at n = 400 (26% with 6 slices), "
-    "84% at n = 1000",
+    "84% at n = 1000; the noncentral χ² predicts 35% (60% from n = 680): "
+    "bench_dimension_power.md",
     ("cume", "three"): "power: the permutation test rejects '2D vs ≥ 3D' in 61% of 100 data "
     "sets at n = 400 (100% at n = 1000): the goal is at the edge of its power",
     ("online_sir", "three"): "power: the default is Li's χ² from the stream's moments "
     "(n = 400 >= 2 p H = 120): never d = 1 (the ratio rule, the default before: 36 of 50), "
     "d = 2 in 42; '2D vs ≥ 3D' is at the power of equal-slice SIR at n = 400 (batch SIR on the "
     "same 10 equal slices: 12%; its 36% comes from dr's slicing, 9 x 44 rows + the 4 largest "
-    "y; the stream's test on dr's cut points: 36%): bench_sparse_rules.md",
+    "y; the stream's test on dr's cut points: 36%): bench_sparse_rules.md; on 10 equal slices "
+    "the noncentral χ² predicts 35% (60% from n = 670): bench_dimension_power.md",
     ("lasso_sir", "three"): "power: the default is Li's χ² of its kernel (n = 400 >= 2 p H = "
     "120), SIR's test on its 10 equal slices: never d = 1 (R's k-means, the default before: "
     "50 of 50, s_1 a group alone), d = 2 in 44; '2D vs ≥ 3D' is at the power of equal-slice "
     "SIR at n = 400 (batch SIR, 10 equal slices: 12%); no rule tried keeps single and gains "
     "(log-scale two-means 30% at single 88%, an AIC-type criterion 40% at 82%): "
-    "bench_sparse_rules.md",
+    "bench_sparse_rules.md; on 10 equal slices the noncentral χ² predicts 35% (60% from "
+    "n = 670): bench_dimension_power.md",
     **{
         (m, "three"): f"the fit's third direction, not the rule: given x1, x2, x3 themselves the "
         f"criterion picks 3 in 92% of these data sets (98% by its minimum); the fit's 3D span "

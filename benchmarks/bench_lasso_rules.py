@@ -3,13 +3,15 @@
 Each data set of ``bench_online.py --sparse`` (same models and seeds ``[kind, n, r]``,
 ``random_state=r``) is fitted once per kernel direction with a cross-validated Lasso path
 (glmnet's 100 penalties, 10 folds, one BLAS thread; the folds' paths computed here as
-LassoCV computes them, so the errors of every penalty, Lasso and refitted, are at hand); every rule is then read off
-the same path, so the comparisons are paired on data and folds: R LassoSIR's rule
-(``lambda.min``, no refit: "old"), the defaults (``lambda.1se`` + least-squares refit:
-"new"), each part alone, the refit only when ``n >= c |S| log p``, a ridge-stabilised refit
-(penalty ``lam * n`` on unit-variance columns), a per-direction switch between the two
-rules on that condition, and the switch at ``n = 100 log p``. For each: the k-means ``d``,
-non-zero rows, TPR, the sine of the first ``d_true`` directions, and the sine of each of
+LassoCV computes them, so the errors of every penalty, Lasso and refitted, are at hand);
+every rule is then read off the same path, so the comparisons are paired on data and folds:
+R LassoSIR's rule (``lambda.min``, no refit: "old"), the defaults when it was written
+(``lambda.1se`` + least-squares refit, today's ``refit="ols"``: "new"), each part alone, the
+refit only when ``n >= c |S| log p``, a ridge-stabilised refit (penalty ``lam * n`` on
+unit-variance columns; ``lam = 0.1`` is today's default, ``refit="ridge"``), a
+per-direction switch between the two rules on that condition, and the switch at
+``n = 100 log p``. For each: the k-means ``d``, non-zero rows, TPR, the sine of the first
+``d_true`` directions, and the sine of each of
 the first ``d_true`` directions to the true subspace.
 
 Candidates for the second direction: the relaxed Lasso (the penalty chosen by the CV error

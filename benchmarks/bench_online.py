@@ -30,7 +30,10 @@ principal angles to the truth (Lasso-SIR: its first ``d_true`` directions, padde
 it chose fewer), and for Lasso-SIR the share of fits choosing the true ``d``. "before" is the
 options the defaults were before issue 43 (online: ``gravity=0.05, truncate_every=10``;
 Lasso-SIR: R LassoSIR's rule, ``penalty="cv_min", d_rule="kmeans", refit=False``), "after"
-the defaults.
+the defaults; for Lasso-SIR "ols refit" is the default before the ridge-stabilised refit
+(``refit="ols"``: ``lambda.1se`` and least squares on the support), on the same data sets and
+folds, with the paired differences in sine. ``--seed-offset K`` draws Lasso-SIR's data sets
+from seeds ``[kind, n, K + r]`` (``random_state = K + r``) instead of ``[kind, n, r]``.
 """
 
 from __future__ import annotations
@@ -131,6 +134,9 @@ def block_versus_rows() -> str:
 SPARSE_P = 200
 ONLINE_BEFORE = {"gravity": 0.05, "truncate_every": 10}
 LASSO_BEFORE = {"penalty": "cv_min", "d_rule": "kmeans", "refit": False}
+#: Lasso-SIR's rules in the table: R LassoSIR's, the default until the ridge refit
+#: (``lambda.1se`` + least squares on the support), the default.
+LASSO_RULES = (("before", LASSO_BEFORE), ("ols refit", {"refit": "ols"}), ("after", {}))
 
 
 def sparse_model(kind: int, n: int, seed: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -176,17 +182,86 @@ def online_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray
     return np.array(out), seconds / reps
 
 
-def lasso_cell(kind: int, n: int, reps: int, options: dict) -> tuple[np.ndarray, float, float]:
-    out, right, seconds = [], 0, 0.0
+class _SharedLasso:
+    """Within a replication the rules share their cross-validated Lasso paths: the folds, the
+    penalty grid and the path do not depend on the rule (only the penalty read off it and the
+    refit do), so scikit-learn's ``LassoCV`` fit and ``LassoSIR._lasso_fit`` are cached on
+    their inputs. Every rule's numbers are those of its own fit; only the time is shared."""
+
+    def __init__(self) -> None:
+        import sklearn.linear_model as linear_model
+
+        self.module = linear_model
+        self.original_cv = linear_model.LassoCV
+        self.original_fit = sdr.LassoSIR._lasso_fit
+        paths: dict = {}
+        fits: dict = {}
+        original_fit = self.original_fit
+
+        class CachedLassoCV(linear_model.LassoCV):
+            def fit(self, X, y, **kw):
+                params = tuple(sorted((k, repr(v)) for k, v in self.get_params().items()))
+                key = (params, X.shape, hash(X.tobytes()), hash(y.tobytes()))
+                if key not in paths:
+                    super().fit(X, y, **kw)
+                    paths[key] = dict(self.__dict__)
+                self.__dict__.update(paths[key])
+                return self
+
+        def cached_fit(est, Z, target, value, seed):
+            o = est.options
+            key = (
+                o["penalty"], o["n_folds"], o["max_iter"], seed, float(value),
+                Z.shape, hash(Z.tobytes()), hash(target.tobytes()),
+            )  # fmt: skip
+            if key not in fits:
+                coef, alpha = original_fit(est, Z, target, value, seed)
+                fits[key] = (coef.copy(), alpha)
+            coef, alpha = fits[key]
+            return coef.copy(), alpha
+
+        self.cached_cv, self.cached_fit = CachedLassoCV, cached_fit
+
+    def __enter__(self) -> _SharedLasso:
+        self.module.LassoCV = self.cached_cv
+        sdr.LassoSIR._lasso_fit = self.cached_fit
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.module.LassoCV = self.original_cv
+        sdr.LassoSIR._lasso_fit = self.original_fit
+
+
+def lasso_cell(
+    kind: int, n: int, reps: int, rules: tuple, offset: int = 0
+) -> tuple[dict[str, np.ndarray], dict[str, float], float]:
+    """Each rule of ``rules`` on the same ``reps`` data sets (seeds ``[kind, n, offset + r]``,
+    ``random_state = offset + r``): per rule the (non-zero, TPR, sine) rows and the share of
+    fits choosing the true d; CPU seconds per data set for all the rules (they share the
+    cross-validated Lasso paths, :class:`_SharedLasso`)."""
+    out = {label: [] for label, _ in rules}
+    right = dict.fromkeys(out, 0)
+    start = time.process_time()
     for r in range(reps):
-        X, y, truth = sparse_model(kind, n, [kind, n, r])
-        start = time.perf_counter()
-        fit = sdr.LassoSIR(random_state=r, progress=False, **options).fit(X, y)
-        seconds += time.perf_counter() - start
-        basis = fit.directions.to_numpy()
-        right += basis.shape[1] == truth.shape[1]
-        out.append(recovery(basis, truth))
-    return np.array(out), right / reps, seconds / reps
+        X, y, truth = sparse_model(kind, n, [kind, n, offset + r])
+        with _SharedLasso():
+            for label, options in rules:
+                fit = sdr.LassoSIR(random_state=offset + r, progress=False, **options).fit(X, y)
+                basis = fit.directions.to_numpy()
+                right[label] += basis.shape[1] == truth.shape[1]
+                out[label].append(recovery(basis, truth))
+    return (
+        {k: np.array(v) for k, v in out.items()},
+        {k: v / reps for k, v in right.items()},
+        (time.process_time() - start) / reps,
+    )
+
+
+def _paired(a: np.ndarray, b: np.ndarray) -> str:
+    """Mean of the paired sine differences a - b (s.e.), better/worse counts."""
+    diff = a[:, 2] - b[:, 2]
+    se = diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
+    return f"{diff.mean():+.3f} ({se:.3f}), {np.sum(diff < 0)}/{np.sum(diff > 0)}"
 
 
 def _row(label: str, results: np.ndarray) -> str:
@@ -198,7 +273,13 @@ def _row(label: str, results: np.ndarray) -> str:
 
 
 def sparse_recovery(
-    reps: int, lasso_reps: int, sizes: list[int], lasso_sizes: list[int], methods: str
+    reps: int,
+    lasso_reps: int,
+    sizes: list[int],
+    lasso_sizes: list[int],
+    methods: str,
+    offset: int = 0,
+    kinds: tuple = (1, 2),
 ) -> None:
     print("## Sparse recovery: online sparse SIR and Lasso-SIR, p = 200, 5 active predictors\n")
     print(
@@ -209,7 +290,7 @@ def sparse_recovery(
     if methods in ("both", "online"):
         online_recovery(reps, sizes)
     if methods in ("both", "lasso"):
-        lasso_recovery(lasso_reps, lasso_sizes)
+        lasso_recovery(lasso_reps, lasso_sizes, offset, kinds)
 
 
 def online_recovery(reps: int, sizes: list[int]) -> None:
@@ -226,21 +307,38 @@ def online_recovery(reps: int, sizes: list[int]) -> None:
                 )
 
 
-def lasso_recovery(lasso_reps: int, lasso_sizes: list[int]) -> None:
-    print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, automatic d)\n")
+def lasso_recovery(
+    lasso_reps: int, lasso_sizes: list[int], offset: int = 0, kinds: tuple = (1, 2)
+) -> None:
+    seeds = f"seeds [kind, n, {offset} + r]" if offset else "seeds [kind, n, r]"
+    print(f"\n### Lasso-SIR ({lasso_reps} replications a cell, {seeds}, automatic d)\n")
     print(
-        "| model | n | options | non-zero | TPR | sin | true d chosen | s per fit |\n"
-        "|---|---|---|---|---|---|---|---|"
+        "| model | n | options | non-zero | TPR | sin | true d chosen |\n"
+        "|---|---|---|---|---|---|---|"
     )
-    for kind in (1, 2):
+    pairs, times = [], []
+    for kind in kinds:
         for n in lasso_sizes:
-            for label, options in (("before", LASSO_BEFORE), ("after", {})):
-                results, right, seconds = lasso_cell(kind, n, lasso_reps, options)
+            results, right, seconds = lasso_cell(kind, n, lasso_reps, LASSO_RULES, offset)
+            for label, _ in LASSO_RULES:
                 print(
-                    f"| {kind}-index | {n} | {_row(label, results)} | {right:.2f} | "
-                    f"{seconds:.1f} |",
+                    f"| {kind}-index | {n} | {_row(label, results[label])} | {right[label]:.2f} |",
                     flush=True,
                 )
+            pairs.append(
+                f"| {kind}-index | {n} | {_paired(results['after'], results['before'])} | "
+                f"{_paired(results['after'], results['ols refit'])} |"
+            )
+            times.append(f"{kind}-index n = {n}: {seconds:.1f}")
+    print(
+        "\nPaired on the same data sets, sine after minus the other rule: mean (s.e.), "
+        "fits better/worse.\n\n| model | n | after - before | after - ols refit |\n"
+        "|---|---|---|---|\n" + "\n".join(pairs)
+    )
+    print(
+        "\nCPU seconds per data set, the three rules together (they share the "
+        "cross-validated Lasso paths; one BLAS thread): " + "; ".join(times) + "."
+    )
 
 
 def main() -> None:
@@ -252,10 +350,27 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[300, 1000, 3000, 10000])
     parser.add_argument("--lasso-sizes", type=int, nargs="+", default=[120, 300, 1000])
     parser.add_argument("--methods", choices=("both", "online", "lasso"), default="both")
+    parser.add_argument(
+        "--seed-offset",
+        type=int,
+        default=0,
+        help="Lasso-SIR data sets [kind, n, offset + r] (fresh seeds: an unused offset)",
+    )
+    parser.add_argument(
+        "--kinds", type=int, nargs="+", default=[1, 2], help="Lasso-SIR models: 1, 2 or both"
+    )
     args = parser.parse_args()
     if args.sparse:
         with threadpool_limits(1, user_api="blas"):
-            sparse_recovery(args.reps, args.lasso_reps, args.sizes, args.lasso_sizes, args.methods)
+            sparse_recovery(
+                args.reps,
+                args.lasso_reps,
+                args.sizes,
+                args.lasso_sizes,
+                args.methods,
+                args.seed_offset,
+                tuple(args.kinds),
+            )
         return
     print(f"## Online SIR throughput: p = {P}, H = {H}, d = {D}, chunks of {CHUNK}\n")
     print(

@@ -259,6 +259,20 @@ CASES = [
         "Build one with pandas.DataFrame",
     ),
     (
+        "data-is-a-list-of-frames",
+        lambda: sdr.sir("y ~ x1", [FRAME.iloc[:20], FRAME.iloc[20:]]),
+        TypeError,
+        "data must be a pandas DataFrame",
+        r"sdr\.chunks_from\(pieces\)",
+    ),
+    (
+        "data-is-an-iterator-of-frames",
+        lambda: sdr.sir("y ~ x1", iter([FRAME.iloc[:20], FRAME.iloc[20:]])),
+        TypeError,
+        "got a list_iterator",
+        r"pandas\.concat\(pieces\)",
+    ),
+    (
         "formula-not-string",
         lambda: sdr.save(["y ~ x1"], FRAME),
         TypeError,

@@ -166,3 +166,54 @@ def test_auto_searches_the_widths_fully_only_for_the_candidates_within_the_margi
     if margin is not None:
         for name in AUTO_CANDIDATES:
             assert scores[name] == alone[name].heldout_log_score
+
+
+@pytest.mark.parametrize("impossible_at", ["widest", "every width"])
+def test_a_width_that_scores_a_row_as_impossible_is_not_kept(monkeypatch, impossible_at):
+    # The one-se rule keeps the widest candidate within one standard error of the best. A
+    # width whose held-out score is -inf for some row has no finite standard error and must
+    # not count as "within" it, even when it is the widest. The held-out scores here are
+    # made up so that only the rule is tested: the real scores of a fitted LSCDE are finite
+    # for every width (each refit keeps a positive weight on a centre at a training row, and
+    # rows whose mixture underflows are summed again in logs).
+    import sdrstats.density.models as density_models
+    from sdrstats.stats.gaussian import BasisProblem, choose_centres, make_folds
+
+    rng = np.random.default_rng(3)
+    n = 60
+    Z, Y = rng.standard_normal((n, 1)), rng.standard_normal((n, 1))
+    problem = BasisProblem(Z, Y, choose_centres(n, 20, rng), "sce")
+    folds = make_folds(n, 5, rng)
+    base = rng.normal(-1.0, 0.5, n)
+    noise = rng.standard_normal(n)
+    noise -= noise.mean()
+
+    def made_up(problem, W, sigma_z, sigma_ys, lam, folds, values, widths, cache=None):
+        # the narrowest width (one for all components) scores best; every other candidate
+        # 0.01 lower on average with a paired se of about 0.13; the widest is -inf on a row
+        out = []
+        for sy in sigma_ys:
+            row = []
+            for j, _ in enumerate(widths):
+                best = sy == min(sigma_ys) and j == 0
+                lp = base if best else base - 0.01 + noise
+                if sy == max(sigma_ys) or impossible_at == "every width":
+                    lp = lp.copy()
+                    lp[7] = -np.inf
+                row.append(lp)
+            out.append(row)
+        return out
+
+    monkeypatch.setattr(density_models, "heldout_log_density_widths", made_up)
+    fit = {"sigma_z": 1.0, "sigma_y": 0.3, "lambda": 0.1}
+    score, sy, _, _, table = density_models.choose_component_width(
+        problem, folds, fit, density_models.LSCDE_SIGMAS, None, 0.0
+    )
+    impossible = table["held-out log score"] == -np.inf
+    assert table.loc[impossible, "se of difference"].isna().all()
+    if impossible_at == "every width":  # nothing to compare: the squared loss's width
+        assert sy == fit["sigma_y"] and score == -np.inf and impossible.all()
+        return
+    assert np.isfinite(score)
+    assert sy == np.unique(table["sigma_y"])[-2]  # the widest that scores every row
+    assert impossible.sum() == 2 and (table.loc[impossible, "kept"] == "").all()

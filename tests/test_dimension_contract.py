@@ -167,6 +167,8 @@ def test_a_fit_without_rows_uses_the_rule_that_needs_none(ais):
     parts = sdr.chunks_from([ais.iloc[:100], ais.iloc[100:]])
     chunked = sdr.directional_regression(AIS4, parts)  # no rows to permute: the ratio rule
     assert chunked.d_rule == "ratio" and "eigenvalue-ratio rule" in chunked.dimension_line
+    # the line says why the ratio rule stood in for the default permutation test
+    assert "the default permutation rule resamples rows" in chunked.dimension_line
     assert chunked.d == sdr.directional_regression(AIS4, ais, d_rule="ratio").d
     assert sdr.sir(AIS4, parts).d == sdr.sir(AIS4, ais).d  # the asymptotic test needs no rows
 

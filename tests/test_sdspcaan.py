@@ -285,6 +285,47 @@ def test_iterative_eigensolvers_give_the_same_fit(eigensolver):
     np.testing.assert_allclose(overlap, 1.0, atol=1e-4)
 
 
+def test_spcan_q_step_is_p_by_p_and_uses_the_iterative_solver_where_it_fits(monkeypatch):
+    # SPCAN keeps Q in the column space of X: its Q-step matrix is rank(X) x rank(X), so
+    # eigensolver applies to a p x p problem (p = 20 here: ARPACK runs, 3 k < 20) and not to
+    # an n x n one; where 3 k >= p (p = 4) an explicit iterative solver cannot run and says so
+    from sdrstats.sdspcaan import solver
+
+    sizes = []
+    original = solver.eigsh
+
+    def spy(operator, *args, **kwargs):
+        sizes.append(operator.shape)
+        return original(operator, *args, **kwargs)
+
+    monkeypatch.setattr(solver, "eigsh", spy)
+    _, X, y = simulate(n_per_class=30, p=20, seed=21)
+    labels = y.astype(str)
+    dense = sdr.SPCAN(d=2, max_iter=3, eigensolver="eigh").fit(X, labels)
+    assert sizes == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sdr.SDRWarning)
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        lanczos = sdr.SPCAN(d=2, max_iter=3, eigensolver="arpack").fit(X, labels)
+    assert sizes and set(sizes) == {(20, 20)}
+    overlap = projection_onto(lanczos.directions.to_numpy(), dense.directions.to_numpy())
+    np.testing.assert_allclose(overlap, 1.0, atol=1e-6)
+    sizes.clear()
+    small = X[:, :4]
+    for method in ("arpack", "lobpcg"):
+        with pytest.warns(
+            sdr.SDRWarning, match=f"eigensolver='{method}' is not used: the Q-step matrix is 4 x 4"
+        ):
+            fit = sdr.SPCAN(d=2, max_iter=3, eigensolver=method).fit(small, labels)
+        expected = sdr.SPCAN(d=2, max_iter=3, eigensolver="eigh").fit(small, labels)
+        np.testing.assert_array_equal(fit.directions.to_numpy(), expected.directions.to_numpy())
+    assert sizes == []
+    with warnings.catch_warnings():  # the default chooses for itself: no warning
+        warnings.simplefilter("error", sdr.SDRWarning)
+        warnings.simplefilter("ignore", sdr.ConvergenceWarning)
+        sdr.SPCAN(d=2, max_iter=3).fit(small, labels)
+
+
 def test_max_iter_reached_warns():
     _, X, y = simulate(seed=14)
     with pytest.warns(sdr.ConvergenceWarning, match="did not converge in max_iter = 1"):

@@ -15,6 +15,16 @@ import pandas as pd
 def _check_data(data: Any) -> pd.DataFrame:
     if isinstance(data, dict):
         data = pd.DataFrame(data)
+    pieces = isinstance(data, (list, tuple)) and bool(data)
+    if (pieces and all(isinstance(piece, pd.DataFrame) for piece in data)) or hasattr(
+        data, "__next__"
+    ):
+        raise TypeError(
+            f"data must be a pandas DataFrame (or a dict of columns); got a "
+            f"{type(data).__name__}. For data in pieces, pass sdr.chunks_from(pieces) (a list "
+            "of DataFrames, or a function returning an iterator of them) or "
+            "sdr.read_csv_chunks(path); for one frame, pandas.concat(pieces) first."
+        )
     if not isinstance(data, pd.DataFrame):
         raise TypeError(
             "data must be a pandas DataFrame (or a dict of columns); got "

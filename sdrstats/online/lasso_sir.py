@@ -52,6 +52,50 @@ COLLINEAR_RTOL = 1e-10
 PENALTY_RULES = ("cv_1se", "cv_min", "cv")
 CV_CHOICE = {"cv_1se": "1se", "cv_min": "min", "cv": "min"}
 
+#: The refits of the ``refit`` option: ridge-stabilised or plain least squares on the support.
+REFIT_RULES = ("ridge", "ols")
+
+#: Ridge penalty of ``refit="ridge"`` per row, on the unit-variance columns: the refit solves
+#: ``(Z_SᵀZ_S + RIDGE_REFIT·n·I) β = Z_SᵀỸ``, i.e. adds this to the diagonal of the selected
+#: predictors' correlation matrix.
+RIDGE_REFIT = 0.1
+
+#: How the summary names each refit (None: no refit).
+REFIT_NOTES = {
+    "ridge": f"ridge on the support (penalty {RIDGE_REFIT:g} n, unit-variance columns)",
+    "ols": "least squares on the support",
+    None: "none (the Lasso coefficients)",
+}
+
+
+def refit_rule(refit: str | bool) -> str | None:
+    """The refit a ``refit`` option value names: ``"ridge"``, ``"ols"`` or None (no refit).
+
+    ``True`` is the older spelling of ``"ols"`` (what ``refit=True`` meant before the ridge
+    refit became the default), so fits saved with it keep their numbers.
+    """
+    if refit is False or refit is None:
+        return None
+    if isinstance(refit, (bool, np.bool_)):
+        return "ols" if refit else None
+    return str(refit)
+
+
+def refit_support(Z: np.ndarray, target: np.ndarray, selected: np.ndarray, rule: str) -> np.ndarray:
+    """Coefficients of ``target`` on the columns ``selected`` of ``Z`` (centred), by ``rule``.
+
+    ``"ols"``: least squares; ``"ridge"``: ridge regression with penalty
+    ``RIDGE_REFIT · n`` (``Z`` has unit-variance columns, so the penalty adds
+    :data:`RIDGE_REFIT` to the diagonal of the selected predictors' correlation matrix).
+    Returns the ``len(selected)`` coefficients.
+    """
+    chosen = Z[:, selected] - Z[:, selected].mean(axis=0)
+    centred = target - target.mean()
+    if rule == "ols":
+        return np.linalg.lstsq(chosen, centred, rcond=None)[0]
+    gram = chosen.T @ chosen + RIDGE_REFIT * Z.shape[0] * np.eye(selected.size)
+    return np.linalg.solve(gram, chosen.T @ centred)
+
 
 def slice_mean_eigen(
     X: np.ndarray, labels: np.ndarray, nslices: int
@@ -280,9 +324,10 @@ class LassoSIRResults(Results):
 
     def _method_line(self) -> str:
         ex = self.extras
+        refit = ex.get("refit_rule")
         return (
             f"lasso_sir with {ex['nslices']} slices, n = {self.n}, p = {self.p}; "
-            f"penalty: {ex['penalty_rule']}."
+            f"penalty: {ex['penalty_rule']}" + (f"; refit: {refit}." if refit else ".")
         )
 
     def _dimension_rules(self) -> dict[str, Any]:
@@ -422,15 +467,37 @@ class LassoSIR(Estimator):
         mean cross-validated error. A float ``C`` gives the theoretical
         penalty ``μ_j = C·sqrt(log p / (n λ̂_j))``. R ``LassoSIR``'s rule is
         ``penalty="cv_min", refit=False, d_rule="kmeans"``.
-    refit : bool
-        ``True`` (default): the Lasso selects the predictors and least squares of the
-        pseudo-response on the selected ones gives their coefficients (post-Lasso,
-        Belloni & Chernozhukov 2013; the relaxed Lasso of Meinshausen 2007 at its end point),
-        unless the Lasso selects ``n - 1`` or more. The larger ``lambda.1se`` penalty
-        shrinks the coefficients of a direction unevenly; refitted, the two-index model of
+    refit : {"ridge", "ols"} or bool
+        How the coefficients of the predictors each direction's Lasso (Tibshirani 1996)
+        selects are refitted: the larger ``lambda.1se`` penalty shrinks a direction's
+        coefficients unevenly, and refitted, the two-index model of
         ``benchmarks/bench_online.md`` at ``n = 1000`` is estimated at sine 0.21 instead of
-        0.47 (0.31 under R's rule). ``False``: the Lasso coefficients (R ``LassoSIR``).
-        The k-means rule for ``d`` reads the coefficients this option gives.
+        0.47 (0.31 under R's rule). ``"ridge"`` (default): ridge regression (Hoerl & Kennard
+        1970) of the pseudo-response on the selected predictors ``S``,
+        ``β_S = (Z_SᵀZ_S + 0.1·n·I)⁻¹ Z_SᵀỸ_j`` on the centred unit-variance columns: least
+        squares with 0.1 added to the diagonal of the selected predictors' correlation
+        matrix ``Z_SᵀZ_S / n`` (:data:`RIDGE_REFIT`). Why: the least-squares refit is noisy
+        where the support holds correlated predictors or a sizeable share of the rows (its
+        variance grows with the inverse of that matrix's smallest eigenvalue, which the
+        penalty bounds below by 0.1), while on uncorrelated selected predictors the penalty
+        scales every coefficient by ``1/1.1`` and leaves the unit-length direction
+        unchanged; the penalty is per row (``0.1·n``) so that its weight against the
+        ``Z_SᵀZ_S`` of ``n`` rows is the same at every ``n`` (it does not vanish as ``n``
+        grows). It selects the same predictors as ``"ols"`` (only the refitted values
+        differ); on the sparse-recovery benchmark (``p = 200``, 5 active predictors with
+        correlated neighbours, ``benchmarks/bench_online.md``) its mean sine to the truth was
+        lower than the least-squares refit's in every cell, by 0.001 to 0.019 (n = 120, 300
+        and 1000, 30 data sets a cell; 0.1 was chosen from 0.01, 0.05 and 0.1 on one cell),
+        while with independent predictors, where least squares on the support is already
+        well conditioned, it was slightly worse (``p = 100, n = 200``: mean
+        ``1 - |cos|`` 0.0185 against 0.0169 over 20 data sets). ``"ols"``: least squares
+        on the support (post-Lasso, Belloni & Chernozhukov 2013; the relaxed Lasso of
+        Meinshausen 2007 at its end point), the default before ``"ridge"``; ``True`` is its
+        older spelling.
+        Either refit leaves a direction whose Lasso selects ``n - 1`` or more predictors at
+        its Lasso coefficients. ``False``: the Lasso coefficients (R ``LassoSIR``). The
+        k-means rule for ``d`` reads the coefficients this option gives, and the summary
+        names the refit.
     n_folds : int
         Folds of the cross-validation (default 10).
     max_iter : int
@@ -462,7 +529,7 @@ class LassoSIR(Estimator):
 
     .. math:: \\hat\\beta_j = \\arg\\min_\\beta \\frac{1}{2n}\\|Ỹ_j - Z\\beta\\|^2 + μ_j\\|\\beta\\|_1
 
-    (refitted by least squares on its support with ``refit=True``) estimates
+    (its coefficients refitted on its support unless ``refit=False``) estimates
     ``Σ_z^{-1}η_j`` sparsely (scikit-learn's objective is exactly this, and so is
     glmnet's with its default standardisation). Columns are scaled to unit length with the
     canonical sign. R ``LassoSIR`` does not scale ``x`` before its eigen step (glmnet scales
@@ -480,7 +547,8 @@ class LassoSIR(Estimator):
 
     References
     ----------
-    :cite:t:`lin2019`; :cite:t:`belloni2013`; :cite:t:`meinshausen2007`.
+    :cite:t:`lin2019`; :cite:t:`tibshirani1996`; :cite:t:`hoerl1970`;
+    :cite:t:`belloni2013`; :cite:t:`meinshausen2007`.
 
     Examples
     --------
@@ -500,7 +568,7 @@ class LassoSIR(Estimator):
         "d_rule": [Options(D_RULES)],
         "d_max": [Interval(int, 1, None)],
         "penalty": [Options(PENALTY_RULES), Interval(float, 0, None, closed="neither")],
-        "refit": ["boolean"],
+        "refit": [Options(REFIT_RULES), "boolean"],
         "n_folds": [Interval(int, 2, None)],
         "max_iter": [Interval(int, 1, None)],
         "random_state": ["random_state"],
@@ -517,7 +585,7 @@ class LassoSIR(Estimator):
         d_rule: str = "auto",
         d_max: int = MAX_AUTO_D,
         penalty: str | float = "cv_1se",
-        refit: bool = True,
+        refit: str | bool = "ridge",
         n_folds: int = 10,
         max_iter: int = 5000,
         random_state: Any = None,
@@ -673,6 +741,7 @@ class LassoSIR(Estimator):
             "coef_standardized": basis_z,
             "d_statistic": statistic,
             "penalty_rule": rule,
+            "refit_rule": REFIT_NOTES[refit_rule(o["refit"])],
         }
         if whitened is not None or unavailable is not None:
             # what d_rule="auto" (and "asymptotic") read: the test's eigenvalues, or why not
@@ -746,10 +815,10 @@ class LassoSIR(Estimator):
     ) -> tuple[np.ndarray, float]:
         coef, alpha = self._lasso_fit(Z, target, value, seed)
         selected = np.flatnonzero(coef)
-        if self.options["refit"] and 0 < selected.size < Z.shape[0] - 1:
-            # post-Lasso: least squares on the selected predictors (all columns centred)
-            chosen = Z[:, selected] - Z[:, selected].mean(axis=0)
-            solution = np.linalg.lstsq(chosen, target - target.mean(), rcond=None)[0]
+        rule = refit_rule(self.options["refit"])
+        if rule is not None and 0 < selected.size < Z.shape[0] - 1:
+            # post-Lasso: the selected predictors' coefficients refitted (all columns centred)
+            solution = refit_support(Z, target, selected, rule)
             coef = np.zeros_like(coef)
             coef[selected] = solution
         return coef, alpha
@@ -778,7 +847,7 @@ def lasso_sir(
     d_rule: str = "auto",
     d_max: int = 10,
     penalty: str | float = "cv_1se",
-    refit: bool = True,
+    refit: str | bool = "ridge",
     n_folds: int = 10,
     max_iter: int = 5000,
     random_state: Any = None,
@@ -834,4 +903,5 @@ __all__ = [
     "two_means_smaller_group",
     "cv_lasso",
     "fixed_lasso",
+    "refit_support",
 ]

@@ -157,7 +157,11 @@ class Results(SummaryMixin, ResultsSaveLoad):
         available = self._dimension_rules()
         if rule not in available and "ratio" in available and self.spec.X.shape[0] == 0:
             # a fit on chunked, Dask or streamed data keeps no rows to resample: the rule
-            # that needs none, and the summary says it chose d
+            # that needs none, and the summary says it chose d and why
+            fallback = (
+                f"the default {rule} rule resamples rows, which a fit on chunked, Dask or "
+                "streamed data does not keep"
+            )
             rule = "ratio"
         if rule not in available:
             raise ValueError(

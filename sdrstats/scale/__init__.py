@@ -25,6 +25,11 @@ the same passes as without weights, so the fit equals the in-memory weighted fit
 tests (normal theory, general, independence; Cook 1998) come from one more pass after the
 fit (for ``p <= 70``). ``subset=`` needs the data in memory: filter the chunks instead.
 
+Such a fit keeps no rows, so where a method's default dimension rule resamples them (the
+permutation test of DR and CUME) ``d`` is chosen by the eigenvalue-ratio rule instead, and the
+summary's dimension line says so and why; the asymptotic tests of SIR, SAVE, pHd and IRE need
+no rows and choose as in memory.
+
 ``fit.bootstrap()`` of a SIR, SAVE or DR fit on such data is a Poisson bootstrap in one more
 pass over it (:class:`sdrstats.moment._replicates.PoissonSliceSums`, the same pass the
 in-memory ``bootstrap(scheme="poisson")`` takes over its rows): each row's Poisson(1) counts

@@ -316,7 +316,12 @@ _SHARED_DOC = """
         Q-step solver for the k smallest eigenvectors of Z: partial dense
         ``scipy.linalg.eigh(subset_by_index=...)``, Lanczos (ARPACK) on Z's diagonal plus
         low-rank form started from the previous Q, or LOBPCG warm-started at the previous Q
-        (falls back to ARPACK). "auto": eigh up to 800 rows, else ARPACK.
+        (falls back to ARPACK). "auto": eigh up to dimension 800, else ARPACK. Z is n x n for
+        SDSPCAAN, SDSPCA and SDSPCA-LPP, and r x r for SPCAN and PCAN (r the rank of the
+        centred predictors, at most p: their Q is kept in the column space of X), so for
+        these two the option matters only when p is large. ARPACK and LOBPCG need k well
+        below the dimension (``3 k < dim``); otherwise dense eigh solves the Q-step, and an
+        explicit ``"arpack"`` or ``"lobpcg"`` warns that it was not used.
 """
 
 

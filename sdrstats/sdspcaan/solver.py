@@ -76,7 +76,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh, lobpcg
 
 from ..base.parallel import blas_threads_for
-from ..base.warnings import ConvergenceWarning
+from ..base.warnings import ConvergenceWarning, SDRWarning
 from .graph import (
     EPS,
     Graph,
@@ -171,6 +171,23 @@ class QStepMatrix:
 DENSE_LIMIT = 800
 
 
+def unused_eigensolver(method: str, k: int, dim: int) -> str | None:
+    """Why an explicitly chosen iterative Q-step solver will not run, or None.
+
+    ``"arpack"`` and ``"lobpcg"`` need ``k`` well below the Q-step's dimension (``3 k <
+    dim``); otherwise :func:`smallest_eigen` solves with dense ``eigh``. The dimension is
+    ``n`` for the members with the global terms and the rank of ``X`` (at most ``p``) for
+    SPCAN and PCAN, whose ``Q`` is kept in the column space of ``X``.
+    """
+    if method not in ("arpack", "lobpcg") or 3 * k < dim:
+        return None
+    return (
+        f"eigensolver={method!r} is not used: the Q-step matrix is {dim} x {dim} and "
+        f"{method} needs 3 k < {dim} for k = {k} eigenvectors, so dense eigh solves it "
+        "(the same eigenvectors). Pass eigensolver='auto' or 'eigh' to silence this."
+    )
+
+
 def smallest_eigen(
     Z: QStepMatrix, k: int, start: np.ndarray | None, method: str
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -246,6 +263,9 @@ def _solve(X: np.ndarray, Y: np.ndarray, config: SolverConfig) -> SolverResult:
     problem = _Problem(X, Y, config, timings)
     V = problem.start
     timings["setup"] += time.perf_counter() - t0
+    unused = unused_eigensolver(config.eigensolver, config.k, problem.Z.dim)
+    if unused is not None:
+        warnings.warn(unused, SDRWarning, stacklevel=3)
     if problem.authors:
         trace, V, values, n_iter, converged, last_change = _alternate_authors(
             problem, V, config, timings

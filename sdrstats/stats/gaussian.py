@@ -530,19 +530,29 @@ def _heldout_parts(
 ) -> list[tuple]:
     """Per fold: the held-out mask, training rows, kept centres, the cross-product of the
     training rows' z-kernel, and the held-out rows' log z-weights (all that σ_y leaves
-    fixed; kept in ``cache`` per σ_z)."""
+    fixed; kept in ``cache`` per σ_z). ``cache["z_sides"]``, when given, holds a
+    :class:`WidthScores`' kernel products of the same ``problem``, ``W`` and ``folds`` per
+    σ_z: the training rows' cross-product is then its all-rows product minus the fold's."""
     cache = {} if cache is None else cache
     if sz not in cache:
+        sides = cache.get("z_sides") or {}
         if "D" not in cache:  # σ_z leaves the distances as they are
-            cache["D"] = squared_distances(problem.X @ W.T, problem.Xc @ W.T)
+            cache["D"] = sides.get("D")
+            if cache["D"] is None:
+                cache["D"] = squared_distances(problem.X @ W.T, problem.Xc @ W.T)
         log_kz = -cache["D"] / (2.0 * sz * sz)
-        Kz = np.exp(log_kz)
+        side = sides.get(sz)
+        Kz = np.exp(log_kz) if side is None else side[0]
         parts = []
-        for j in np.unique(folds):
+        for f, j in enumerate(np.unique(folds)):
             test = folds == j
             train, keep = np.flatnonzero(~test), np.flatnonzero(~test[problem.centres])
-            Kt = Kz[np.ix_(train, keep)]
-            parts.append((test, train, keep, Kt.T @ Kt, log_kz[np.ix_(test, keep)]))
+            if side is None:
+                Kt = Kz[train][:, keep]
+                KtKt = Kt.T @ Kt
+            else:
+                KtKt = (side[1] - side[2][f])[keep][:, keep]
+            parts.append((test, train, keep, KtKt, log_kz[test][:, keep]))
         cache[sz] = parts
         cache[("Kz", sz)] = Kz
     return cache[sz]
@@ -578,26 +588,34 @@ def heldout_log_density_widths(
     cache = {} if cache is None else cache
     parts = _heldout_parts(problem, W, float(sigma_z), folds, cache)
     Kz = cache[("Kz", float(sigma_z))]
-    # per σ_y: Σ_i K_z K_y over all rows (a fold's training sums are it minus the fold's)
-    # and the pair matrix
-    fits = []
+    # The refits' log weights per fold, kept in the cache per (σ_z, σ_y, λ): a later call
+    # at a σ_y already refitted (other values or widths to score) solves nothing.
+    refits = {}
     for sy in sys_:
-        KzKy = Kz * problem.y_kernel(sy)
-        fits.append((KzKy, KzKy.sum(axis=0), problem.pair_matrix(sy) * n))
+        key = ("log_alpha", float(sigma_z), float(sy), float(lam))
+        if key not in cache:
+            # Σ_i K_z K_y over all rows (a fold's training sums are it minus the fold's)
+            # and the pair matrix
+            KzKy = Kz * problem.y_kernel(sy)
+            total_h, C = KzKy.sum(axis=0), problem.pair_matrix(sy) * n
+            cache[key] = []
+            for test, train, keep, KtKt, _ in parts:
+                G = C[keep][:, keep]  # a fresh copy (cheaper than np.ix_'s)
+                G *= KtKt
+                G /= len(train)
+                h = (total_h - KzKy[test].sum(axis=0))[keep] / len(train)
+                alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
+                log_alpha = np.full(len(keep), -np.inf)
+                pos = alpha > 0
+                log_alpha[pos] = np.log(alpha[pos])
+                cache[key].append(log_alpha)
+        refits[float(sy)] = cache[key]
     norm = q * np.log(np.sqrt(2 * np.pi) * sys_)  # (S,)
     out = np.full((S, P, n), -np.inf)
     most = max(int(test.sum()) * len(keep) for test, _, keep, *_ in parts)
     buffer = np.empty(S * P * most)
-    for test, train, keep, KtKt, log_kz_test in parts:
-        log_alpha = np.full((S, len(keep)), -np.inf)
-        for j, (KzKy, total_h, C) in enumerate(fits):
-            G = C[np.ix_(keep, keep)]
-            G *= KtKt
-            G /= len(train)
-            h = (total_h - KzKy[test].sum(axis=0))[keep] / len(train)
-            alpha = _ridge_path(G, h, np.array([lam]))[:, 0]
-            pos = alpha > 0
-            log_alpha[j, pos] = np.log(alpha[pos])
+    for f, (test, _, keep, _, log_kz_test) in enumerate(parts):
+        log_alpha = np.stack([refits[float(sy)][f] for sy in sys_])  # (S, centres)
         alive = np.isfinite(log_alpha).any(axis=1)  # a refit with no positive weight: -inf
         if not alive.any():
             continue

@@ -35,6 +35,7 @@ the response (Fan and Gijbels 1996; Yu and Jones 2004 on smoothing log squared r
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -92,10 +93,12 @@ def _kernel(
     need: float = 0.0,
     sq: np.ndarray | None = None,
     work: tuple[np.ndarray, np.ndarray] | None = None,
+    training: bool = False,
 ) -> np.ndarray:
     """``exp(-Σ_l (q_l - z_l)² / 2h_l²)`` (rows x n) scaled by each row's largest entry
     (in logs, so a row far from every point keeps its nearest ones; a training row's own
-    weight is 1 either way). A row whose weights sum to less than ``need`` has its window
+    weight is 1 either way, so with ``training`` (every row of ``Q`` a row of ``Z``) the
+    scaling is skipped). A row whose weights sum to less than ``need`` has its window
     widened until its ``⌈need⌉``-th nearest point lies within one bandwidth (weight
     ``e^{-1/2}``): in sparse regions, beyond the data and at its edges the fit then rests on
     enough points (a nearest-neighbour bandwidth as a floor), not on the one or two that a
@@ -123,7 +126,8 @@ def _kernel(
             np.square(K, out=K)
             K *= inv[l]
             logk -= K
-    logk -= logk.max(axis=1, keepdims=True)
+    if not training:
+        logk -= logk.max(axis=1, keepdims=True)
     np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
     np.exp(K, out=K)
     k = int(np.ceil(need))
@@ -139,15 +143,17 @@ def _kernel(
 
 
 def _features(Z: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """``[1, z, z zᵀ, t, z tᵀ]`` of each training row (n x (1 + d + d² + m + dm)): one
-    product with the kernel weights gives every weighted moment of the normal equations."""
+    """``[1, z, z_k z_l (k <= l), t, z tᵀ]`` of each training row
+    (n x (1 + d + d(d+1)/2 + m + dm)): one product with the kernel weights gives every
+    weighted moment of the normal equations (``z zᵀ`` is symmetric: its upper triangle)."""
     n, d = Z.shape
     m = T.shape[1]
+    upper = np.triu_indices(d)
     return np.hstack(
         [
             np.ones((n, 1)),
             Z,
-            (Z[:, :, None] * Z[:, None, :]).reshape(n, d * d),
+            Z[:, upper[0]] * Z[:, upper[1]],
             T,
             (Z[:, :, None] * T[:, None, :]).reshape(n, d * m),
         ]
@@ -162,8 +168,11 @@ def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     full = np.empty((d + 1, d + 1), dtype=int)
     full[0, 0] = 0
     full[0, 1:] = full[1:, 0] = np.arange(1, d + 1)
-    full[1:, 1:] = 1 + d + np.arange(d * d).reshape(d, d)
-    at = 1 + d + d * d
+    upper = np.triu_indices(d)
+    pairs = np.empty((d, d), dtype=int)
+    pairs[upper] = pairs[upper[1], upper[0]] = 1 + d + np.arange(len(upper[0]))
+    full[1:, 1:] = pairs
+    at = 1 + d + len(upper[0])
     rhs = np.empty((d + 1, m), dtype=int)
     rhs[0] = at + np.arange(m)
     rhs[1:] = at + m + np.arange(d * m).reshape(d, m)
@@ -173,7 +182,12 @@ def _moment_index(d: int, m: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _local_solve(
-    K: np.ndarray, Q: np.ndarray, F: np.ndarray, m: int, h: np.ndarray
+    K: np.ndarray,
+    Q: np.ndarray,
+    F: np.ndarray,
+    m: int,
+    h: np.ndarray,
+    P: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Fitted values at the query rows ``Q`` (r x m) and the hat diagonal (r,) from the
     kernel weights ``K`` (r x n) between ``Q`` and the training rows, whose
@@ -183,16 +197,19 @@ def _local_solve(
     solution ``(a, b)`` as the one centred at the query point (a ridge on the slopes does
     not see the shift), so the fit at ``q`` is ``p_qᵀ A^{-1} B`` with ``p_q = [1, q]``,
     ``A`` and ``B`` the uncentred weighted moments, and the hat diagonal ``p_qᵀ A^{-1} p_q``
-    (the row's own weight is 1): one solve per row with one right-hand side."""
+    (the row's own weight is 1): one solve per row with one right-hand side. ``P``: the
+    rows ``[1, q]`` when the caller keeps them."""
     r, d = Q.shape
     M = (K @ F.astype(K.dtype, copy=False)).astype(float)
     full, rhs = _moment_index(d, m)
     A = M[:, full].reshape(r, d + 1, d + 1)
-    slopes = np.arange(1, d + 1)
-    A[:, slopes, slopes] += RIDGE * np.minimum(h, 1.0) ** 2
-    P = np.empty((r, d + 1))
-    P[:, 0] = 1.0
-    P[:, 1:] = Q
+    ridge = np.zeros(d + 1)
+    ridge[1:] = RIDGE * np.minimum(h, 1.0) ** 2
+    A += np.diag(ridge)  # on the slopes' diagonal (adding 0 elsewhere changes nothing)
+    if P is None:
+        P = np.empty((r, d + 1))
+        P[:, 0] = 1.0
+        P[:, 1:] = Q
     x = np.linalg.solve(A, P[:, :, None])[:, :, 0]
     B = M[:, rhs].reshape(r, d + 1, m)
     return np.einsum("ri,rim->rm", x, B), np.einsum("ri,ri->r", x, P)
@@ -225,7 +242,7 @@ def loo_fit(
     )
     for block in blocks:
         Q = Z[rows[block]]
-        K = _kernel(Q, Z, h, need, sq, work if sq is not None else None)
+        K = _kernel(Q, Z, h, need, sq, work if sq is not None else None, training=True)
         fitted[block], hat[block] = _local_solve(K, Q, F, T.shape[1], h)
     return fitted, hat
 
@@ -249,14 +266,14 @@ class _LooKernels:
         self.common_kth: np.ndarray | None = None  # each row's k-th nearest summed square
 
     def __call__(self, h: np.ndarray, moving: int | None = None) -> np.ndarray:
-        finite = np.isfinite(h)
-        inv = np.where(finite, 0.5 / np.where(finite, h, 1.0) ** 2, 0.0).astype(np.float32)
-        used = np.flatnonzero(inv > 0)
+        # 0.5 / h² in single precision, 0 for h = ∞ (in Python: a handful of numbers)
+        inv = [np.float32(0.5 / (v * v)) if v < np.inf else np.float32(0.0) for v in h]
+        used = [l for l, v in enumerate(inv) if v > 0]
         logk, K, sq = self.logk, self.K, self.sq
         if len(used) == 0:
             K[:] = 1.0
             return K
-        common = len(used) == self.d and np.all(inv == inv[0]) and len(sq) > self.d
+        common = len(used) == self.d and all(v == inv[0] for v in inv) and len(sq) > self.d
         if common:
             np.multiply(sq[-1], -inv[0], out=logk)  # one bandwidth: the summed squares
         elif moving is None:
@@ -277,26 +294,32 @@ class _LooKernels:
                 logk[:] = self.partial
         np.maximum(logk, -40.0, out=K)  # below e^-40 a weight counts for nothing
         np.exp(K, out=K)
-        k = int(np.ceil(self.need))
+        k = math.ceil(self.need)
         n = K.shape[1]
         if 0 < k <= n:
             sparse = np.flatnonzero(K.sum(axis=1) < self.need)
             if len(sparse):
-                wide = logk[sparse]
+                every = len(sparse) == len(K)  # every row: in place, no copies
+                wide = logk if every else logk[sparse]
                 if common:
                     # one bandwidth scales every row's summed squares alike, and their
                     # order with them: the k-th nearest's, sorted once, times -inv is
                     # exactly the k-th largest log-weight
                     if self.common_kth is None:
                         self.common_kth = np.sort(sq[-1], axis=1)[:, k - 1]
-                    kth = -np.multiply(self.common_kth[sparse], -inv[0])
+                    kth = -np.multiply(
+                        self.common_kth if every else self.common_kth[sparse], -inv[0]
+                    )
                 else:
                     # the k-th largest: a (vectorised) sort of these rows costs less than
                     # a partition
                     kth = -np.sort(wide, axis=1)[:, n - k]
                 wide /= np.maximum(2.0 * kth, 1.0)[:, None]
                 np.maximum(wide, -40.0, out=wide)
-                K[sparse] = np.exp(wide, out=wide)
+                if every:
+                    np.exp(wide, out=K)
+                else:
+                    K[sparse] = np.exp(wide, out=wide)
         return K
 
 
@@ -372,11 +395,26 @@ def choose_bandwidths(
     if kernels is not None:  # the kernels are single precision: their products too
         F = F.astype(np.float32)
 
+    Q, t_rows = Z[rows], t[rows]
+    P = np.hstack([np.ones((len(rows), 1)), Q])  # the rows' [1, z], kept for every score
+    r_rows = None if scale_of is None else scale_of[rows]
+
     def score(h: np.ndarray, moving: int | None = None) -> float:
         key = tuple(float(v) for v in h)
         if key not in memo:
-            K = None if kernels is None else kernels(h, moving)
-            memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, K, F)
+            if kernels is None:
+                memo[key] = loo_score(Z, t, h, rows, sq, need, scale_of, work, None, F)
+                return memo[key]
+            # loo_score's numbers, with the rows and their [1, z] kept
+            fitted, hat = _local_solve(kernels(h, moving), Q, F, 1, h, P)
+            if np.any(hat >= 1.0 - 1e-8):
+                memo[key] = np.inf
+            else:
+                loo_resid = (t_rows - fitted[:, 0]) / (1.0 - hat)
+                if r_rows is not None:
+                    memo[key] = scale_loss(r_rows, t_rows - loo_resid)
+                else:
+                    memo[key] = float(np.mean(loo_resid**2))
         return memo[key]
 
     # The common bandwidth: every other grid value, then the neighbours of the best.

@@ -577,6 +577,11 @@ def _level_rows(frame: pd.DataFrame, used: list[str], labels: set[str]) -> pd.Da
             present = series[series.notna()]
             levels[col] = pd.unique(present.to_numpy()) if len(present) else series.iloc[:1]
     size = max([len(v) for v in levels.values()] + [2])
+    dtypes = {frame[col].dtype for col in used} if not labels else set()
+    if len(dtypes) == 1 and isinstance(dtype := dtypes.pop(), np.dtype) and dtype.kind in "fiu":
+        # numbers only, of one dtype: the same ones as below, as one block
+        ones = np.ones((size, len(used)), dtype=dtype)
+        return pd.DataFrame(ones, columns=pd.Index(used, dtype=object))
     out = {}
     for col in used:
         if col in levels:

@@ -32,6 +32,8 @@ def _check_data(data: Any) -> pd.DataFrame:
         )
     if data.shape[0] == 0:
         raise ValueError("data has no rows; an SDR fit needs observations.")
+    if data.columns.is_unique and all(isinstance(c, str) for c in data.columns):
+        return data  # unique text labels (the usual case): neither check below can fail
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup:
         raise ValueError(

@@ -384,7 +384,7 @@ def parse(
         design_columns=design.columns,
         n_dropped=n_dropped,
         rhs=rhs,
-        source=frame[_mentioned_columns(rhs, columns)],
+        source=_take_columns(frame, _mentioned_columns(rhs, columns)),
         positions=np.flatnonzero(keep) if n_dropped else None,
         notes=tuple(notes),
         dropped=why_dropped,
@@ -399,9 +399,16 @@ _NA_ACTION = patsy.NAAction(NA_types=["None", "NaN"])
 def _ordered_columns(frame: pd.DataFrame) -> list[str]:
     return [
         c
-        for c in frame.columns
-        if isinstance(frame[c].dtype, pd.CategoricalDtype) and frame[c].dtype.ordered
+        for c, dtype in zip(frame.columns, frame.dtypes)  # no Series per column
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.ordered
     ]
+
+
+def _take_columns(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """``frame[names]`` (unique column labels) by position: the same frame without the
+    label indexer's cost (several times a column lookup's)."""
+    where = {c: j for j, c in enumerate(frame.columns)}
+    return frame.take([where[c] for c in names], axis=1)
 
 
 def _keep_intercept(rhs: str) -> str:

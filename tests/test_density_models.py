@@ -209,6 +209,7 @@ def test_a_width_that_scores_a_row_as_impossible_is_not_kept(monkeypatch, imposs
     score, sy, _, _, table = density_models.choose_component_width(
         problem, folds, fit, density_models.LSCDE_SIGMAS, None, 0.0
     )
+    table = table()  # the candidates' table, built when asked for
     impossible = table["held-out log score"] == -np.inf
     assert table.loc[impossible, "se of difference"].isna().all()
     if impossible_at == "every width":  # nothing to compare: the squared loss's width

@@ -21,6 +21,7 @@ from scipy.special import log_ndtr, logsumexp, ndtr
 
 from ..base.persistence import register
 from ..stats.gaussian import squared_distances
+from .deferred import TableAttribute, built
 from .queries import DensityQueries
 
 
@@ -170,6 +171,15 @@ class ConditionalDensity(DensityQueries):
         #: The density's seed: ``sample`` draws from a stream derived from it.
         self.random_state: Any = None
         self._sample_rng: np.random.Generator | None = None
+
+    # Tables of the fit's choices, built when first read (:mod:`.deferred`).
+    cv_grid = TableAttribute()
+    model_choice = TableAttribute()
+    width_choice = TableAttribute()
+    scale_choice = TableAttribute()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: built(value) for key, value in self.__dict__.items()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Files written before the component sd was renamed hold it as "sd".

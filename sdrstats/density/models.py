@@ -94,6 +94,7 @@ from ..stats.gaussian import (
 )
 from ..stats.local_linear import LocalLinear
 from ..stats.rank_cv import one_se_choice
+from .deferred import DeferredTable
 from .spread import choose_scale
 
 MODELS = ("auto", "location_scale", "separate", "single")
@@ -211,7 +212,9 @@ def fit_separate(
     )
     _warn_width_edge(tuning, user_grid)
     order = np.argsort(tuning.table[:, 3], kind="quicksort")  # sort_values' order, cheaper
-    table = pd.DataFrame(tuning.table[order], columns=["sigma_z", "sigma_y", "lambda", "cv_score"])
+    table = DeferredTable(
+        pd.DataFrame, tuning.table[order], columns=["sigma_z", "sigma_y", "lambda", "cv_score"]
+    )
     sz, sy, lam, cv = tuning.sigma_z, tuning.sigma_y, tuning.lam, tuning.cv
     alpha = problem.solve(identity, (sz, sy), lam, gradient=False).alpha
     return {
@@ -305,7 +308,7 @@ def fit_location_scale(
         log_scale_range=g_range,
         e_shift=e_shift,
         spread=scale.spread,
-        scale_choice=scale.table,
+        scale_choice=scale.deferred_table,
         heteroscedasticity_pvalue=scale.pvalue,
     )
     fit["tuning"].update(
@@ -499,7 +502,13 @@ def choose_component_width(
     widths = adaptive if is_adaptive else None
     # ... then the factor at the width kept.
     score, c, _ = rows[keep][2:] if len(factors) == 1 else best_spread(sy, widths, rows[keep])
-    table = pd.DataFrame(
+    table = DeferredTable(_width_table, [r[:4] for r in rows], se, keep)
+    return score, float(sy), float(c), widths, table
+
+
+def _width_table(rows: list[tuple], se: np.ndarray, keep: int) -> pd.DataFrame:
+    """:func:`choose_component_width`'s candidates: width, adaptive, score, factor."""
+    return pd.DataFrame(
         {
             "sigma_y": [r[0] for r in rows],
             "adaptive": [r[1] for r in rows],
@@ -509,7 +518,6 @@ def choose_component_width(
             "kept": ["*" if i == keep else "" for i in range(len(rows))],
         }
     )
-    return score, float(sy), float(c), widths, table
 
 
 #: The sd of the location-scale model's defensive component (weight 1/n), in units of the
@@ -583,9 +591,9 @@ def fit_lscde_models(
     y_scale: Any = 1.0,
     random_state: Any = None,
     predictors: np.ndarray | None = None,
-) -> tuple[str, dict, pd.DataFrame]:
+) -> tuple[str, dict, DeferredTable]:
     """Fit the LSCDE model(s) ``model`` asks for; return the chosen name, its fit and the
-    table of held-out mean log densities (one row per model fitted). ``predictors`` (all
+    table of held-out mean log densities (one row per model fitted; built when called). ``predictors`` (all
     predictors of a reduced fit) lets the location-scale model's spread follow directions
     beyond ``Z``."""
     sigmas, lams = check_lscde_options(sigma_grid, lambda_grid, n_basis, n_folds, model)
@@ -652,18 +660,25 @@ def fit_lscde_models(
             for k in names:
                 fits[k].pop("finish", None)
                 fits[k].pop("coarse_score")
-    table = pd.DataFrame(
-        {
-            "held-out log score": [fits[k]["heldout_log_score"] for k in names],
-            "CV squared loss": [fits[k]["cv_score"] for k in names],
-        },
-        index=pd.Index(list(names), name="model"),
+    table = DeferredTable(
+        _model_table,
+        [fits[k]["heldout_log_score"] for k in names],
+        [fits[k]["cv_score"] for k in names],
+        list(names),
     )
     chosen = max(names, key=lambda k: fits[k]["heldout_log_score"])
     for caught_warning in caught[chosen]:
         warnings.warn(caught_warning.message, caught_warning.category, stacklevel=5)
     fits[chosen].setdefault("problem", problem)
     return chosen, fits[chosen], table
+
+
+def _model_table(scores: list[float], cv: list[float], names: list[str]) -> pd.DataFrame:
+    """:func:`fit_lscde_models`' table: each model's held-out log score and CV loss."""
+    return pd.DataFrame(
+        {"held-out log score": scores, "CV squared loss": cv},
+        index=pd.Index(names, name="model"),
+    )
 
 
 __all__ = [

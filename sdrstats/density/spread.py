@@ -67,6 +67,7 @@ from ..stats.linalg import collinear_columns, sym_eigh_desc
 from ..stats.local_linear import LocalLinear
 from ..stats.moment_kernels import phd_kernel
 from ..stats.rank_cv import one_se_choice
+from .deferred import DeferredTable
 
 #: Level of the heteroscedasticity test below which a log-scale is fitted at all.
 HETERO_LEVEL = 0.05
@@ -304,8 +305,14 @@ class ScaleChoice(NamedTuple):
     smoother: Any
     spread: SpreadDirections | None
     name: str
-    table: pd.DataFrame
+    deferred_table: DeferredTable
     pvalue: float
+
+    @property
+    def table(self) -> pd.DataFrame:
+        """Every candidate's held-out log score and the standard error of its difference
+        from the best's (built on each read)."""
+        return self.deferred_table()
 
 
 def gaussian_heldout(resid: np.ndarray, g_loo: np.ndarray) -> np.ndarray:
@@ -366,16 +373,21 @@ def choose_scale(
     means = np.array([scores[k].mean() for k in names])
     chosen, ses = one_se_choice(-np.column_stack([scores[k] for k in names]))
     name = names[chosen]
-    table = pd.DataFrame(
-        {"held-out log score": means, "se of difference": ses},
-        index=pd.Index(names, name="log-scale"),
-    )
+    table = DeferredTable(_scale_table, means, ses, names)
     if name in directions:
         kept = directions[name]
     else:
         k = 0 if not name.startswith("+") else int(name.split()[1])
         kept = None if spread is None or k == 0 else spread.truncated(k)
     return ScaleChoice(smoothers[name], kept, name, table, pvalue)
+
+
+def _scale_table(means: np.ndarray, ses: np.ndarray, names: list[str]) -> pd.DataFrame:
+    """:func:`choose_scale`'s candidates: held-out log score, se of the difference."""
+    return pd.DataFrame(
+        {"held-out log score": means, "se of difference": ses},
+        index=pd.Index(names, name="log-scale"),
+    )
 
 
 def _inputs(name: str, d: int) -> int:

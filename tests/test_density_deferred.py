@@ -1,0 +1,68 @@
+"""Tables a density fit builds when first read, and the local-linear solve's shortcut."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdrstats as sdr
+from sdrstats.density.deferred import DeferredTable, TableAttribute
+from sdrstats.stats import local_linear
+
+
+class _Holder:
+    table = TableAttribute()
+
+
+def test_table_attribute_builds_once_and_is_missing_until_set():
+    calls = []
+
+    def build(values):
+        calls.append(1)
+        return pd.DataFrame({"v": values})
+
+    holder = _Holder()
+    assert not hasattr(holder, "table")
+    with pytest.raises(AttributeError, match="table"):
+        holder.table  # noqa: B018
+    holder.table = DeferredTable(build, [1.0, 2.0])
+    assert calls == []
+    first, second = holder.table, holder.table
+    assert isinstance(first, pd.DataFrame) and first is second and calls == [1]
+    plain = pd.DataFrame({"w": [3]})
+    holder.table = plain
+    assert holder.table is plain
+    holder.table = None
+    assert holder.table is None
+
+
+def test_lscde_tables_are_frames_when_read_and_when_pickled():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((120, 2))
+    frame = pd.DataFrame(X, columns=["x1", "x2"]).assign(
+        y=X[:, 0] + (0.2 + np.abs(X[:, 1])) * rng.standard_normal(120)
+    )
+    density = sdr.lscde("y ~ .", frame, random_state=0).conditional_density()
+    names = ["cv_grid", "model_choice", "width_choice"]
+    if density.model == "location_scale":
+        names.append("scale_choice")
+    # pickled before any table is read: the state holds the frames
+    copy = pickle.loads(pickle.dumps(density))
+    assert all(isinstance(copy.__dict__[name], pd.DataFrame) for name in names)
+    for name in names:
+        table = getattr(density, name)
+        assert isinstance(table, pd.DataFrame) and len(table) > 0
+        pd.testing.assert_frame_equal(getattr(copy, name), table)
+    assert density.model == density.model_choice["held-out log score"].idxmax()
+
+
+def test_local_solve_matches_numpy_and_refuses_a_singular_system():
+    rng = np.random.default_rng(1)
+    B = rng.standard_normal((50, 6, 3))
+    A = B.transpose(0, 2, 1) @ B
+    b = rng.standard_normal((50, 3, 1))
+    np.testing.assert_array_equal(local_linear._solve(A, b), np.linalg.solve(A, b))
+    A[7] = 0.0
+    with pytest.raises(np.linalg.LinAlgError), np.errstate(invalid="ignore"):
+        local_linear._solve(A, b)

@@ -8,7 +8,6 @@ import pytest
 
 import sdrstats as sdr
 from sdrstats.density.deferred import DeferredTable, TableAttribute
-from sdrstats.stats import local_linear
 
 
 class _Holder:
@@ -55,14 +54,3 @@ def test_lscde_tables_are_frames_when_read_and_when_pickled():
         assert isinstance(table, pd.DataFrame) and len(table) > 0
         pd.testing.assert_frame_equal(getattr(copy, name), table)
     assert density.model == density.model_choice["held-out log score"].idxmax()
-
-
-def test_local_solve_matches_numpy_and_refuses_a_singular_system():
-    rng = np.random.default_rng(1)
-    B = rng.standard_normal((50, 6, 3))
-    A = B.transpose(0, 2, 1) @ B
-    b = rng.standard_normal((50, 3, 1))
-    np.testing.assert_array_equal(local_linear._solve(A, b), np.linalg.solve(A, b))
-    A[7] = 0.0
-    with pytest.raises(np.linalg.LinAlgError), np.errstate(invalid="ignore"):
-        local_linear._solve(A, b)

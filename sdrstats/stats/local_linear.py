@@ -42,26 +42,6 @@ import numpy as np
 
 from ..base.persistence import Registered
 
-try:  # the batched LAPACK solve behind numpy.linalg.solve, without its per-call wrapper
-    from numpy.linalg import _umath_linalg
-
-    _batched_solve = functools.partial(_umath_linalg.solve, signature="dd->d")
-except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
-    _batched_solve = np.linalg.solve
-
-
-def _solve(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``numpy.linalg.solve(A, b)`` for stacks of small double systems (``b``: stacks of
-    columns), the same LAPACK routine called without the wrapper's type checks and error
-    state (a third of its cost on 3 x 3 systems, where it is called thousands of times a
-    fit). A singular system (a result not finite) goes through ``numpy.linalg.solve``
-    again, which raises its ``LinAlgError``."""
-    x = _batched_solve(A, b)
-    if not np.isfinite(x).all():
-        return np.linalg.solve(A, b)
-    return x
-
-
 #: Default candidate bandwidths in standardised units: a tenth of an sd to nearly global.
 LL_BANDWIDTHS = np.logspace(-1.0, np.log10(5.0), 9)
 #: Ridge on slope ``l``, in units of ``min(h_l, 1)²`` (one point's worth of kernel weight).
@@ -229,7 +209,7 @@ def _local_solve(
         P = np.empty((r, d + 1))
         P[:, 0] = 1.0
         P[:, 1:] = Q
-    x = _solve(A, P[:, :, None])[:, :, 0]
+    x = np.linalg.solve(A, P[:, :, None])[:, :, 0]
     B = M[:, rhs].reshape(r, d + 1, m)
     return np.einsum("ri,rim->rm", x, B), np.einsum("ri,ri->r", x, P)
 

@@ -1,4 +1,4 @@
-"""Tables a density fit builds when first read, and the local-linear solve's shortcut."""
+"""Tables a density fit builds when first read."""
 
 import pickle
 

@@ -175,5 +175,8 @@ def test_a_format_1_file_with_its_factor_loads(ais, tmp_path, name, options):
     assert printed(old, tests) == printed(fresh, tests) == printed(again, tests)
     np.testing.assert_allclose(statistics(old, tests), statistics(fresh, tests), rtol=1e-10)
     boot = [f.bootstrap(B=3, d=1).distances for f in (old, fresh, again)]
-    np.testing.assert_array_equal(boot[0], boot[1])
-    np.testing.assert_array_equal(boot[0], boot[2])
+    # the stored factor was computed on another machine, whose BLAS kernels may differ from
+    # this one's in the last bits: the same draws, equal to rounding
+    np.testing.assert_allclose(boot[0], boot[1], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(boot[0], boot[2], rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(boot[1], boot[2])  # recomputed here, both sides

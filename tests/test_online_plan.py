@@ -149,7 +149,11 @@ def test_a_stream_file_of_format_3_written_before_the_plan_loads_and_continues()
     saved = sdr.load(DATA / "stream_v3_result.npz")
     fresh = sdr.online_sir(FORMULA, frame.iloc[:SAVED_ROWS], **OPTIONS)
     rows, at = frame.iloc[100:160], frame.iloc[:3]
-    np.testing.assert_array_equal(
+    # the file was written on another machine, whose BLAS kernels may differ from this
+    # one's in the last bits: equal to rounding
+    np.testing.assert_allclose(
         np.asarray(saved.conditional_density(rows=rows, random_state=0).mean(at)),
         np.asarray(fresh.conditional_density(rows=rows, random_state=0).mean(at)),
+        rtol=1e-12,
+        atol=1e-14,
     )

@@ -262,9 +262,9 @@ def fit_location_scale(
     e_shift, e_scale = e.mean(axis=0), e.std(axis=0, ddof=1)
     E = (e - e_shift) / e_scale
     e_problem = BasisProblem(Z, E, problem.centres, "sce")
-    scorer = WidthScores(e_problem, np.eye(Z.shape[1]), folds)
-    if z_cache is not None:
-        scorer._by_sz = z_cache._by_sz  # same z and centres: share the kernel products
+    # same z and centres as z_cache's scorer: share its kernel products
+    shared = None if z_cache is None else z_cache.z_sides
+    scorer = WidthScores(e_problem, np.eye(Z.shape[1]), folds, z_sides=shared)
     # Held-out scoring: each row's leave-one-out log-scale, its residual standardised by it.
     g_loo = np.clip(log_scale.loo_fitted(), g_range[0], g_range[1])
     E_loo = (resid / np.exp(g_loo) - e_shift) / e_scale
@@ -283,7 +283,7 @@ def fit_location_scale(
     tail = 1.0 / len(Z)
     # held-out scores per width, shared by the coarse and the full search; the refits start
     # from the squared-loss search's kernel products
-    known: dict = {"parts": {"z_sides": scorer._by_sz}}
+    known: dict = {"parts": {"z_sides": scorer.z_sides}}
     width_args = (e_problem, folds, fit, sigmas, E_loo, log_jacobian, SPREAD_FACTORS, tail)
 
     def finish() -> dict:
@@ -640,7 +640,7 @@ def fit_lscde_models(
                     fit["heldout_log_score"] = plain(fit["sigma_z"], fit["sigma_y"], fit["lambda"])
                     continue
                 fit = fits[name] = fit_separate(problem, folds, sigmas, lams, user, scorer=scorer)
-                known = {"parts": {"z_sides": scorer._by_sz}}
+                known = {"parts": {"z_sides": scorer.z_sides}}
                 finish = partial(_finish_separate, problem, folds, fit, sigmas, y_scale, known)
                 if refine:
                     finish()

@@ -380,25 +380,33 @@ class WidthScores:
     ``W``, memoised.
 
     Kernel products that depend on σ_z alone (``K_zᵀK_z`` of all rows and of each fold)
-    are kept per σ_z, so moving along one width costs a few solves per fold.
+    are kept per σ_z in ``z_sides``, so moving along one width costs a few solves per fold.
+    A scorer of another response on the same ``z`` rows, centres and folds may be given the
+    same ``z_sides`` dictionary, so the two share these products.
     """
 
-    def __init__(self, problem: BasisProblem, W: np.ndarray, folds: np.ndarray) -> None:
+    def __init__(
+        self,
+        problem: BasisProblem,
+        W: np.ndarray,
+        folds: np.ndarray,
+        z_sides: dict[Any, Any] | None = None,
+    ) -> None:
         self.problem = problem
         self.Z, self.U = problem.X @ W.T, problem.Xc @ W.T
         self.tests = [np.flatnonzero(folds == j) for j in np.unique(folds)]
-        self._by_sz: dict[Any, Any] = {}
+        self.z_sides: dict[Any, Any] = {} if z_sides is None else z_sides
         self.memo: dict[tuple[float, float, float], float] = {}
 
     def _z_side(self, sz: float) -> tuple:
-        if sz not in self._by_sz:
-            if "D" not in self._by_sz:  # shared with the scorers given these kernels
-                self._by_sz["D"] = squared_distances(self.Z, self.U)
-            Kz = np.exp(-self._by_sz["D"] / (2.0 * sz * sz))  # gaussian_kernel's numbers
+        if sz not in self.z_sides:
+            if "D" not in self.z_sides:  # shared with the scorers given these kernels
+                self.z_sides["D"] = squared_distances(self.Z, self.U)
+            Kz = np.exp(-self.z_sides["D"] / (2.0 * sz * sz))  # gaussian_kernel's numbers
             S_te = [Kz[t].T @ Kz[t] for t in self.tests]
             # the folds partition the rows: their products sum to all rows' product
-            self._by_sz[sz] = (Kz, np.sum(S_te, axis=0), S_te)
-        return self._by_sz[sz]
+            self.z_sides[sz] = (Kz, np.sum(S_te, axis=0), S_te)
+        return self.z_sides[sz]
 
     def scores(self, sz: float, sy: float, lams: np.ndarray) -> np.ndarray:
         """The criterion at ``(sz, sy)`` for every λ in ``lams`` (memoised)."""

@@ -58,7 +58,7 @@ statistic=...)`` on the first data sets of ``three``. (IRE has no eigenvalues, s
 offers no permutation test for it: there is none to measure.)
 
 ``family`` — the SDSPCAAN family (SDSPCA, SPCAN, SDSPCAAN, SDSPCA-LPP) on ``three`` at
-n = 1000 (and 400; SDSPCA also 2000), 20 data sets each: the default rule's choice of d, the
+n = 1000 (and 400; all but SPCAN also 2000), 20 data sets each: the default rule's choice of d, the
 plain minimum of its CV criterion, and the squared length of ``x1``, ``x2``, ``x3`` in the
 span of the fit with ``d = 3``: does the third direction come with n?
 
@@ -77,6 +77,8 @@ Run (one BLAS thread)::
     python benchmarks/bench_dimension_power.py sir-check --draws 10
     python benchmarks/bench_dimension_power.py family --draws 20 [--methods ...] [--n 1000,400]
     python benchmarks/bench_dimension_power.py family --draws 20 --methods sdspca --n 2000
+    python benchmarks/bench_dimension_power.py family --draws 20 --methods sdspcaan --n 2000
+    python benchmarks/bench_dimension_power.py family --draws 20 --methods sdspca_lpp --n 2000
     python benchmarks/bench_dimension_power.py report > benchmarks/bench_dimension_power.md
 """
 

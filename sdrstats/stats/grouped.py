@@ -62,10 +62,9 @@ def centred_crossprod(
 #: place under ``"clip"``.
 GATHER_MODE = "clip"
 
-#: Rows per block of :func:`signed_crossprod`: a block and its weighted copy stay in the
-#: core's own cache (256 rows of 50 predictors is 100 kB each); the general product is
-#: fastest on short blocks.
-SIGNED_BLOCK_ROWS = 256
+#: Rows per block of :func:`signed_crossprod`: the block's rows of each sign, gathered into
+#: two buffers of this many rows (800 kB each at p = 50), stay in the core's own cache.
+SIGNED_BLOCK_ROWS = 2048
 
 
 def signed_crossprod(
@@ -73,20 +72,17 @@ def signed_crossprod(
     center: np.ndarray,
     r: np.ndarray,
     *,
-    raw: bool = False,
     slope: np.ndarray | None = None,
 ) -> np.ndarray:
     """``Σ_i r_i (x_i − c)(x_i − c)ᵀ`` for signed row weights ``r``, by blocks of rows.
 
-    Each block of consecutive rows is read once: it is centred (unless ``raw``) and its
-    weighted copy ``U r`` made in a buffer that stays in cache, and ``Uᵀ (U r)`` is one general
-    product (BLAS gemm). That is twice the arithmetic of the symmetric update of the unweighted
-    cross-product, but no row is gathered by the sign of its weight and no square root is
-    taken, and on short blocks it takes less time than two symmetric updates of the gathered
-    halves (1.6 against 1.9 times one ``X.T @ X`` at n = 1e5, p = 50, one BLAS thread). With
-    ``raw`` (for the caller who knows ``|c| / sd`` is at most ``RAW_SUM_RATIO``, so ~13 digits
-    remain) the sums about 0 are centred afterwards with ``Σ r x`` (taken from the block while
-    it is in cache) and ``Σ r``.
+    Each block of consecutive rows is read once: its rows with ``r > 0`` and those with
+    ``r < 0`` are gathered into two buffers that stay in cache, centred and scaled by
+    ``√|r|``, and each buffer adds (or subtracts) one symmetric rank-k update (BLAS syrk):
+    ``Σ r u uᵀ = Σ₊ (√r u)(√r u)ᵀ − Σ₋ (√|r| u)(√|r| u)ᵀ``. The two updates together do half
+    the arithmetic of the general product ``Uᵀ (U r)``, and at n = 1e5, p = 50 on one BLAS
+    thread the pass takes about 2.25 times one ``X.T @ X`` against 2.7 for the general product
+    on short blocks. Rows with ``r = 0`` add nothing and are skipped.
 
     With ``slope``, ``r`` (a float array the caller owns) holds ``y − ȳ`` on entry and each
     block's fitted values ``(x − c)·slope`` are subtracted from it while the block is in cache
@@ -100,30 +96,32 @@ def signed_crossprod(
     """
     n_rows, p = X.shape
     center = np.asarray(center, dtype=float)
+    shift = bool(np.any(center))
     if slope is None:
         r = np.asarray(r, dtype=float)
     else:
         level = float(center @ slope)  # (x − c)·slope = x·slope − c·slope
-    if not X.flags.c_contiguous:
-        X = np.ascontiguousarray(X)
     out = np.zeros((p, p))
-    a = np.zeros(p)  # Σ r x (raw sums only)
     rows = min(SIGNED_BLOCK_ROWS, max(n_rows, 1))
-    weighted = np.empty((rows, p))
-    centred = None if raw else np.empty((rows, p))
+    halves = ((1.0, np.empty((rows, p))), (-1.0, np.empty((rows, p))))
     for start in range(0, n_rows, SIGNED_BLOCK_ROWS):
         block = X[start : start + SIGNED_BLOCK_ROWS]
-        m = block.shape[0]
         rb = r[start : start + SIGNED_BLOCK_ROWS]
         if slope is not None:
             rb -= block @ slope - level
-        u = block if centred is None else np.subtract(block, center, out=centred[:m])
-        out += u.T @ np.multiply(u, rb[:, None], out=weighted[:m])
-        if raw:
-            a += rb @ block
-    if raw and np.any(center):
-        side = np.outer(a, center)
-        out += float(r.sum()) * np.outer(center, center) - side - side.T
+        root = np.sqrt(np.abs(rb))
+        for sign, buf in halves:
+            picked = np.flatnonzero(rb > 0 if sign > 0 else rb < 0)
+            if not picked.size:
+                continue
+            u = np.take(block, picked, axis=0, out=buf[: picked.size], mode=GATHER_MODE)
+            if shift:
+                u -= center
+            u *= root[picked, None]
+            if sign > 0:
+                out += u.T @ u
+            else:
+                out -= u.T @ u
     return (out + out.T) / 2
 
 

@@ -387,6 +387,7 @@ class PHD(MomentEstimator):
     """
 
     method = "phd"
+    checks_rows_in_pass = True
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "residuals": ["boolean", Options(("linear", "quadratic"))],
         "d_max": [Interval(int, 1, None)],

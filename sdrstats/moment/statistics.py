@@ -150,6 +150,13 @@ class MomentStatistics:
     def n(self) -> float:
         return self.stats.n
 
+    def column_squares(self) -> np.ndarray:
+        """Each predictor's (weighted) sum of squares, ``n (var + mean²)``, from the moments:
+        NaN or infinite when a column holds NaN or inf (the in-memory check of the rows,
+        :meth:`sdrstats.scale.rows.RowsInMemory.reduce`)."""
+        n, mean, cov = self.stats.moments()
+        return n * (np.diag(cov) + mean * mean)
+
     @property
     def n_slices(self) -> int:
         return len(self.stats.keys)

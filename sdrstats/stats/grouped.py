@@ -225,7 +225,7 @@ def _blockwise_group_crossprods(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_group_crossprods` for few groups, from consecutive blocks of rows.
 
-    Each block (about 400 rows a group) is read once, its rows gathered by group (a stable
+    Each block (about 800 rows a group) is read once, its rows gathered by group (a stable
     radix sort of the block's codes) into a buffer that stays in cache, and each group's part
     adds one symmetric rank-k update: the rows are read in order instead of one sweep of the
     array per group.
@@ -240,7 +240,9 @@ def _blockwise_group_crossprods(
     n_rows, p = X.shape
     sums = np.zeros((k, p))
     cross = np.zeros((k, p, p))
-    rows = min(max(4096, 400 * k), 8192)
+    # ~800 rows a group: each group's update is long enough for an efficient syrk (at n = 1e5,
+    # p = 50, 10 groups: 1.69 against 1.77 times one X.T @ X with blocks of 4096 rows)
+    rows = min(max(8192, 800 * k), 16384)
     buf = np.empty((min(rows, max(n_rows, 1)), p))
     ones = np.ones(buf.shape[0])
     small = codes.astype(np.uint8)  # k <= LOCAL_GROUPS: a radix sort

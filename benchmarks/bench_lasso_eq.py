@@ -5,9 +5,10 @@ Data sets of ``bench_online.py --sparse`` (models there; seeds ``[kind, n, r]``,
 every kernel direction's 10-fold cross-validated Lasso exactly as ``LassoSIR`` does
 (scikit-learn's ``LassoCV`` on glmnet's 100 penalties, the package's folds and seed) and keeps
 the CV errors and the full-data Lasso at ``lambda.min`` and ``lambda.1se`` in a cache
-directory (``$LASSOEQ_CACHE``, default ``/tmp/lassoeq_cache``), one file a data set; one BLAS
-thread. ``eval KIND N R0 R1`` reads every candidate rule off the cached paths (paired on data
-and folds) and prints a table of each against R's rule and the ridge-refit default:
+directory (``$LASSOEQ_CACHE``, default ``/tmp/lassoeq_cache``), one file a data set, skipping
+those already there (``R0 > R1`` runs downwards, so two processes can share a range); one
+BLAS thread. ``eval KIND N R0 R1`` reads every candidate rule off the cached paths (paired on data
+and folds) and prints a table of each against R's rule and the ridge refit (the default before):
 
 * ``old``: R LassoSIR's rule (``lambda.min``, no refit);
 * ``ridge``: ``lambda.1se``, each direction refitted by ridge (0.1 n) on its own support
@@ -20,9 +21,10 @@ and folds) and prints a table of each against R's rule and the ridge-refit defau
 * ``d2min_ridge``: ``lambda.1se`` for the first direction, ``lambda.min`` after, ridge refit;
 * ``d2min_union``: that, refitted on the union.
 
-``check KIND N R0 R1`` checks that ``old``, ``ridge`` and ``union`` equal the package's own
-fits (``penalty="cv_min", refit=False``; ``refit="ridge"``; the default), all with
-``d_rule="kmeans"``.
+Results: ``benchmarks/bench_online.md``, section "Lasso-SIR's default refit".
+``check KIND N R0 R1`` checks that ``old``, ``ridge``, ``union`` and ``nested`` equal the
+package's own fits (``penalty="cv_min", refit=False``; ``refit="ridge"``; ``refit="union"``;
+the default, ``refit="nested"``), all with ``d_rule="kmeans"``.
 """
 
 from __future__ import annotations
@@ -184,7 +186,7 @@ def cache_file(kind, n, r) -> Path:
 def run_paths(kind, n, r0, r1):
     CACHE.mkdir(parents=True, exist_ok=True)
     with threadpool_limits(1, user_api="blas"):
-        for r in range(r0, r1):
+        for r in range(r0, r1) if r0 <= r1 else range(r0, r1, -1):  # R0 > R1: downwards
             f = cache_file(kind, n, r)
             if f.exists():
                 continue
@@ -198,7 +200,7 @@ def run_paths(kind, n, r0, r1):
 
 
 def check(kind, n, r):
-    """The cached rules 'old', 'ridge' and 'union' equal the package's fits (d, sine)."""
+    """The cached rules old, ridge, union, nested equal the package's fits (d, sine)."""
     import sdrstats as sdr
 
     data = pickle.loads(cache_file(kind, n, r).read_bytes())
@@ -206,7 +208,8 @@ def check(kind, n, r):
     mine = evaluate(data)
     for name, options in (("old", dict(penalty="cv_min", d_rule="kmeans", refit=False)),
                           ("ridge", dict(d_rule="kmeans", refit="ridge")),
-                          ("union", dict(d_rule="kmeans"))):  # fmt: skip
+                          ("union", dict(d_rule="kmeans", refit="union")),
+                          ("nested", dict(d_rule="kmeans"))):  # fmt: skip
         fit = sdr.LassoSIR(random_state=r, progress=False, **options).fit(X, y)
         got = recovery(fit.directions.to_numpy(), truth)
         want = mine[name]

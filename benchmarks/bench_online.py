@@ -32,8 +32,8 @@ options the defaults were before issue 43 (online: ``gravity=0.05, truncate_ever
 Lasso-SIR: R LassoSIR's rule, ``penalty="cv_min", d_rule="kmeans", refit=False``), "after"
 the defaults; for Lasso-SIR "ols refit" is the default before the ridge-stabilised refit
 (``refit="ols"``: ``lambda.1se`` and least squares on each direction's support) and "ridge
-refit" the default before the refit on the union of the directions' supports
-(``refit="ridge"``: ridge on each direction's own support), on the same data sets and folds,
+refit" the default before the nested refit (``refit="ridge"``: ridge on each direction's own
+support; the default refits direction j on the supports of directions 1..j), on the same data sets and folds,
 with the paired differences in sine. ``--seed-offset K`` draws Lasso-SIR's data sets
 from seeds ``[kind, n, K + r]`` (``random_state = K + r``) instead of ``[kind, n, r]``.
 """
@@ -137,8 +137,9 @@ SPARSE_P = 200
 ONLINE_BEFORE = {"gravity": 0.05, "truncate_every": 10}
 LASSO_BEFORE = {"penalty": "cv_min", "d_rule": "kmeans", "refit": False}
 #: Lasso-SIR's rules in the table: R LassoSIR's, the defaults until the ridge refit
-#: (``lambda.1se`` + least squares on each direction's support) and until the union refit
-#: (ridge on each direction's support), the default (ridge on the union of the supports).
+#: (``lambda.1se`` + least squares on each direction's support) and until the nested refit
+#: (ridge on each direction's support), the default (ridge on the union of the supports of
+#: each direction and those before it).
 LASSO_RULES = (
     ("before", LASSO_BEFORE),
     ("ols refit", {"refit": "ols"}),

@@ -119,7 +119,7 @@ def test_ridge_refit_is_ridge_on_the_lasso_support():
     np.testing.assert_allclose(fit.extras["coef_standardized"][:, 0], expected, atol=1e-10)
     # one direction: its support is the union, so the default refit is the same numbers
     default = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
-    assert default.options["refit"] == "union"
+    assert default.options["refit"] == "nested"
     np.testing.assert_array_equal(
         default.extras["coef_standardized"], fit.extras["coef_standardized"]
     )
@@ -139,9 +139,35 @@ def _two_index(n=200, p=30, seed=8):
     return X, y + 0.3 * rng.standard_normal(n)
 
 
-def test_default_union_refit_is_ridge_on_the_union_of_the_supports():
-    # refit="union" (the default): every direction refitted by ridge (0.1 n) on the union of
-    # the directions' Lasso supports; scikit-learn's Ridge on those columns is the check
+def test_default_nested_refit_is_ridge_on_the_supports_up_to_each_direction():
+    # refit="nested" (the default): direction j refitted by ridge (0.1 n) on the union of the
+    # Lasso supports of directions 1..j, so the first is the own-support ridge refit
+    from sklearn.linear_model import Ridge
+
+    X, y = _two_index()
+    bare = sdr.LassoSIR(d=2, penalty=0.5, refit=False).fit(X, y)
+    lasso = bare.extras["coef_standardized"]
+    assert set(np.flatnonzero(lasso[:, 0])) != set(np.flatnonzero(lasso[:, 1]))
+    union = np.flatnonzero(lasso.any(axis=1))
+    fit = sdr.LassoSIR(d=2, penalty=0.5).fit(X, y)
+    assert fit.options["refit"] == "nested"
+    coef = fit.extras["coef_standardized"]
+    own = sdr.LassoSIR(d=2, penalty=0.5, refit="ridge").fit(X, y).extras["coef_standardized"]
+    np.testing.assert_array_equal(coef[:, 0], own[:, 0])
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    expected = np.zeros(X.shape[1])
+    target = bare.extras["pseudo_response"][:, 1]
+    expected[union] = Ridge(alpha=0.1 * X.shape[0]).fit(Z[:, union], target).coef_
+    np.testing.assert_allclose(coef[:, 1], expected, atol=1e-10)
+    assert not np.allclose(coef[:, 1], own[:, 1])
+    text = str(sdr.lasso_sir("y ~ .", pd.DataFrame(X).add_prefix("x").assign(y=y), d=2,
+                             penalty=0.5).summary())  # fmt: skip
+    assert "refit: ridge on the union of the supports of each direction and those before" in text
+
+
+def test_union_refit_is_ridge_on_the_union_of_the_supports():
+    # refit="union": every direction refitted by ridge (0.1 n) on the union of the
+    # directions' Lasso supports; scikit-learn's Ridge on those columns is the check
     from sklearn.linear_model import Ridge
 
     X, y = _two_index()
@@ -150,8 +176,7 @@ def test_default_union_refit_is_ridge_on_the_union_of_the_supports():
     supports = [set(np.flatnonzero(lasso[:, j])) for j in range(2)]
     assert supports[0] != supports[1] and all(supports)  # the union differs from each
     union = np.flatnonzero(lasso.any(axis=1))
-    fit = sdr.LassoSIR(d=2, penalty=0.5).fit(X, y)
-    assert fit.options["refit"] == "union"
+    fit = sdr.LassoSIR(d=2, penalty=0.5, refit="union").fit(X, y)
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     coef = fit.extras["coef_standardized"]
     for j in range(2):
@@ -171,12 +196,13 @@ def test_union_refit_chooses_d_as_the_own_support_refit():
     X, y = _two_index(seed=9)
     fits = {
         refit: sdr.LassoSIR(penalty=0.5, d_rule="kmeans", refit=refit).fit(X, y)
-        for refit in ("union", "ridge")
+        for refit in ("nested", "union", "ridge")
     }
-    np.testing.assert_array_equal(
-        fits["union"].extras["d_statistic"], fits["ridge"].extras["d_statistic"]
-    )
-    assert fits["union"].d == fits["ridge"].d == 2
+    for refit in ("nested", "union"):
+        np.testing.assert_array_equal(
+            fits[refit].extras["d_statistic"], fits["ridge"].extras["d_statistic"]
+        )
+    assert fits["nested"].d == fits["union"].d == fits["ridge"].d == 2
     assert not np.allclose(
         fits["union"].extras["coef_standardized"], fits["ridge"].extras["coef_standardized"]
     )
@@ -197,6 +223,11 @@ def test_refit_union_keeps_an_empty_direction_and_a_too_large_union():
         t = targets[:, j] - targets[:, j].mean()
         expected = np.linalg.solve(A.T @ A + 0.1 * 40 * np.eye(4), A.T @ t)
         np.testing.assert_allclose(out[union, j], expected, atol=1e-12)
+    # nested: the first column is kept, the second refitted on the first two supports
+    nested = refit_union(Z, targets, coefs, nested=True)
+    np.testing.assert_array_equal(nested[:, 0], coefs[:, 0])
+    np.testing.assert_allclose(nested[:, 1], out[:, 1], atol=1e-12)
+    assert not nested[:, 2].any()
     # a union of n - 1 or more predictors is not refitted (as a direction's own support)
     wide = np.zeros((50, 2))
     wide[:39, 0], wide[39:, 1] = 1.0, 1.0
@@ -229,7 +260,7 @@ def test_refit_option_is_validated_and_named_in_the_summary():
     for bad in ("lasso", "OLS", 1, None, 0.1):
         with pytest.raises(
             ValueError,
-            match="'refit' parameter of LassoSIR must be one of 'union', 'ridge', 'ols' or a bool",
+            match="'refit' parameter of LassoSIR must be one of 'nested', 'union', 'ridge', 'ols' or a bool",
         ):
             sdr.LassoSIR(refit=bad)
     df, _ = sparse_single_index(100, 12, random_state=2)

@@ -281,7 +281,7 @@ def run_eval(kind, n, r0, r1, out=None):
             f"{s.mean():.3f} ({np.median(s):.3f}) | {a[0]:+.3f} ({a[1]:.3f}), {a[2]}/{a[3]} | "
             f"{b[0]:+.3f} ({b[1]:.3f}), {b[2]}/{b[3]} | {dd:.2f} |"
         )
-    for v in ("union", "ridge"):
+    for v in ("nested", "union", "ridge"):
         s = np.array([r[v]["sin"] for r in rows])
         print(f"\n{v} - old: {reading(s - old)}")
 

@@ -556,6 +556,89 @@ class SliceStats:
         )
         return out
 
+    # -- moving rows between groups ------------------------------------------------------------
+    def move(
+        self,
+        X: np.ndarray,
+        source: Any,
+        targets: np.ndarray,
+        weights: np.ndarray | None = None,
+    ) -> SliceStats:
+        """Move rows ``X`` (already added, under the key ``source``) to the groups ``targets``.
+
+        The rows' sums about the current mean leave ``source`` and join their targets; the
+        overall moments do not change (the rows are the same). A one-pass slicing adds rows
+        under a holding key while their slice is unknown and moves them once it is known.
+
+        Examples
+        --------
+        >>> X = np.array([[1.0], [2.0], [4.0]])
+        >>> stats = SliceStats(1).update(X, np.array([-1, -1, 0]))
+        >>> moved = stats.move(X[:2], -1, np.array([0, 1])).drop(-1)
+        >>> moved.ordered().counts.tolist(), moved.ordered().sums.round(6).tolist()
+        ([2.0, 1.0], [[0.333333], [-0.333333]])
+        """
+        if X.shape[0] == 0:
+            return self
+        distinct, codes = np.unique(np.asarray(targets), return_inverse=True)
+        codes = codes.reshape(-1)
+        u = X - self.mean
+        k = distinct.size
+        counts = np.bincount(codes, weights=weights, minlength=k).astype(float)
+        data = np.ones(X.shape[0]) if weights is None else weights
+        indicator = scipy.sparse.csc_matrix(
+            (data, codes, np.arange(X.shape[0] + 1)), shape=(k, X.shape[0])
+        )
+        sums = np.asarray(indicator @ u)
+        slot = self._slot[source]
+        self.counts[slot] -= counts.sum()
+        self.sums[slot] -= sums.sum(axis=0)
+        if self.second:
+            cross = np.zeros((k, self.p, self.p))
+            for j in range(k):
+                rows = codes == j
+                part = u[rows]
+                cross[j] = part.T @ (part if weights is None else part * weights[rows, None])
+            self.cross[slot] -= cross.sum(axis=0)
+        for j, key in enumerate(distinct.tolist()):
+            target = self._slot[key] if key in self._slot else self._grow(key)
+            self.counts[target] += counts[j]
+            self.sums[target] += sums[j]
+            if self.second:
+                self.cross[target] += cross[j]
+        return self
+
+    def regroup(self, mapping: dict[Any, Any]) -> SliceStats:
+        """The same rows with each group's key replaced by ``mapping[key]`` (keys not in
+        ``mapping`` kept); groups given the same key are pooled."""
+        out = self._copy()
+        new_keys = list(dict.fromkeys(mapping.get(key, key) for key in self.keys))
+        slot = {key: j for j, key in enumerate(new_keys)}
+        index = np.array([slot[mapping.get(key, key)] for key in self.keys], dtype=np.int64)
+        k = len(new_keys)
+        out.keys, out._slot = new_keys, slot
+        out.counts = np.zeros(k)
+        np.add.at(out.counts, index, self.counts)
+        out.sums = np.zeros((k, self.p))
+        np.add.at(out.sums, index, self.sums)
+        if self.second:
+            out.cross = np.zeros((k, self.p, self.p))
+            np.add.at(out.cross, index, self.cross)
+        return out
+
+    def drop(self, key: Any) -> SliceStats:
+        """Remove the group ``key`` (one emptied by :meth:`move`: its sums are rounding)."""
+        if key not in self._slot:
+            return self
+        j = self._slot.pop(key)
+        del self.keys[j]
+        self._slot = {k: i for i, k in enumerate(self.keys)}
+        self.counts = np.delete(self.counts, j)
+        self.sums = np.delete(self.sums, j, axis=0)
+        if self.second:
+            self.cross = np.delete(self.cross, j, axis=0)
+        return self
+
     # -- totals --------------------------------------------------------------------------------
     def ordered(self, order: list[Any] | None = None) -> SliceStats:
         """The groups in sorted key order (or ``order``), as the in-memory slicing numbers them."""

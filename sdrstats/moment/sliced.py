@@ -3,8 +3,10 @@
 One pass of per-slice sums (:class:`~.statistics.MomentStatistics`, or R's case-weighted sums
 :class:`~.weights.CaseWeightedStatistics`) gives the whitening and the slice moments; the
 method's kernel ``M`` and one eigen-decomposition finish the fit. In memory the pass reads the
-rows once, sliced by R ``dr``'s rule on the whole response; on chunks and Dask partitions it
-reads every chunk once after the exact-slicing passes over the response alone
+rows once, sliced by R ``dr``'s rule on the whole response; on chunks read in this process the
+same pass finds the exact slices as it sums them (:mod:`sdrstats.scale.one_pass`; a second
+pass when a cut falls among rows already pooled), on Dask partitions (or when that pass gives
+up) it reads every partition once after the exact-slicing passes over the response alone
 (:mod:`sdrstats.stats.exact_slicing`), and SAVE makes one more pass for the fourth moments of
 its general test (for ``p <= 70``; in memory the test reads the rows when asked).
 """

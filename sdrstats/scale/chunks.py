@@ -32,8 +32,8 @@ class ChunkSource:
     ----------
     factory : callable
         Called with no argument, returns a fresh iterator of DataFrames (one pass over the
-        data). Fits that need two passes (a continuous response without ``cut_points``, pHd)
-        call it twice.
+        data). Fits that need two passes (pHd's tests, SAVE's, a continuous response whose
+        exact slices one pass could not sum) call it twice.
     description : str
         Shown in the fit's call.
     reiterable : bool
@@ -151,11 +151,14 @@ def read_csv_chunks(
 
     Notes
     -----
-    The passes that find the exact slices of a continuous response read only the response's
-    columns (and the weights column): pandas' C parser converts no other column
-    (``usecols``), so they cost about a third of a pass over every column. Options that
-    rename or index the columns (``names``, ``header``, ``index_col``...) make those passes
-    read every column.
+    SIR, SAVE, DR and IRE find the exact slices of a continuous response in the pass that
+    sums them (:mod:`sdrstats.scale.one_pass`): the file is parsed once. When that pass gives
+    up (a response beyond the response cache, or too many rows near the cuts for its budget),
+    passes over the response first read only the response's columns (and the weights column):
+    pandas' C parser converts no other column (``usecols``), so they cost about a third of a
+    pass over every column. Options that rename or index the columns (``names``, ``header``,
+    ``index_col``...) make those passes read every column. Chunks parsed in threads carry
+    ``attrs["fraction_read"]``, the share of the file's data read so far.
 
     With more than one thread, byte ranges of the file are parsed at once (the C parser
     releases the GIL while it tokenizes and converts), as pandas 3.1's ``read_csv`` parses a

@@ -4,7 +4,8 @@ A *backend* knows how to read the first partition, run a function on every parti
 the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSource`,
 :class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
 from passes over the response alone and give exactly R ``dr``'s slices
-(:mod:`sdrstats.stats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
+(:mod:`sdrstats.stats.exact_slicing`), or on local chunks from the pass that sums the slices
+(:mod:`sdrstats.scale.one_pass`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
 and puts it in a model spec that holds it instead of rows; the estimator's ``fit_spec`` fits
 that spec as it fits one of rows: the family decides what to accumulate (its accumulators'
 ``update``/``merge``) and how many passes, and the result is the estimator's own results

@@ -251,13 +251,11 @@ class OnePass:
                 self.acc.update(X, y, w)
         finally:
             self.rule.primed = None
-        count = int(keep.sum())
-        if count:
-            if count == y.size:
-                self.blocks.append((X, y, w))
-            else:
-                self.blocks.append((X[keep], y[keep], None if w is None else w[keep]))
-            self.kept += count
+        rows = np.flatnonzero(keep)
+        if rows.size:  # held sorted by the response: a piece's rows are a run of them
+            rows = rows[np.argsort(y[rows], kind="stable")]
+            self.blocks.append((X[rows], y[rows], None if w is None else w[rows]))
+            self.kept += rows.size
             self.peak_kept = max(self.peak_kept, self.kept)
 
     def _kept_rows(
@@ -309,19 +307,18 @@ class OnePass:
             heavy = np.sort(values)
         self.pieces.refine(np.concatenate([lows, highs[np.isfinite(highs)], heavy]))
         t, ids = self.pieces.t, self.pieces.ids
-        for i in range(ids.size):
-            if ids[i] != KEPT:
-                continue
-            if i % 2:  # the value t[(i - 1) // 2]
-                value = t[(i - 1) // 2]
-                if value in heavy:
-                    ids[i] = self._new_key(point=True)
-                    continue
-                if in_bands(np.array([value]))[0]:
-                    continue
-            elif i > 0 and in_bands(np.array([t[i // 2 - 1]]), open_left=True)[0]:
-                continue
-            ids[i] = self._neighbour_key(ids, i)
+        # which held pieces stay held: a value in a band and not heavy; an open piece whose
+        # left end is in a band (a band's ends are breakpoints, so it lies in the band whole)
+        stays = np.zeros(ids.size, dtype=bool)
+        stays[1::2] = in_bands(t) & ~np.isin(t, heavy)
+        stays[2::2] = in_bands(t, open_left=True)
+        is_heavy = np.zeros(ids.size, dtype=bool)
+        is_heavy[1::2] = np.isin(t, heavy)
+        for i in np.flatnonzero((ids == KEPT) & ~stays).tolist():
+            if is_heavy[i]:
+                ids[i] = self._new_key(point=True)
+            else:
+                ids[i] = self._neighbour_key(ids, i)
         self._move_out()
 
     def _new_key(self, point: bool = False) -> int:
@@ -340,18 +337,31 @@ class OnePass:
         return self._new_key()
 
     def _move_out(self) -> None:
-        """Move the held rows of pieces no longer kept to their pieces' sums."""
+        """Move the held rows of pieces no longer kept to their pieces' sums (each block is
+        sorted by the response, so a piece's rows are one run of it)."""
+        ids = self.pieces.ids
         blocks, kept = [], 0
         for X, y, w in self.blocks:
-            ids = self.pieces.id_of(y)
-            out = ids != KEPT
+            starts, ends = self.pieces.spans(y)
+            lengths = ends - starts
+            out = (ids != KEPT) & (lengths > 0)
             if out.any():
-                self.acc.move_rows(X[out], y[out], None if w is None else w[out], KEPT, ids[out])
-                stay = ~out
-                X, y, w = X[stay], y[stay], (None if w is None else w[stay])
-            if y.size:
-                blocks.append((X, y, w))
-                kept += y.size
+                take = np.concatenate(
+                    [np.arange(a, b) for a, b in zip(starts[out].tolist(), ends[out].tolist())]
+                )
+                targets = np.repeat(ids[out], lengths[out])
+                weights = None if w is None else w[take]
+                self.acc.move_rows(X[take], y[take], weights, KEPT, targets)
+                stay = (ids == KEPT) & (lengths > 0)
+                if not stay.any():
+                    continue
+                pairs = zip(starts[stay].tolist(), ends[stay].tolist())
+                X = np.concatenate([X[a:b] for a, b in pairs])
+                y = np.concatenate([y[a:b] for a, b in zip(starts[stay], ends[stay])])
+                if w is not None:
+                    w = np.concatenate([w[a:b] for a, b in zip(starts[stay], ends[stay])])
+            blocks.append((X, y, w))
+            kept += y.size
         self.blocks, self.kept = blocks, kept
 
     # -- the end -------------------------------------------------------------------------------

@@ -578,34 +578,37 @@ class SliceStats:
         >>> moved.ordered().counts.tolist(), moved.ordered().sums.round(6).tolist()
         ([2.0, 1.0], [[0.333333], [-0.333333]])
         """
-        if X.shape[0] == 0:
+        n_rows = X.shape[0]
+        if n_rows == 0:
             return self
-        distinct, codes = np.unique(np.asarray(targets), return_inverse=True)
-        codes = codes.reshape(-1)
+        targets = np.asarray(targets).reshape(-1)
+        # runs of one target (rows sorted by the response come in few runs)
+        starts = np.concatenate([[0], np.flatnonzero(targets[1:] != targets[:-1]) + 1])
+        if starts.size > max(16, n_rows // 16):  # many runs: rows in groups by a stable sort
+            order = np.argsort(targets, kind="stable")
+            X, targets = X[order], targets[order]
+            weights = None if weights is None else weights[order]
+            starts = np.concatenate([[0], np.flatnonzero(targets[1:] != targets[:-1]) + 1])
         u = X - self.mean
-        k = distinct.size
-        counts = np.bincount(codes, weights=weights, minlength=k).astype(float)
-        data = np.ones(X.shape[0]) if weights is None else weights
-        indicator = scipy.sparse.csc_matrix(
-            (data, codes, np.arange(X.shape[0] + 1)), shape=(k, X.shape[0])
-        )
-        sums = np.asarray(indicator @ u)
+        wu = u if weights is None else u * weights[:, None]
+        sums = np.add.reduceat(wu, starts, axis=0)
+        if weights is None:
+            counts = np.diff(np.append(starts, n_rows)).astype(float)
+        else:
+            counts = np.add.reduceat(weights, starts)
+        ends = np.append(starts[1:], n_rows)
         slot = self._slot[source]
         self.counts[slot] -= counts.sum()
         self.sums[slot] -= sums.sum(axis=0)
-        if self.second:
-            cross = np.zeros((k, self.p, self.p))
-            for j in range(k):
-                rows = codes == j
-                part = u[rows]
-                cross[j] = part.T @ (part if weights is None else part * weights[rows, None])
-            self.cross[slot] -= cross.sum(axis=0)
-        for j, key in enumerate(distinct.tolist()):
+        for j, key in enumerate(targets[starts].tolist()):
             target = self._slot[key] if key in self._slot else self._grow(key)
             self.counts[target] += counts[j]
             self.sums[target] += sums[j]
             if self.second:
-                self.cross[target] += cross[j]
+                a, b = starts[j], ends[j]
+                cross = u[a:b].T @ wu[a:b]
+                self.cross[target] += cross
+                self.cross[slot] -= cross
         return self
 
     def regroup(self, mapping: dict[Any, Any]) -> SliceStats:

@@ -219,3 +219,22 @@ def test_moved_rows_give_the_sums_of_rows_added_to_their_groups(second):
         np.testing.assert_allclose(b.cross, a.cross, atol=1e-10)
     np.testing.assert_allclose(b.cov, a.cov, atol=1e-12)
     assert scale_fit.OnePass is one_pass.OnePass
+
+
+def test_a_file_whose_response_will_not_fit_the_cache_gives_up_at_once(tmp_path, monkeypatch):
+    data = frame(n=3000)
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    calls = []
+    add = one_pass.OnePass.add
+
+    def counted(self, *args):
+        calls.append(args[-1])
+        return add(self, *args)
+
+    monkeypatch.setattr(one_pass.OnePass, "add", counted)
+    monkeypatch.setattr(scale_fit, "RESPONSE_CACHE", 1500)  # half the file's rows
+    fit = sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=400, threads=2), nslices=6)
+    assert len(calls) == 1 and 0 < calls[0] < 0.25  # the share read says: 3000 rows to come
+    assert fit.slicing_passes >= 1 and fit.row_passes == 1
+    assert_same(sdr.sir(FORMULA, data, nslices=6), fit, tol=1e-9)

@@ -20,11 +20,11 @@ seen, but the slice sums need each row's slice. One pass does both:
 
 When a cut splits a summed piece (the first rows were not representative of the response: a
 file sorted by the response, say), the slices are still exact: the cuts are known, and a second
-pass over the rows accumulates the slice sums. When the response outgrows the response cache (or, for a
-source that says how much of the data it has read, will outgrow it: then at the first chunk),
-or the bands at ``MIN_BAND_SIGMAS`` still hold more rows than the budget, the pass gives up
-(:class:`GiveUp`) and the caller slices from passes over the response first; the rows read
-until then are read again.
+pass over the rows accumulates the slice sums. When the response outgrows the response cache
+(or, for a source that says how much of the data it has read, will outgrow it: then at the
+first chunk), or the bands at ``MIN_BAND_SIGMAS`` still hold more rows than the budget, the
+pass gives up (:class:`GiveUp`) and the caller slices from passes over the response first; the
+rows read until then are read again.
 
 Rows in a random order put a cut outside its band with probability about ``2 Φ(−5)`` per cut
 and narrowing (6e-7); the result never depends on it, only the number of passes does. The

@@ -238,3 +238,68 @@ def test_a_file_whose_response_will_not_fit_the_cache_gives_up_at_once(tmp_path,
     assert len(calls) == 1 and 0 < calls[0] < 0.25  # the share read says: 3000 rows to come
     assert fit.slicing_passes >= 1 and fit.row_passes == 1
     assert_same(sdr.sir(FORMULA, data, nslices=6), fit, tol=1e-9)
+
+
+def read_once(tmp_path, monkeypatch, data, kept_rows, weights=None):
+    """The fit of ``data`` written to a CSV read in byte ranges, with ``kept_rows`` held rows
+    at most; and the shares read of the chunks the one pass was given."""
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    monkeypatch.setattr(one_pass, "KEPT_BYTES", kept_rows * (8 * 3 + 16))
+    calls = []
+    add = one_pass.OnePass.add
+
+    def counted(self, *args):
+        calls.append(args[-1])
+        return add(self, *args)
+
+    monkeypatch.setattr(one_pass.OnePass, "add", counted)
+    source = sdr.read_csv_chunks(path, chunksize=400, threads=2)
+    options = {"nslices": 6} if weights is None else {"nslices": 6, "weights": weights}
+    return sdr.sir(FORMULA, source, **options), calls
+
+
+def test_a_file_whose_held_rows_will_outgrow_the_budget_gives_up_at_once(
+    tmp_path, monkeypatch, passes
+):
+    # 6000 rows, 6 slices: the narrowest bands (3.5 sd) will hold about 860 rows at the peak
+    data = frame()
+    assert 800 < one_pass.predicted_peak(6000, 400, 6, one_pass.band_steps()[-1]) < 900
+    fit, calls = read_once(tmp_path, monkeypatch, data, kept_rows=800)
+    assert len(calls) == 1 and passes == []  # gave up at its first chunk, before any re-read
+    assert fit.slicing_passes >= 1 and fit.row_passes == 1
+    assert_same(sdr.sir(FORMULA, data, nslices=6), fit, tol=1e-9)
+    # the prediction was right: without it, the pass reads on and gives up later
+    monkeypatch.setattr(one_pass, "predicted_peak", lambda *args: 0)
+    fit, calls = read_once(tmp_path, monkeypatch, data, kept_rows=800)
+    assert len(calls) > 3 and passes == []
+    assert fit.slicing_passes >= 1 and fit.row_passes == 1
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_a_file_whose_held_rows_fit_does_not_give_up(tmp_path, monkeypatch, passes, ties):
+    # continuous: the peak (~860 rows) fits 1500 rows; a response of 8 integers: the rows of
+    # a value are summed as a piece of their own, so 600 rows are enough
+    data = frame()
+    kept = 1500
+    if ties:
+        data["y"] = data.y.round()
+        kept = 600
+        assert one_pass.predicted_peak(6000, 400, 6, one_pass.band_steps()[-1]) > kept
+    fit, calls = read_once(tmp_path, monkeypatch, data, kept_rows=kept, weights="w")
+    assert len(calls) >= 10 and passes[-1]["summed"] and passes[-1]["narrowings"] >= 1
+    assert passes[-1]["peak"] <= passes[-1]["budget"] == kept
+    assert fit.slicing_passes == 0 and fit.row_passes == 1
+    assert_same(sdr.sir(FORMULA, data, nslices=6, weights="w"), fit, tol=1e-9)
+
+
+def test_predicted_peak():
+    # sigma √n Σ_j √(q_j (1 − q_j)) at its peak (n/2 rows read), plus the slack rows
+    h, slack = 6, 5 * (2 * (one_pass.BAND_SLACK + 6) + 1) + 2 * (6 + one_pass.BAND_SLACK)
+    q = np.arange(1, h) / h
+    bands = 3.5 * np.sqrt(1e6) * np.sqrt(q * (1 - q)).sum()
+    assert one_pass.predicted_peak(1e6, 1e4, h, 3.5) == int(np.ceil(bands)) + slack
+    # past the peak, what is left; a response of ties holds only the slack rows
+    assert one_pass.predicted_peak(1e6, 9e5, h, 3.5) < 0.7 * (bands + slack)
+    assert one_pass.predicted_peak(1e6, 1e4, h, 3.5, share=0.0) == slack
+    assert one_pass.band_steps() == [5.0, 3.5]

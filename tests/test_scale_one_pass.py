@@ -265,8 +265,15 @@ def test_a_file_whose_held_rows_will_outgrow_the_budget_gives_up_at_once(
     # 6000 rows, 6 slices: the narrowest bands (3.5 sd) will hold about 860 rows at the peak
     data = frame()
     assert 800 < one_pass.predicted_peak(6000, 400, 6, one_pass.band_steps()[-1]) < 900
+    ranges = []
+    parse = scale_chunks._parse_block
+    monkeypatch.setattr(
+        scale_chunks, "_parse_block", lambda *a: ranges.append(a[3].get("usecols")) or parse(*a)
+    )
     fit, calls = read_once(tmp_path, monkeypatch, data, kept_rows=800)
     assert len(calls) == 1 and passes == []  # gave up at its first chunk, before any re-read
+    # that chunk (an eighth of the others) was the only range parsed before the response's
+    assert calls[0] < 400 / 8 * 1.5 / 6000 and ranges[0] is None and ranges[1] is not None
     assert fit.slicing_passes >= 1 and fit.row_passes == 1
     assert_same(sdr.sir(FORMULA, data, nslices=6), fit, tol=1e-9)
     # the prediction was right: without it, the pass reads on and gives up later

@@ -369,11 +369,15 @@ def _block_layout(path: str, options: dict[str, Any]) -> _Layout | None:
     return _Layout(start, size, 2, [str(c) for c in sample.columns], quote)
 
 
-def _block_ends(fd: int, start: int, size: int, target: int) -> Iterator[int]:
-    """Ends of successive byte ranges from ``start``: each about ``target`` bytes, cut just
-    after a newline."""
+def _block_ends(
+    fd: int, start: int, size: int, target: int, first: int | None = None
+) -> Iterator[int]:
+    """Ends of successive byte ranges from ``start``: each about ``target`` bytes (the first
+    about ``first``, when given), cut just after a newline."""
+    step = target if first is None else first
     while start < size:
-        at = start + max(target, 1) - 1
+        at = start + max(step, 1) - 1
+        step = target
         end = size
         while at < size:
             window = os.pread(fd, 1 << 16, at)
@@ -471,7 +475,8 @@ def _read_blocks(
     A range holding the quote character may end inside a quoted field that spans lines: it
     is trusted only when it parses to as many rows as it has lines; otherwise the rest of the
     file, from that range's start, is read by pandas' chunked reader. At most ``workers`` + 1
-    ranges are held at once."""
+    ranges are held at once. The first range, an eighth of the others, is parsed alone: a
+    one-pass fit that gives up at its first chunk has parsed little in vain."""
     options = {k: v for k, v in options.items() if k != "engine"}
     fd = os.open(path, os.O_RDONLY)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sdrstats-csv")
@@ -482,14 +487,19 @@ def _read_blocks(
             handle.seek(layout.start)
             sample = handle.read(1 << 20)
         per_row = len(sample) / max(sample.count(b"\n"), 1)
-        ends = _block_ends(fd, layout.start, layout.size, round(chunksize * per_row))
+        # the first range is an eighth of the others, and parsed before the rest are
+        # begun: a one-pass fit decides from it whether to read on (sdrstats.scale.one_pass),
+        # and when it does not, little was parsed in vain
+        target = round(chunksize * per_row)
+        ends = _block_ends(fd, layout.start, layout.size, target, first=max(target // 8, 1))
 
         def parsed() -> Iterator[_Block]:
             begin = layout.start
             for end in ends:
                 pending.append(pool.submit(_parse_block, fd, _Block(begin, end), layout, options))
+                first = begin == layout.start
                 begin = end
-                if len(pending) > workers:
+                if first or len(pending) > workers:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()

@@ -20,8 +20,12 @@ comes from timings taken back to back and is the steadier number.
 ``--kernels`` times every moment method at n = 1e5, p = 50 against the floor: SIR, SAVE,
 DR, pHd and CUME (10 slices where they slice) in interleaved rounds, then IRE with R ``dr``'s
 default slicing (``max(8, p + 3)`` slices) and with 10 slices, each between two timings of
-the floor, with the default BLAS threads and with one. It prints the load average before and
-after, since the machine is shared.
+the floor, with the default BLAS threads and with one; the quick methods also in CPU time
+with one BLAS thread (the work a core does, which other jobs' share of the cores does not
+inflate). It prints the load average before and after, since the machine is shared; its
+output is ``benchmarks/bench_moment_kernels.md``. ``--goal`` prints the goal case's line
+(wall time with the default threads, then CPU time with one), kept in
+``benchmarks/bench_moment_goal.md``.
 """
 
 from __future__ import annotations
@@ -108,14 +112,24 @@ def goal_cell(rounds: int = 15) -> None:
         "sir": lambda: sdr.SIR(nslices=NSLICES).fit(X, y),
         "sm_sir": lambda: SlicedInverseReg(y, X).fit(slice_n=slice_n),
     }
+    load = os.getloadavg()
     for _ in range(rounds):
         for key, fn in calls.items():
             best[key] = min(best[key], best_time(fn, 1))
+    cpu = {"floor": np.inf, "sir": np.inf}
+    with threadpool_limits(1, user_api="blas"):
+        for _ in range(rounds):
+            for key in cpu:
+                cpu[key] = min(cpu[key], best_cpu_time(calls[key], 1))
     print(
         f"Goal case n = 1e5, p = 50, {rounds} interleaved rounds (minimum): X.T@X "
         f"{best['floor'] * 1e3:.1f} ms, sdrstats SIR {best['sir'] * 1e3:.1f} ms "
         f"({best['sir'] / best['floor']:.2f}x the floor), statsmodels SIR "
-        f"{best['sm_sir'] * 1e3:.1f} ms ({best['sm_sir'] / best['sir']:.1f}x slower than sdrstats).\n"
+        f"{best['sm_sir'] * 1e3:.1f} ms ({best['sm_sir'] / best['sir']:.1f}x slower than sdrstats). "
+        f"CPU time with one BLAS thread ({rounds} rounds): X.T@X {cpu['floor'] * 1e3:.1f} ms, "
+        f"SIR {cpu['sir'] * 1e3:.1f} ms ({cpu['sir'] / cpu['floor']:.2f}x). "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average (1, 5, 15 min) "
+        f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} before.\n"
     )
 
 
@@ -141,12 +155,21 @@ def kernels_cell(rounds: int = 5) -> None:
     }
     floor = np.inf
     best = dict.fromkeys(quick, np.inf)
+    cpu_floor = np.inf
+    cpu_best = dict.fromkeys(quick, np.inf)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(rounds):
             floor = min(floor, best_time(lambda: X.T @ X, 3))
             for key, fn in quick.items():
                 best[key] = min(best[key], best_time(fn, 1))
+        # CPU time with one BLAS thread, floor and fits alike: the work a core does, which
+        # other jobs' share of the cores does not inflate as it does the wall clock
+        with threadpool_limits(1, user_api="blas"):
+            for _ in range(2 * rounds):
+                cpu_floor = min(cpu_floor, best_cpu_time(lambda: X.T @ X, 3))
+                for key, fn in quick.items():
+                    cpu_best[key] = min(cpu_best[key], best_cpu_time(fn, 1))
         ire = {}
         for threads in (None, 1):
             for nslices in (None, 10):
@@ -175,14 +198,18 @@ def kernels_cell(rounds: int = 5) -> None:
         f"{load_before[0]:.1f}, {load_before[1]:.1f}, {load_before[2]:.1f} before and "
         f"{load_after[0]:.1f}, {load_after[1]:.1f}, {load_after[2]:.1f} after, on 2 cores shared "
         "with other jobs: absolute times are inflated, and ratios less so. Quick methods: "
-        f"minimum of {rounds} interleaved rounds; IRE: one fit each, the floor timed just "
-        "before and after it.\n"
+        f"minimum of {rounds} interleaved rounds of wall time with the default BLAS threads, "
+        f"then of {2 * rounds} rounds of CPU time (`time.process_time`) with one BLAS thread; "
+        "IRE: one fit each, the floor timed just before and after it.\n"
     )
-    print("| method | ms | ratio to X.T@X |")
-    print("|---|---|---|")
-    print(f"| X.T@X (floor) | {floor * 1e3:.1f} | 1 |")
+    print("| method | ms | ratio to X.T@X | CPU ms, 1 BLAS thread | CPU ratio |")
+    print("|---|---|---|---|---|")
+    print(f"| X.T@X (floor) | {floor * 1e3:.1f} | 1 | {cpu_floor * 1e3:.1f} | 1 |")
     for key, t in best.items():
-        print(f"| {key} | {t * 1e3:.1f} | {t / floor:.1f} |")
+        print(
+            f"| {key} | {t * 1e3:.1f} | {t / floor:.2f} | {cpu_best[key] * 1e3:.1f} "
+            f"| {cpu_best[key] / cpu_floor:.2f} |"
+        )
     for key, (t, fl, _, _) in ire.items():
         print(f"| {key} | {t * 1e3:.0f} | {t / fl:.0f} (floor {fl * 1e3:.1f} ms) |")
     print(

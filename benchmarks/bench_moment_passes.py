@@ -76,7 +76,7 @@ def passes(X: np.ndarray, y: np.ndarray) -> dict[str, Callable[[], object]]:
             X, codes, NSLICES, None, None
         ),
         "pHd signed cross-product with residuals": lambda: signed_crossprod(
-            X, mean, e.copy(), raw=True, slope=slope
+            X, mean, e.copy(), slope=slope
         ),
         "CUME cumulative cross-product (sort included)": lambda: cumulative_cross(X, y, mean),
     }

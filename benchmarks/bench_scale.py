@@ -27,9 +27,13 @@ Scenarios:
   uniform on [0.5, 1.5]), against the unweighted one-pass fit;
 * ``csv_exact``: ``sdr.sir("y ~ .", sdr.read_csv_chunks(path))`` with the default exact
   slicing on a CSV of 1e6 rows (about 1 GB), against one ``pandas.read_csv`` of the same file,
-  and ``pandas.read_csv(path, engine="pyarrow")``, alternated three times in one process (the
+  and ``pandas.read_csv(path, engine="pyarrow")``, alternated five times in one process (the
   machine's load weighs on all alike); the faster read is the reference. Peak memory is taken
   after the first fit, before any whole-file read. Run it alone with ``--csv-read``;
+* ``--csv-versus TREE``: the same fit with this tree's ``sdrstats`` against that of another
+  tree (a git worktree of another branch) on CSV files of ``--csv-rows`` rows (1e6, 4e6 and
+  6e6 by default: beyond about 4.5e6 rows the one-pass slicing gives up at its first chunk),
+  each fit a fresh process, alternated three times; run alone;
 * ``boot_chunks`` and ``boot_dask``: ``fit.bootstrap(B=200, scheme="poisson")`` of the chunked
   SIR fit, one more read of the data; ``floor`` times ``200 × X.T @ (X * w)`` with Poisson(1)
   weights on 1e6 of the same rows, scaled to the row count (the work of an exact weighted
@@ -195,7 +199,7 @@ def write_csv(path: str, target_bytes: float) -> tuple[int, float, int]:
     return rows, time.perf_counter() - start, os.path.getsize(path)
 
 
-CSV_READ_REPEATS = 3
+CSV_READ_REPEATS = 5
 
 
 def csv_exact_scenario(path: str) -> dict:
@@ -229,6 +233,81 @@ def csv_exact_scenario(path: str) -> dict:
     }
 
 
+def csv_fit_scenario(path: str) -> dict:
+    """One chunked SIR fit of a CSV file (exact slicing), timed in wall and CPU time."""
+    import sdrstats as sdr
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    fit = sdr.sir(FORMULA, sdr.read_csv_chunks(path))
+    return {
+        "scenario": "csv_fit",
+        "wall": time.perf_counter() - wall,
+        "cpu": time.process_time() - cpu,
+        "rows": fit.n,
+        "slicing_passes": fit.slicing_passes,
+        "row_passes": fit.row_passes,
+        "peak_mb": peak_mb(),
+        "direction": fit.output.basis[:, 0].tolist(),
+        "load": os.getloadavg()[0],
+        "sdrstats": os.path.dirname(os.path.dirname(sdr.__file__)),
+    }
+
+
+#: Alternations of the fits of two trees in ``--csv-versus``.
+VERSUS_REPEATS = 3
+
+
+def csv_versus_section(other: str, sizes: list[int]) -> None:
+    """Print the section of ``--csv-versus``: the CSV fit of this tree's ``sdrstats`` against
+    that of the tree ``other``, on CSV files of ``sizes`` rows (each in /tmp, deleted after),
+    every fit a fresh process, the trees alternated (which runs first alternates too)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    trees = {"this": here, "other": os.path.abspath(other)}
+    rows_out = []
+    for rows in sizes:
+        with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+            path = os.path.join(tmp, "versus.csv")
+            size = write_rows(path, rows)
+            for k in range(VERSUS_REPEATS):
+                order = ("other", "this") if k % 2 == 0 else ("this", "other")
+                got = {}
+                for key in order:
+                    env = {**os.environ, "PYTHONPATH": trees[key]}
+                    got[key] = run("csv_fit", rows, path, env=env)
+                    assert got[key]["sdrstats"] == trees[key], got[key]["sdrstats"]
+                cos = abs(np.dot(got["this"]["direction"], got["other"]["direction"]))
+                rows_out.append((rows, size, k + 1, got, cos))
+    print("### A CSV fit: this tree against another\n")
+    print(
+        f'`sdr.sir("y ~ .", sdr.read_csv_chunks(path))` (the default exact slicing, 100 000-row '
+        f"chunks, byte ranges parsed in threads) on CSV files of {P} predictors, with the "
+        f"`sdrstats` of this tree and of `{other}`, each fit a fresh process, alternated "
+        f"{VERSUS_REPEATS} times (the first run alternates). Load: the 1-minute average as "
+        "each fit ended. Passes: over the response, then over the rows.\n"
+    )
+    print(
+        "| rows (GB) | run | other seconds (CPU) | other passes | this seconds (CPU) | "
+        "this passes | this / other (wall) | this / other (CPU) | peak MB other / this | "
+        "load | abs(cos) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for rows, size, k, got, cos in rows_out:
+        o, t = got["other"], got["this"]
+        print(
+            f"| {rows:.0e} ({size / 1e9:.1f}) | {k} | {o['wall']:.1f} ({o['cpu']:.1f}) | "
+            f"{o['slicing_passes']}, {o['row_passes']} | {t['wall']:.1f} ({t['cpu']:.1f}) | "
+            f"{t['slicing_passes']}, {t['row_passes']} | {t['wall'] / o['wall']:.2f} | "
+            f"{t['cpu'] / o['cpu']:.2f} | {o['peak_mb']:.0f} / {t['peak_mb']:.0f} | "
+            f"{o['load']:.1f}, {t['load']:.1f} | {cos:.12f} |"
+        )
+    print()
+    for rows in sizes:
+        mine = [r for r in rows_out if r[0] == rows]
+        wall = np.median([r[3]["this"]["wall"] / r[3]["other"]["wall"] for r in mine])
+        cpu = np.median([r[3]["this"]["cpu"] / r[3]["other"]["cpu"] for r in mine])
+        print(f"Median this / other at {rows:.0e} rows: {wall:.2f} (wall), {cpu:.2f} (CPU).\n")
+
+
 def write_rows(path: str, rows: int) -> int:
     """Write ``rows`` rows of the simulated data (chunks 1000, 1001, ...) with pyarrow's CSV
     writer; returns the file's size."""
@@ -252,7 +331,7 @@ def csv_read_section(rows: int) -> None:
     # the reference: the faster whole-file read (wall time), pandas' C parser or pyarrow's
     ref_key = "reads" if median["reads"][0] <= median["arrow_reads"][0] else "arrow_reads"
     ref_name = {"reads": "pandas' C parser", "arrow_reads": 'engine="pyarrow"'}[ref_key]
-    print("### A CSV read in two passes against one pandas.read_csv\n")
+    print("### A CSV read in one pass against one pandas.read_csv\n")
     print(
         f'`sdr.sir("y ~ .", sdr.read_csv_chunks(path))` (100 000-row chunks, the default '
         f"exact slicing) on a {size / 1e9:.2f} GB CSV of {r['rows']:.2e} rows x {P} predictors, "
@@ -262,8 +341,10 @@ def csv_read_section(rows: int) -> None:
         f"average at the end {', '.join(f'{v:.1f}' for v in r['load'])} ({r['threads']} "
         "cores). The fit's reader parses byte ranges of the file in "
         f"{min(4, r['threads'])} threads with pandas' C parser (pyarrow's parser spends 2.6-3.2x "
-        "its CPU time per row here: `bench_csv_parsers.md`); the slicing passes read only the "
-        "response's column (`usecols`), the moments pass reads every column. The reference is "
+        "its CPU time per row here: `bench_csv_parsers.md`). One pass reads every column, "
+        "finds R dr's exact cuts from the held response at the end and sums the slices as it "
+        "goes (the rows near the running cuts are held, at most 64 MiB, and moved to their "
+        "slices at the end: `sdrstats.scale.one_pass`). The reference is "
         f"the faster whole-file read, {ref_name}. CPU time counts every thread. Goal: the fit "
         "within 1.5x one read, in wall and in CPU time, memory bounded.\n"
     )
@@ -288,11 +369,11 @@ def csv_read_section(rows: int) -> None:
     )
 
 
-def run(name: str, rows: int, path: str | None = None) -> dict:
+def run(name: str, rows: int, path: str | None = None, env: dict | None = None) -> dict:
     cmd = [sys.executable, __file__, "--scenario", name, "--rows", str(rows)]
     if path:
         cmd += ["--path", path]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -310,9 +391,25 @@ def main() -> None:
         action="store_true",
         help="only the CSV fit with exact slicing against one pandas.read_csv",
     )
+    parser.add_argument(
+        "--csv-versus",
+        metavar="TREE",
+        help="only the CSV fit of this tree against that of another tree (a git worktree)",
+    )
+    parser.add_argument(
+        "--csv-rows",
+        default="1000000,4000000,6000000",
+        help="rows of the CSV files of --csv-versus, comma-separated",
+    )
     args = parser.parse_args()
     if args.scenario == "csv_exact":
         print(json.dumps(csv_exact_scenario(args.path)))
+        return
+    if args.scenario == "csv_fit":
+        print(json.dumps(csv_fit_scenario(args.path)))
+        return
+    if args.csv_versus:
+        csv_versus_section(args.csv_versus, [int(float(r)) for r in args.csv_rows.split(",")])
         return
     if args.scenario:
         print(json.dumps(scenario(args.scenario, args.rows, args.path)))

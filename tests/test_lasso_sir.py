@@ -9,6 +9,7 @@ import sdrstats as sdr
 from sdrstats.inference.ratio import ratio_choice
 from sdrstats.online.lasso_sir import (
     kmeans_dimension,
+    refit_union,
     slice_mean_eigen,
     two_means_smaller_group,
 )
@@ -24,7 +25,8 @@ def test_sparse_single_index_distance_averaged_over_20_seeds():
     # The sparse single index x ~ N(0, I_100), beta = (1,1,1,1,1,0,...)/sqrt(5),
     # y = x'beta + 0.5 eps, n = 200. Target: mean 1 - |beta' beta_hat| <= 0.05 over 20 seeds
     # (R LassoSIR gets about 0.015 on one draw; this implementation averages 0.019 with the
-    # default ridge refit, 0.017 with refit="ols" and 0.009 with refit=False).
+    # default refit, here the ridge on the direction's own support, 0.017 with refit="ols"
+    # and 0.009 with refit=False).
     distances = []
     for seed in range(20):
         X, y, beta = _arrays(200, 100, seed)
@@ -101,27 +103,136 @@ def _lasso_support_and_target(X, seed=0):
     return support, bare.extras["pseudo_response"][:, 0]
 
 
-def test_default_refit_is_ridge_on_the_lasso_support():
-    # refit="ridge" (the default): ridge regression of the pseudo-response on the Lasso's
-    # support, penalty 0.1 n on the unit-variance columns; scikit-learn's Ridge (its own
-    # intercept) on the same columns is the independent computation
+def test_ridge_refit_is_ridge_on_the_lasso_support():
+    # refit="ridge" (the default before "union"): ridge regression of the pseudo-response on
+    # the Lasso's support, penalty 0.1 n on the unit-variance columns; scikit-learn's Ridge
+    # (its own intercept) on the same columns is the independent computation
     from sklearn.linear_model import Ridge
 
     X, y, _ = _arrays(150, 40, 4)
     support, target = _lasso_support_and_target((X, y))
     assert 1 < support.size < 20  # a refit that can differ from a rescaling
-    fit = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
-    assert fit.options["refit"] == "ridge"
+    fit = sdr.LassoSIR(d=1, penalty=0.5, refit="ridge").fit(X, y)
     Z = (X - X.mean(axis=0)) / X.std(axis=0)
     expected = np.zeros(40)
     expected[support] = Ridge(alpha=0.1 * 150).fit(Z[:, support], target).coef_
     np.testing.assert_allclose(fit.extras["coef_standardized"][:, 0], expected, atol=1e-10)
+    # one direction: its support is the union, so the default refit is the same numbers
+    default = sdr.LassoSIR(d=1, penalty=0.5).fit(X, y)
+    assert default.options["refit"] == "nested"
+    np.testing.assert_array_equal(
+        default.extras["coef_standardized"], fit.extras["coef_standardized"]
+    )
     # the same support as the least-squares refit; other values (the predictors are
     # correlated, so the ridge is not a rescaling of least squares)
     ols = sdr.LassoSIR(d=1, penalty=0.5, refit="ols").fit(X, y).extras["coef_standardized"]
     np.testing.assert_array_equal(np.flatnonzero(ols[:, 0]), support)
     unit = expected / np.linalg.norm(expected)
     assert not np.allclose(unit, ols[:, 0] / np.linalg.norm(ols[:, 0]), atol=1e-6)
+
+
+def _two_index(n=200, p=30, seed=8):
+    """A two-index model whose directions use different predictors (x1-x3 and x4-x5)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    y = np.sin(X[:, :3].sum(axis=1) / 1.7) * np.exp(X[:, 3:5].sum(axis=1) / 1.4)
+    return X, y + 0.3 * rng.standard_normal(n)
+
+
+def test_default_nested_refit_is_ridge_on_the_supports_up_to_each_direction():
+    # refit="nested" (the default): direction j refitted by ridge (0.1 n) on the union of the
+    # Lasso supports of directions 1..j, so the first is the own-support ridge refit
+    from sklearn.linear_model import Ridge
+
+    X, y = _two_index()
+    bare = sdr.LassoSIR(d=2, penalty=0.5, refit=False).fit(X, y)
+    lasso = bare.extras["coef_standardized"]
+    assert set(np.flatnonzero(lasso[:, 0])) != set(np.flatnonzero(lasso[:, 1]))
+    union = np.flatnonzero(lasso.any(axis=1))
+    fit = sdr.LassoSIR(d=2, penalty=0.5).fit(X, y)
+    assert fit.options["refit"] == "nested"
+    coef = fit.extras["coef_standardized"]
+    own = sdr.LassoSIR(d=2, penalty=0.5, refit="ridge").fit(X, y).extras["coef_standardized"]
+    np.testing.assert_array_equal(coef[:, 0], own[:, 0])
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    expected = np.zeros(X.shape[1])
+    target = bare.extras["pseudo_response"][:, 1]
+    expected[union] = Ridge(alpha=0.1 * X.shape[0]).fit(Z[:, union], target).coef_
+    np.testing.assert_allclose(coef[:, 1], expected, atol=1e-10)
+    assert not np.allclose(coef[:, 1], own[:, 1])
+    text = str(sdr.lasso_sir("y ~ .", pd.DataFrame(X).add_prefix("x").assign(y=y), d=2,
+                             penalty=0.5).summary())  # fmt: skip
+    assert "refit: ridge on the union of the supports of each direction and those before" in text
+
+
+def test_union_refit_is_ridge_on_the_union_of_the_supports():
+    # refit="union": every direction refitted by ridge (0.1 n) on the union of the
+    # directions' Lasso supports; scikit-learn's Ridge on those columns is the check
+    from sklearn.linear_model import Ridge
+
+    X, y = _two_index()
+    bare = sdr.LassoSIR(d=2, penalty=0.5, refit=False).fit(X, y)
+    lasso = bare.extras["coef_standardized"]
+    supports = [set(np.flatnonzero(lasso[:, j])) for j in range(2)]
+    assert supports[0] != supports[1] and all(supports)  # the union differs from each
+    union = np.flatnonzero(lasso.any(axis=1))
+    fit = sdr.LassoSIR(d=2, penalty=0.5, refit="union").fit(X, y)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    coef = fit.extras["coef_standardized"]
+    for j in range(2):
+        target = bare.extras["pseudo_response"][:, j]
+        expected = np.zeros(X.shape[1])
+        expected[union] = Ridge(alpha=0.1 * X.shape[0]).fit(Z[:, union], target).coef_
+        np.testing.assert_allclose(coef[:, j], expected, atol=1e-10)
+    # each direction's non-zero coefficients are the union: no row of the basis is added
+    np.testing.assert_array_equal(np.flatnonzero(coef.any(axis=1)), union)
+    assert np.all(np.count_nonzero(coef, axis=0) == union.size)
+    assert "refit: ridge on the union of the directions' supports" in str(fit.summary())
+
+
+def test_union_refit_chooses_d_as_the_own_support_refit():
+    # d is chosen before the union refit, from each direction refitted on its own support:
+    # the same k-means statistic and d as refit="ridge"; only the chosen directions differ
+    X, y = _two_index(seed=9)
+    fits = {
+        refit: sdr.LassoSIR(penalty=0.5, d_rule="kmeans", refit=refit).fit(X, y)
+        for refit in ("nested", "union", "ridge")
+    }
+    for refit in ("nested", "union"):
+        np.testing.assert_array_equal(
+            fits[refit].extras["d_statistic"], fits["ridge"].extras["d_statistic"]
+        )
+    assert fits["nested"].d == fits["union"].d == fits["ridge"].d == 2
+    assert not np.allclose(
+        fits["union"].extras["coef_standardized"], fits["ridge"].extras["coef_standardized"]
+    )
+
+
+def test_refit_union_keeps_an_empty_direction_and_a_too_large_union():
+    rng = np.random.default_rng(10)
+    Z = rng.standard_normal((40, 12))
+    Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    targets = rng.standard_normal((40, 3))
+    coefs = np.zeros((12, 3))
+    coefs[[0, 1], 0], coefs[[2, 3], 1] = 1.0, 1.0  # the third direction selected nothing
+    out = refit_union(Z, targets, coefs)
+    assert not out[:, 2].any()
+    union = [0, 1, 2, 3]
+    for j in range(2):
+        A = Z[:, union] - Z[:, union].mean(axis=0)
+        t = targets[:, j] - targets[:, j].mean()
+        expected = np.linalg.solve(A.T @ A + 0.1 * 40 * np.eye(4), A.T @ t)
+        np.testing.assert_allclose(out[union, j], expected, atol=1e-12)
+    # nested: the first column is kept, the second refitted on the first two supports
+    nested = refit_union(Z, targets, coefs, nested=True)
+    np.testing.assert_array_equal(nested[:, 0], coefs[:, 0])
+    np.testing.assert_allclose(nested[:, 1], out[:, 1], atol=1e-12)
+    assert not nested[:, 2].any()
+    # a union of n - 1 or more predictors is not refitted (as a direction's own support)
+    wide = np.zeros((50, 2))
+    wide[:39, 0], wide[39:, 1] = 1.0, 1.0
+    Zw = rng.standard_normal((40, 50))
+    np.testing.assert_array_equal(refit_union(Zw, targets[:, :2], wide), wide)
 
 
 def test_ols_refit_is_least_squares_and_true_is_its_older_name():
@@ -149,7 +260,7 @@ def test_refit_option_is_validated_and_named_in_the_summary():
     for bad in ("lasso", "OLS", 1, None, 0.1):
         with pytest.raises(
             ValueError,
-            match="'refit' parameter of LassoSIR must be one of 'ridge', 'ols' or a bool",
+            match="'refit' parameter of LassoSIR must be one of 'nested', 'union', 'ridge', 'ols' or a bool",
         ):
             sdr.LassoSIR(refit=bad)
     df, _ = sparse_single_index(100, 12, random_state=2)

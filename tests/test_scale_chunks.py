@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import sdrstats as sdr
+from sdrstats.scale import one_pass
 from sdrstats.scale.fit import dr_cut_points
 from sdrstats.stats.grouped import SliceStats
 from sdrstats.stats.slicing import make_slices
@@ -195,12 +196,17 @@ def test_chunked_save_has_both_of_rs_tests(ais, response):
     )
 
 
-def test_what_chunked_fits_cannot_do_is_explained(ais):
+def test_what_chunked_fits_cannot_do_is_explained(ais, monkeypatch):
     with pytest.raises(ValueError, match="mave is not available for chunked or Dask data"):
         sdr.mave(AIS, sdr.chunks_from(parts(ais)))
-    one_shot = sdr.chunks_from(iter(parts(ais)))
-    with pytest.raises(ValueError, match="one-shot iterator.*cut_points"):
-        sdr.sir(AIS, one_shot)
+    # one pass slices a one-shot iterator exactly while it sums (every row held: 202 rows);
+    # given no room for rows it needs passes over the response first, which it cannot have
+    one_shot = sdr.sir(AIS, sdr.chunks_from(iter(parts(ais))), nslices=8)
+    assert_same_fit(sdr.sir(AIS, ais, nslices=8), one_shot)
+    with monkeypatch.context() as patch:
+        patch.setattr(one_pass, "KEPT_BYTES", 0)
+        with pytest.raises(ValueError, match="one-shot iterator.*cut_points"):
+            sdr.sir(AIS, sdr.chunks_from(iter(parts(ais))))
     fit = sdr.sir(AIS, sdr.chunks_from(iter(parts(ais))), cut_points=[50, 60, 70])
     assert fit.n == 202
     arc = sdr.sir(AIS, sdr.chunks_from(parts(ais)), slice_function="arc")  # exact, as in memory
@@ -318,13 +324,17 @@ def test_exact_slicing_rereads_chunks_when_the_response_is_too_large_to_keep(mon
     frame["y"] = frame.a + frame.b**2 + 0.5 * rng.standard_normal(6000)  # 6000 distinct values
     pieces = [frame.iloc[k : k + 1000] for k in range(0, 6000, 1000)]
     memory = sdr.sir("y ~ a + b + c", frame, nslices=10)
+    single = sdr.sir("y ~ a + b + c", sdr.chunks_from(pieces), nslices=10)  # slices as it sums
+    monkeypatch.setattr(one_pass, "KEPT_BYTES", 0)  # the one pass gives up: response passes
     kept = sdr.sir("y ~ a + b + c", sdr.chunks_from(pieces), nslices=10)
     monkeypatch.setattr(scale_fit, "RESPONSE_CACHE", 10)  # no chunk's response is kept
     reread = sdr.sir("y ~ a + b + c", sdr.chunks_from(pieces), nslices=10)
-    for fit in (kept, reread):
+    for fit in (single, kept, reread):
         np.testing.assert_array_equal(fit.slice_sizes, memory.slice_sizes)
         # the same sums in another order: rounding only (~1e-15)
         np.testing.assert_allclose(fit.output.eigenvalues, memory.output.eigenvalues, atol=1e-10)
+        assert fit.row_passes == 1
+    assert single.slicing_passes == 0  # the held response, sorted at the end, gives the cuts
     assert kept.slicing_passes == 1  # the kept values, sorted, give the cuts
     assert reread.slicing_passes == 3  # summary, bracketing grid, values in the brackets
 

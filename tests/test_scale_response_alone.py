@@ -1,7 +1,9 @@
 """Chunked slicing passes read the response's columns alone and still slice the fit's rows.
 
-The passes that find the exact slices of a continuous response read only the response (and
-weights) columns; a CSV file's reader then parses no predictor. The rows the predictors drop
+When the one pass that slices as it sums gives up (:mod:`sdrstats.scale.one_pass`: here it is
+given no room for rows, so it always does), the passes that find the exact slices of a
+continuous response read only the response (and weights) columns; a CSV file's reader then
+parses no predictor. The rows the predictors drop
 (a missing value, the log of a value <= 0) are invisible to those passes, so the fit's first
 pass over the rows checks that it keeps as many rows of every chunk as they counted, and slices
 again over the rows it keeps when not. Either way the fit equals the in-memory fit.
@@ -16,6 +18,7 @@ import pytest
 import sdrstats as sdr
 from sdrstats.scale import chunks as scale_chunks
 from sdrstats.scale import fit as scale_fit
+from sdrstats.scale import one_pass
 from sdrstats.scale.fit import LocalChunks
 
 FORMULA = "y ~ x1 + log(x2) + x3"
@@ -42,6 +45,12 @@ def quiet(fn, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sdr.MissingValueWarning)
         return fn(*args, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def passes_over_the_response(monkeypatch):
+    """No room for held rows: the one pass gives up at the first chunk."""
+    monkeypatch.setattr(one_pass, "KEPT_BYTES", 0)
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ def _no_rows_left(Xa: np.ndarray, x_names: list[str], y_ok: np.ndarray, y_names:
     )
 
 
-def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
+def from_arrays(X: Any, y: Any, *, missing: str = "drop", check_x: bool = True) -> ModelSpec:
     """Build a spec from arrays (or a DataFrame ``X`` and a Series/array ``y``).
 
     A response of strings, booleans or a pandas categorical is a class label; any numeric
@@ -47,6 +47,11 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
     missing : {"drop", "raise"}, default "drop"
         Rows with a missing value are dropped with a :class:`~sdrstats.MissingValueWarning`,
         or raise.
+    check_x : bool, default True
+        Scan the predictors for missing, infinite and out-of-range values. False leaves that
+        to a fit whose first pass over the rows finds the same column sums of squares (the
+        spec's ``x_checked`` is then False; see :class:`sdrstats.scale.rows.RowsInMemory`):
+        such a fit reads the rows once less. The response is checked either way.
 
     Returns
     -------
@@ -76,7 +81,10 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         y_ok = y_values.notna().all(axis=1).to_numpy()
     else:
         y_ok = ~np.isnan(y_numeric).any(axis=1)
-    fine = Xa.dtype.kind == "f" and clearly_fine(Xa)  # one pass of column sums of squares
+    # rows dropped for the response: the warning counts the predictors' missing rows too
+    check_x = check_x or not y_ok.all()
+    # one pass of column sums of squares, unless the fit's first pass takes them
+    fine = Xa.dtype.kind == "f" and (not check_x or clearly_fine(Xa))
     if not fine:
         low, high = Xa.min(axis=0), Xa.max(axis=0)  # NaN and inf propagate
     x_finite = fine or bool(np.isfinite(low).all() and np.isfinite(high).all())
@@ -131,6 +139,7 @@ def from_arrays(X: Any, y: Any, *, missing: str = "drop") -> ModelSpec:
         n_dropped=n_dropped,
         x_columns=x_columns,
         positions=np.flatnonzero(mask) if n_dropped else None,
+        x_checked=check_x or Xa.dtype.kind != "f",
     )
 
 

@@ -147,10 +147,23 @@ def clearly_fine(values: np.ndarray) -> bool:
     """
     with np.errstate(all="ignore"):
         squares = np.einsum("ij,ij->j", values, values)
-    if not np.all(np.isfinite(squares)) or np.any(squares == 0):
+    return squares_clearly_fine(squares, values.shape[0])
+
+
+def squares_clearly_fine(squares: np.ndarray, n_rows: float) -> bool:
+    """:func:`clearly_fine` from the column sums of squares ``squares`` of ``n_rows`` rows
+    (however they were found: a moment fit takes them from its first pass's moments).
+
+    Examples
+    --------
+    >>> squares_clearly_fine(np.array([4.0, 9.0]), 2), squares_clearly_fine(np.array([np.nan]), 2)
+    (True, False)
+    """
+    squares = np.asarray(squares, dtype=float)
+    if not np.all(np.isfinite(squares)) or np.any(squares <= 0):
         return False
-    n_rows = values.shape[0]
-    low_peak, high_peak = np.sqrt(squares / n_rows), np.sqrt(squares)
+    with np.errstate(all="ignore"):
+        low_peak, high_peak = np.sqrt(squares / n_rows), np.sqrt(squares)
     return bool(np.all(high_peak <= MAX_MAGNITUDE) and np.all(low_peak >= 1 / MAX_MAGNITUDE))
 
 

@@ -74,6 +74,9 @@ class ModelSpec:
     data : object or None
         The chunks or Dask partitions a fit without rows passes over (the generic chunk
         driver of :mod:`sdrstats.scale.fit`); never saved or pickled.
+    x_checked : bool
+        False while the predictors' scan for missing, infinite and out-of-range values is
+        left to the fit's first pass (``from_arrays(check_x=False)``); that pass sets it.
 
     Examples
     --------
@@ -104,6 +107,7 @@ class ModelSpec:
     dropped: str | None = field(default=None, repr=False)
     n_rows: int | None = field(default=None, repr=False)
     data: Any = field(default=None, repr=False, compare=False)
+    x_checked: bool = field(default=True, repr=False, compare=False)
 
     def __getstate__(self) -> dict[str, Any]:
         # patsy's DesignInfo cannot be pickled; it is rebuilt from the right-hand side and

@@ -46,10 +46,12 @@ from ..base.validation import (
     validate_parameters,
 )
 from ..design.calls import format_call
+from ..design.checks import clearly_fine
 from ..design.formula import ModelSpec, from_arrays, parse, select_rows
 from ..design.weights import ZERO_WEIGHT, check_case_weights, check_weight_shape, rescale
 from ..results.fitted import Results
 from ..scale import is_chunked
+from ..scale.rows import RowsNotChecked
 
 #: Where ``__setstate__`` keeps a stored options dict that does not name the options.
 _STORED = "_stored_options"
@@ -129,6 +131,10 @@ class Estimator(FamilyHooks, Registered):
     response: ClassVar[str] = "any"
     capabilities: ClassVar[Capabilities] = Capabilities()
     results_class: ClassVar[type[Results]] = Results
+    #: The fit's first pass over rows in memory checks the predictors from its own moments
+    #: (:class:`sdrstats.scale.rows.RowsInMemory`), so ``fit(X, y)`` skips the array front's
+    #: scan of them; set on methods whose in-memory fit reads its rows only through passes.
+    checks_rows_in_pass: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -589,13 +595,25 @@ class Estimator(FamilyHooks, Registered):
         >>> fit.x_names
         ['wt', 'ht']
         """
+        made = format_call(type(self).__name__, options=self.options, defaults=self.params)
+        tail = ["sample_weight=w"] if sample_weight is not None else []
+        call = f"{made}.{format_call('fit', 'X', 'y', extra=tail)}"
+        if self.checks_rows_in_pass and sample_weight is None:
+            # the predictors are checked by the fit's first pass (one read of X fewer); rows
+            # that are not clearly finite and in range go through the front's full check
+            spec = own_copy(from_arrays(X, y, missing=missing, check_x=False), X, y)
+            try:
+                return self.fit_spec(spec, call=call)
+            except RowsNotChecked:
+                pass
+            except ValueError:
+                if spec.x_checked or clearly_fine(spec.X):
+                    raise  # the predictors are fine: the error is the fit's own
         spec = own_copy(from_arrays(X, y, missing=missing), X, y)
         if sample_weight is not None:
             n_rows = len(X) if hasattr(X, "__len__") else spec.n
             spec = self._with_case_weights(spec, sample_weight, _row_index(X, n_rows))
-        made = format_call(type(self).__name__, options=self.options, defaults=self.params)
-        tail = ["sample_weight=w"] if sample_weight is not None else []
-        return self.fit_spec(spec, call=f"{made}.{format_call('fit', 'X', 'y', extra=tail)}")
+        return self.fit_spec(spec, call=call)
 
     @classmethod
     def _no_case_weights(cls) -> TypeError:

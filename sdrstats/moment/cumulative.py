@@ -32,8 +32,10 @@ from .weights import CaseWeightedStatistics
 
 #: Rows whose sums one pass of a chunked CUME fit holds (p floats each).
 CUME_BATCH_ROWS = 2**18
-#: Sorted rows per block of :func:`cumulative_cross` (a block stays in cache).
-CUME_BLOCK_ROWS = 2048
+#: Sorted rows per block of :func:`cumulative_cross` (a block stays in the shared cache; its
+#: 16 planes of 512 rows in the core's own): at n = 1e5, p = 50 the pass takes 2.58-2.61 times
+#: one ``X.T @ X`` against 2.73-2.79 with blocks of 2048 rows, whose updates are shorter.
+CUME_BLOCK_ROWS = 8192
 #: Runs a block of :func:`cumulative_cross` is cut into: the running sums go down the runs
 #: side by side, one vector addition of a whole plane of rows per step.
 RUN_PLANES = 16

@@ -94,6 +94,7 @@ class SIR(PartialSlicing, MomentEstimator):
     """
 
     method = "sir"
+    checks_rows_in_pass = True
     capabilities = Capabilities(
         from_statistics=True, asymptotic_test=True, weighted_replicates=True, case_weights=True
     )
@@ -190,6 +191,7 @@ class SAVE(PartialSlicing, MomentEstimator):
     """
 
     method = "save"
+    checks_rows_in_pass = True
     second_moments = True
     #: A fit on chunks makes a second pass for the fourth moments of its general test.
     test_needs_pair_moments = True
@@ -493,6 +495,7 @@ class DirectionalRegression(MomentEstimator):
     """
 
     method = "directional_regression"
+    checks_rows_in_pass = True
     second_moments = True
     capabilities = Capabilities(from_statistics=True, weighted_replicates=True, case_weights=True)
 
@@ -561,6 +564,7 @@ class CUME(MomentEstimator):
     """
 
     method = "cume"
+    checks_rows_in_pass = True
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "d_max": [Interval(int, 1, None)],
         "d": [Interval(int, 1, None), None],

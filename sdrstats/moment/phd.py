@@ -136,7 +136,7 @@ class PhdResiduals:
             # unweighted OLS residuals: the cross-product's pass subtracts the fitted values
             # block by block, so the rows are read once for both
             r = np.asarray(y, dtype=float).reshape(-1) - found.y_mean  # a new array
-            self.cross += signed_crossprod(X, found.mean, r, raw=True, slope=found.slope)
+            self.cross += signed_crossprod(X, found.mean, r, slope=found.slope)
             self._add_sums(r, None)
             return self
         _, rows, r, sw, omega = found(X, y, w)
@@ -144,7 +144,7 @@ class PhdResiduals:
         if self.rows.whiten_rows:
             self.cross += signed_crossprod(self.rows.whiten(rows), np.zeros(rows.shape[1]), rw)
         else:
-            self.cross += signed_crossprod(rows, self.rows.mean, rw, raw=self.rows.raw)
+            self.cross += signed_crossprod(rows, self.rows.mean, rw)
         self._add_sums(r, sw)
         return self
 
@@ -387,6 +387,7 @@ class PHD(MomentEstimator):
     """
 
     method = "phd"
+    checks_rows_in_pass = True
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "residuals": ["boolean", Options(("linear", "quadratic"))],
         "d_max": [Interval(int, 1, None)],

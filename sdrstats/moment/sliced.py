@@ -3,8 +3,10 @@
 One pass of per-slice sums (:class:`~.statistics.MomentStatistics`, or R's case-weighted sums
 :class:`~.weights.CaseWeightedStatistics`) gives the whitening and the slice moments; the
 method's kernel ``M`` and one eigen-decomposition finish the fit. In memory the pass reads the
-rows once, sliced by R ``dr``'s rule on the whole response; on chunks and Dask partitions it
-reads every chunk once after the exact-slicing passes over the response alone
+rows once, sliced by R ``dr``'s rule on the whole response; on chunks read in this process the
+same pass finds the exact slices as it sums them (:mod:`sdrstats.scale.one_pass`; a second
+pass when a cut falls among rows already pooled), on Dask partitions (or when that pass gives
+up) it reads every partition once after the exact-slicing passes over the response alone
 (:mod:`sdrstats.stats.exact_slicing`), and SAVE makes one more pass for the fourth moments of
 its general test (for ``p <= 70``; in memory the test reads the rows when asked).
 """
@@ -33,25 +35,42 @@ from .weights import CaseWeightedStatistics
 def sliced_statistics(estimator: Any, source: Any, *, response: bool | None = None) -> Any:
     """One pass of the slice sums of ``estimator`` over ``source`` (R's weighted sums when the
     source has case weights), checked as the in-memory fit checks its rows."""
-    rule = slice_rule(estimator, source) if estimator.uses_slices else SliceRule(single=True)
     numeric = not source.categorical
     if response is None:  # the response's moments: R² of a fit without rows
         response = numeric and not source.keeps_rows
-    if source.case_weighted:
-        template: Any = CaseWeightedStatistics(
-            source.p,
-            rule,
-            second=estimator.second_moments,
-            response=response,
-            column=source.weights,
-            rescaled=source.keeps_rows,
-            keep_rows=source.keeps_rows,
-        )
-    else:
-        template = MomentStatistics(
+
+    def template_for(rule: Any) -> Any:
+        if source.case_weighted:
+            return CaseWeightedStatistics(
+                source.p,
+                rule,
+                second=estimator.second_moments,
+                response=response,
+                column=source.weights,
+                rescaled=source.keeps_rows,
+                keep_rows=source.keeps_rows,
+            )
+        return MomentStatistics(
             estimator, source.p, rule, response=response, keep_rows=source.keeps_rows
         )
-    acc = source.reduce(template)
+
+    acc = None
+    if (
+        estimator.uses_slices
+        and numeric
+        and not source.keeps_rows
+        and estimator.options.get("cut_points") is None
+        and hasattr(source, "reduce_sliced")
+    ):  # chunks: the exact slices and their sums in one pass over the rows
+        acc = source.reduce_sliced(
+            template_for,
+            lambda cuts: SliceRule(cuts=cuts),
+            lambda n: estimator.nslices_for(source.p, n),
+            estimator.options["slice_function"],
+        )
+    if acc is None:
+        rule = slice_rule(estimator, source) if estimator.uses_slices else SliceRule(single=True)
+        acc = source.reduce(template_for(rule))
     if source.case_weighted:
         acc.rescale  # noqa: B018 -- raises when every weight is zero
     check_rows(estimator, acc.n, source.p, acc, source)

@@ -146,9 +146,39 @@ class MomentStatistics:
         self.rows = None
         return self
 
+    def move_rows(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        weights: np.ndarray | None,
+        source: Any,
+        targets: np.ndarray,
+    ) -> MomentStatistics:
+        """Move rows already added under the slice key ``source`` to the slices ``targets``
+        (a one-pass slicing holds rows under a key until their slice is known)."""
+        self.stats.move(X, source, targets, weights)
+        return self
+
+    def regroup(self, mapping: dict[Any, Any]) -> MomentStatistics:
+        """Rename the slice keys by ``mapping`` (slices given one key are pooled); ``drop``
+        removes an emptied key."""
+        self.stats = self.stats.regroup(mapping)
+        return self
+
+    def drop(self, key: Any) -> MomentStatistics:
+        self.stats.drop(key)
+        return self
+
     @property
     def n(self) -> float:
         return self.stats.n
+
+    def column_squares(self) -> np.ndarray:
+        """Each predictor's (weighted) sum of squares, ``n (var + mean²)``, from the moments:
+        NaN or infinite when a column holds NaN or inf (the in-memory check of the rows,
+        :meth:`sdrstats.scale.rows.RowsInMemory.reduce`)."""
+        n, mean, cov = self.stats.moments()
+        return n * (np.diag(cov) + mean * mean)
 
     @property
     def n_slices(self) -> int:

@@ -175,6 +175,37 @@ class CaseWeightedStatistics:
         self.rows = None
         return self
 
+    def move_rows(
+        self, X: np.ndarray, y: np.ndarray, w: np.ndarray, source: Any, targets: np.ndarray
+    ) -> CaseWeightedStatistics:
+        """Move rows already added under the slice key ``source`` to the slices ``targets``
+        (as :meth:`MomentStatistics.move_rows`; rows of zero weight were never in a slice)."""
+        keep = w > ZERO_WEIGHT
+        if not keep.all():
+            X, w, targets = X[keep], w[keep], np.asarray(targets)[keep]
+        if self.slices is None or w.size == 0:
+            return self
+        sw = np.sqrt(w)
+        A = X * sw[:, None]
+        self.slices.move(np.column_stack([w, A * w[:, None]]), source, targets)
+        if self.within is not None:
+            self.within.move(np.column_stack([X * w[:, None], sw]), source, targets)
+        return self
+
+    def regroup(self, mapping: dict[Any, Any]) -> CaseWeightedStatistics:
+        """Rename the slice keys by ``mapping`` (slices given one key are pooled)."""
+        if self.slices is not None:
+            self.slices = self.slices.regroup(mapping)
+        if self.within is not None:
+            self.within = self.within.regroup(mapping)
+        return self
+
+    def drop(self, key: Any) -> CaseWeightedStatistics:
+        for stats in (self.slices, self.within):
+            if stats is not None:
+                stats.drop(key)
+        return self
+
     def check_spread(self) -> None:
         """Refuse weights spanning more than :data:`~sdrstats.design.weights.MAX_WEIGHT_SPREAD`
         (the rows of small weight would count for nothing)."""

@@ -13,10 +13,13 @@ Both keep only the method's mergeable statistics (per-slice sums,
 :class:`sdrstats.stats.grouped.SliceStats`, through the family's accumulator), so the fit equals the
 in-memory fit with the same slices. This package is a generic driver (:mod:`.fit`): which
 methods can fit this way is their ``capabilities.from_statistics``. A continuous response is sliced by ``cut_points`` when given; else
-passes over the response alone (:mod:`sdrstats.stats.exact_slicing`: one when it has few
-distinct values, or on chunks read in this process while its values fit the response cache;
-three otherwise) find exactly R ``dr``'s slices (or Arc's, with
-``slice_function="arc"``), on chunk sources and Dask alike, so the fit equals the in-memory fit.
+exactly by R ``dr``'s rule (or Arc's, with ``slice_function="arc"``), so the fit equals the
+in-memory fit. On chunks read in this process, SIR, SAVE, DR and IRE find the slices in the
+pass that sums them (:mod:`.one_pass`: the response is held, the rows near the running cuts
+too, within a budget; a second pass over the rows only when a cut falls among rows already
+pooled); otherwise, and on Dask, passes over the response alone come first
+(:mod:`sdrstats.stats.exact_slicing`: one when it has few distinct values, or on chunks read in
+this process while its values fit the response cache; three otherwise).
 
 R ``dr``'s case weights work on both for SIR, SAVE, DR, pHd, CUME and IRE: name a column of the chunks,
 ``weights="w"`` (an array cannot be matched to rows read chunk by chunk); R's rule (rescale by

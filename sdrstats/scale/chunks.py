@@ -32,8 +32,8 @@ class ChunkSource:
     ----------
     factory : callable
         Called with no argument, returns a fresh iterator of DataFrames (one pass over the
-        data). Fits that need two passes (a continuous response without ``cut_points``, pHd)
-        call it twice.
+        data). Fits that need two passes (pHd's tests, SAVE's, a continuous response whose
+        exact slices one pass could not sum) call it twice.
     description : str
         Shown in the fit's call.
     reiterable : bool
@@ -151,11 +151,14 @@ def read_csv_chunks(
 
     Notes
     -----
-    The passes that find the exact slices of a continuous response read only the response's
-    columns (and the weights column): pandas' C parser converts no other column
-    (``usecols``), so they cost about a third of a pass over every column. Options that
-    rename or index the columns (``names``, ``header``, ``index_col``...) make those passes
-    read every column.
+    SIR, SAVE, DR and IRE find the exact slices of a continuous response in the pass that
+    sums them (:mod:`sdrstats.scale.one_pass`): the file is parsed once. When that pass gives
+    up (a response beyond the response cache, or too many rows near the cuts for its budget),
+    passes over the response first read only the response's columns (and the weights column):
+    pandas' C parser converts no other column (``usecols``), so they cost about a third of a
+    pass over every column. Options that rename or index the columns (``names``, ``header``,
+    ``index_col``...) make those passes read every column. Chunks parsed in threads carry
+    ``attrs["fraction_read"]``, the share of the file's data read so far.
 
     With more than one thread, byte ranges of the file are parsed at once (the C parser
     releases the GIL while it tokenizes and converts), as pandas 3.1's ``read_csv`` parses a
@@ -366,11 +369,15 @@ def _block_layout(path: str, options: dict[str, Any]) -> _Layout | None:
     return _Layout(start, size, 2, [str(c) for c in sample.columns], quote)
 
 
-def _block_ends(fd: int, start: int, size: int, target: int) -> Iterator[int]:
-    """Ends of successive byte ranges from ``start``: each about ``target`` bytes, cut just
-    after a newline."""
+def _block_ends(
+    fd: int, start: int, size: int, target: int, first: int | None = None
+) -> Iterator[int]:
+    """Ends of successive byte ranges from ``start``: each about ``target`` bytes (the first
+    about ``first``, when given), cut just after a newline."""
+    step = target if first is None else first
     while start < size:
-        at = start + max(target, 1) - 1
+        at = start + max(step, 1) - 1
+        step = target
         end = size
         while at < size:
             window = os.pread(fd, 1 << 16, at)
@@ -468,7 +475,8 @@ def _read_blocks(
     A range holding the quote character may end inside a quoted field that spans lines: it
     is trusted only when it parses to as many rows as it has lines; otherwise the rest of the
     file, from that range's start, is read by pandas' chunked reader. At most ``workers`` + 1
-    ranges are held at once."""
+    ranges are held at once. The first range, an eighth of the others, is parsed alone: a
+    one-pass fit that gives up at its first chunk has parsed little in vain."""
     options = {k: v for k, v in options.items() if k != "engine"}
     fd = os.open(path, os.O_RDONLY)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sdrstats-csv")
@@ -479,14 +487,19 @@ def _read_blocks(
             handle.seek(layout.start)
             sample = handle.read(1 << 20)
         per_row = len(sample) / max(sample.count(b"\n"), 1)
-        ends = _block_ends(fd, layout.start, layout.size, round(chunksize * per_row))
+        # the first range is an eighth of the others, and parsed before the rest are
+        # begun: a one-pass fit decides from it whether to read on (sdrstats.scale.one_pass),
+        # and when it does not, little was parsed in vain
+        target = round(chunksize * per_row)
+        ends = _block_ends(fd, layout.start, layout.size, target, first=max(target // 8, 1))
 
         def parsed() -> Iterator[_Block]:
             begin = layout.start
             for end in ends:
                 pending.append(pool.submit(_parse_block, fd, _Block(begin, end), layout, options))
+                first = begin == layout.start
                 begin = end
-                if len(pending) > workers:
+                if first or len(pending) > workers:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
@@ -505,6 +518,10 @@ def _read_blocks(
             if frame is not None and len(frame):
                 frame.index = pd.RangeIndex(rows, rows + len(frame))
                 frame.attrs["first_line"] = layout.line
+                # the share of the data lines read so far (a one-pass fit's bands narrow
+                # with it: sdrstats.scale.one_pass)
+                data_bytes = max(layout.size - layout.start, 1)
+                frame.attrs["fraction_read"] = (block.end - layout.start) / data_bytes
                 rows += len(frame)
                 yield frame
     finally:

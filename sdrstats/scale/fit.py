@@ -4,7 +4,8 @@ A *backend* knows how to read the first partition, run a function on every parti
 the results (:class:`LocalChunks` for a :class:`~sdrstats.scale.chunks.ChunkSource`,
 :class:`~sdrstats.scale.dask.DaskFrame` for Dask). The cut points of a continuous response come
 from passes over the response alone and give exactly R ``dr``'s slices
-(:mod:`sdrstats.stats.exact_slicing`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
+(:mod:`sdrstats.stats.exact_slicing`), or on local chunks from the pass that sums the slices
+(:mod:`sdrstats.scale.one_pass`). :class:`ChunkedData` puts a backend and the formula (fixed on the first chunk) together
 and puts it in a model spec that holds it instead of rows; the estimator's ``fit_spec`` fits
 that spec as it fits one of rows: the family decides what to accumulate (its accumulators'
 ``update``/``merge``) and how many passes, and the result is the estimator's own results
@@ -40,6 +41,7 @@ from ..stats.exact_slicing import (
 )
 from .chunks import ChunkSource
 from .levels import LevelSet, factor_columns, levels_part, recode
+from .one_pass import GiveUp, OnePass
 
 
 class Tally:
@@ -154,6 +156,17 @@ class LocalChunks:
                 part = fn(plan, chunk, f"chunk {k + 1}", *args)
                 total = part if total is None else total.merge(part)
         return total
+
+    def scan(self, fn: Any, plan: FormulaPlan) -> None:
+        """``fn(plan, chunk, where)`` of every chunk in order (a pass that keeps its own
+        state); the reader is closed if ``fn`` raises."""
+        chunks = self._chunks()
+        with self._blas():
+            try:
+                for k, chunk in enumerate(chunks):
+                    fn(plan, chunk, f"chunk {k + 1}")
+            finally:
+                chunks.close()
 
     def map_reduce_columns(self, columns: list[str], fn: Any, plan: FormulaPlan, *args: Any) -> Any:
         """As :meth:`map_reduce`, over chunks read with only ``columns`` (a CSV file's reader
@@ -422,6 +435,7 @@ class ChunkedData:
         self.n_dropped = 0
         self.slicing_passes = 0
         self.response_summary: Any = None  # set by response_cuts
+        self.one_pass: OnePass | None = None  # the pass of reduce_sliced, when it ran
         self.row_passes = 0
         self._grouped_passes: dict[str, Any] = {}
 
@@ -476,6 +490,51 @@ class ChunkedData:
         self.slicing_passes = found.passes
         self.response_summary = found  # rows and distinct values, for the in-memory checks
         return found.cuts
+
+    def reduce_sliced(
+        self,
+        template_for: Any,
+        rule_for: Any,
+        nslices_for: Any,
+        function: str = "dr",
+    ) -> Any:
+        """An accumulator over every chunk sliced exactly as R ``dr`` slices the one-column
+        response in memory, from one pass over the rows that finds the cuts as it sums
+        (:mod:`sdrstats.scale.one_pass`), or None when this pass cannot be made (Dask, or
+        more rows than the response cache or the held rows' budget allow: the caller then
+        slices from passes over the response first).
+
+        ``template_for(rule)`` makes an empty accumulator slicing by ``rule``,
+        ``rule_for(cuts)`` the rule of cut points, ``nslices_for(n)`` the slices of ``n``
+        rows. When a cut falls inside a piece of the response whose sums were pooled (rows
+        far from representative at first), a second pass over the rows accumulates the sums
+        of the exact slices. Sets ``response_summary``; ``slicing_passes`` is 0.
+        """
+        if hasattr(self.backend, "response_passes") or not hasattr(self.backend, "scan"):
+            return None
+        scanner = OnePass(template_for, nslices_for, function, RESPONSE_CACHE, self.case_weighted)
+
+        def chunk_rows(plan: FormulaPlan, chunk: pd.DataFrame, where: str) -> None:
+            if plan.weights is not None:
+                X, y, w, dropped = plan.weighted_arrays(chunk, where)
+            else:
+                X, y, dropped = plan.arrays(chunk, where)
+                w = None
+            scanner.add(X, y, w, dropped, chunk.attrs.get("fraction_read"))
+
+        try:
+            self.backend.scan(chunk_rows, self.plan)
+        except GiveUp:
+            return None
+        acc, found = scanner.finish(rule_for)
+        self.one_pass = scanner
+        self.response_summary = found
+        self.slicing_passes = 0
+        self.n_chunks, self.n_dropped = scanner.n_chunks, scanner.n_dropped
+        self.row_passes += 1
+        if acc is None:  # a cut inside pooled sums: the rows again, sliced by the cuts
+            acc = self.reduce(template_for(rule_for(found.cuts)))
+        return acc
 
     def response_levels(self, column: str, template: Any) -> dict[Any, Any]:
         """``template`` (a response accumulator) of each level of ``column``, in order of first

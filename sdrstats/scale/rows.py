@@ -14,6 +14,20 @@ from typing import Any
 
 import numpy as np
 
+from ..design.checks import clearly_fine, squares_clearly_fine
+
+
+class RowsNotChecked(ValueError):
+    """The first pass over rows whose predictors the array front did not scan found a column
+    that is not clearly finite and in range; the front's full check (which drops rows with
+    missing values or names the bad column and row) has to run before the fit."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The predictors hold missing, infinite or out-of-range values; fit them through "
+            "the array front (Estimator.fit), which checks them."
+        )
+
 
 class RowsInMemory:
     """The rows ``X``, ``Y`` of a fit as one chunk: every pass is one ``update`` of them.
@@ -68,6 +82,8 @@ class RowsInMemory:
     can_sort = False
     #: No column of case weights: in memory they come with the rows (``case_weights``).
     weights = None
+    #: The model spec whose ``x_checked`` flag the first pass sets (``of_spec``), or None.
+    spec: Any = None
 
     def __init__(
         self,
@@ -81,8 +97,11 @@ class RowsInMemory:
         frequency: np.ndarray | None = None,
         groups: np.ndarray | None = None,
         positions: np.ndarray | None = None,
+        checked: bool = True,
     ) -> None:
         self.X, self.Y = X, Y
+        #: False until the first pass has checked the predictors (see :meth:`reduce`).
+        self.checked = bool(checked)
         self.x_names = list(x_names)
         self.y_names = list(y_names or ["y"])
         self.categorical = bool(categorical)
@@ -115,7 +134,7 @@ class RowsInMemory:
         >>> RowsInMemory.of_spec(spec).p
         2
         """
-        return cls(
+        rows = cls(
             spec.X,
             spec.Y,
             x_names=list(spec.x_names),
@@ -125,7 +144,10 @@ class RowsInMemory:
             frequency=frequency,
             groups=spec.groups,
             positions=spec.positions,
+            checked=getattr(spec, "x_checked", True),
         )
+        rows.spec = spec
+        return rows
 
     @property
     def p(self) -> int:
@@ -146,6 +168,47 @@ class RowsInMemory:
         group (the rows' values of that column).
         """
         self.row_passes += 1
+        if not self.checked:
+            return self._checked_reduce(template, column)
+        return self._reduce(template, column)
+
+    def _checked_reduce(self, template: Any, column: str | None) -> Any:
+        """The first pass over rows the array front did not scan (``checked`` False).
+
+        An accumulator with ``column_squares()`` (the moment statistics) yields each column's
+        sum of squares from its own moments, ``n (var + mean²)``: NaN or infinite when the
+        column holds NaN or inf, and bounding its largest value as the front's scan does
+        (:func:`sdrstats.design.checks.clearly_fine`), so the rows are read once instead of
+        twice. Any other accumulator gets the scan first. Rows that are not clearly fine raise
+        :class:`RowsNotChecked`: the caller redoes the array front's full check.
+        """
+        if getattr(template, "column_squares", None) is None:
+            self._scan()
+            return self._reduce(template, column)
+        try:
+            with np.errstate(all="ignore"):  # NaN and inf are refused just below
+                out = self._reduce(template, column)
+        except ValueError:
+            self._scan()  # fine rows: the error is the fit's own
+            raise
+        if not squares_clearly_fine(out.column_squares(), self.n):
+            raise RowsNotChecked()
+        self._mark_checked()
+        return out
+
+    def _scan(self) -> None:
+        """The array front's scan of the predictors, when no pass has done it yet."""
+        if not self.checked:
+            if not clearly_fine(self.X):
+                raise RowsNotChecked()
+            self._mark_checked()
+
+    def _mark_checked(self) -> None:
+        self.checked = True
+        if self.spec is not None:
+            self.spec.x_checked = True
+
+    def _reduce(self, template: Any, column: str | None) -> Any:
         if column is not None:
             if self.groups is None:
                 raise ValueError(f"These rows carry no values of the column {column!r}.")
@@ -158,6 +221,7 @@ class RowsInMemory:
 
     def reduce_positioned(self, template: Any) -> Any:
         """``template`` updated with the rows and their positions (``update_positioned``)."""
+        self._scan()
         positions = np.arange(self.n) if self.positions is None else np.asarray(self.positions)
         return template.update_positioned(self.X, self.Y, positions)
 
@@ -166,4 +230,4 @@ class RowsInMemory:
         return [(-np.inf, np.inf)]
 
 
-__all__ = ["RowsInMemory"]
+__all__ = ["RowsInMemory", "RowsNotChecked"]

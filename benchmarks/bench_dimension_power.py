@@ -450,6 +450,35 @@ def save_eigen(Z: np.ndarray, labels: np.ndarray, h: int) -> tuple[np.ndarray, n
     return values[..., ::-1], vectors[..., ::-1]
 
 
+def permutation_pvalues(
+    Z: np.ndarray,
+    values: np.ndarray,
+    vectors: np.ndarray,
+    rows: int,
+    rng: np.random.Generator,
+    B: int,
+    eigenvalues: Any,
+) -> dict[str, list[float]]:
+    """The p-values of "mD vs >= (m+1)D", m < ``rows``, by Cook & Yin's (2001) permutations
+    of whitened ``Z`` (observed ``values``, ``vectors`` of the method's kernel), for the sum of
+    the remaining eigenvalues and the largest remaining one; ``eigenvalues(Zp)`` gives the
+    method's eigenvalues (descending) of a batch of permuted predictors."""
+    out: dict[str, list[float]] = {"sum": [], "largest": []}
+    for m in range(rows):
+        q, _ = np.linalg.qr(vectors[:, :m], mode="complete") if m else (np.eye(P), None)
+        q1, q2 = q[:, :m], q[:, m:]
+        order = np.argsort(rng.random((B, Z.shape[0])), axis=1)  # B permutations
+        Zp = (Z @ q1 @ q1.T)[None] + (Z @ q2)[order] @ q2.T
+        perm_values = eigenvalues(Zp)
+        for name, observed, permuted in (
+            ("sum", values[m:].sum(), perm_values[:, m:].sum(axis=1)),
+            ("largest", values[m], perm_values[:, m]),
+        ):
+            exceed = np.sum(permuted >= observed * (1 - 1e-12))
+            out[name].append(float((1 + exceed) / (B + 1)))
+    return out
+
+
 def save_permutation(
     X: np.ndarray, y: np.ndarray, h: int, rows: int, rng: np.random.Generator, B: int = 199
 ) -> dict[str, list[float]]:
@@ -466,20 +495,9 @@ def save_permutation(
     h = int(labels.max()) + 1
     Z = whiten(X)
     values, vectors = save_eigen(Z, labels, h)
-    out: dict[str, list[float]] = {"sum": [], "largest": []}
-    for m in range(rows):
-        q, _ = np.linalg.qr(vectors[:, :m], mode="complete") if m else (np.eye(P), None)
-        q1, q2 = q[:, :m], q[:, m:]
-        order = np.argsort(rng.random((B, Z.shape[0])), axis=1)  # B permutations
-        Zp = (Z @ q1 @ q1.T)[None] + (Z @ q2)[order] @ q2.T
-        perm_values, _ = save_eigen(whiten(Zp), labels, h)
-        for name, observed, permuted in (
-            ("sum", values[m:].sum(), perm_values[:, m:].sum(axis=1)),
-            ("largest", values[m], perm_values[:, m]),
-        ):
-            exceed = np.sum(permuted >= observed * (1 - 1e-12))
-            out[name].append(float((1 + exceed) / (B + 1)))
-    return out
+    return permutation_pvalues(
+        Z, values, vectors, rows, rng, B, lambda Zp: save_eigen(whiten(Zp), labels, h)[0]
+    )
 
 
 LARGEST_PLAN = [("spread", 3), ("spread_null", 2), ("three", 4), ("three_null", 3)]
@@ -546,20 +564,9 @@ def sir_permutation(
     Z = whiten(X)
     values = sir_eigen(Z, labels, h)
     vectors = sir_directions(Z, labels, h)
-    out: dict[str, list[float]] = {"sum": [], "largest": []}
-    for m in range(rows):
-        q, _ = np.linalg.qr(vectors[:, :m], mode="complete") if m else (np.eye(P), None)
-        q1, q2 = q[:, :m], q[:, m:]
-        order = np.argsort(rng.random((B, Z.shape[0])), axis=1)
-        Zp = (Z @ q1 @ q1.T)[None] + (Z @ q2)[order] @ q2.T
-        perm_values = sir_eigen(whiten(Zp), labels, h)
-        for name, observed, permuted in (
-            ("sum", values[m:].sum(), perm_values[:, m:].sum(axis=1)),
-            ("largest", values[m], perm_values[:, m]),
-        ):
-            exceed = np.sum(permuted >= observed * (1 - 1e-12))
-            out[name].append(float((1 + exceed) / (B + 1)))
-    return out
+    return permutation_pvalues(
+        Z, values, vectors, rows, rng, B, lambda Zp: sir_eigen(whiten(Zp), labels, h)
+    )
 
 
 #: SIR's plan: (model, rows tested); ``three_null`` for the size of "2D", ``single`` for what

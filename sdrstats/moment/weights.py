@@ -148,8 +148,7 @@ class CaseWeightedStatistics:
         self.overall.update_coded(np.hstack(columns), single, [0])
         if self.slices is not None:
             slices = self.rule.slices
-            first = np.column_stack([w, A * w[:, None]])
-            second = np.column_stack([X * w[:, None], sw]) if self.within is not None else None
+            first, second = self._slice_columns(X, A, w, sw)
             if slices is not None:  # the labels of the rows of an in-memory fit
                 codes, keys = slices.labels, list(range(slices.nslices))
                 self.slices.update_coded(first, codes, keys)
@@ -186,11 +185,21 @@ class CaseWeightedStatistics:
         if self.slices is None or w.size == 0:
             return self
         sw = np.sqrt(w)
-        A = X * sw[:, None]
-        self.slices.move(np.column_stack([w, A * w[:, None]]), source, targets)
-        if self.within is not None:
-            self.within.move(np.column_stack([X * w[:, None], sw]), source, targets)
+        first, second = self._slice_columns(X, X * sw[:, None], w, sw)
+        self.slices.move(first, source, targets)
+        if second is not None:
+            self.within.move(second, source, targets)
         return self
+
+    def _slice_columns(
+        self, X: np.ndarray, A: np.ndarray, w: np.ndarray, sw: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The columns summed per slice (``A = X sqrt(w)``, ``sw = sqrt(w)``): for the slice
+        means, and for the within-slice moments when they are kept (else None); ``update``
+        adds rows with them and ``move_rows`` moves rows with the same ones."""
+        first = np.column_stack([w, A * w[:, None]])
+        second = np.column_stack([X * w[:, None], sw]) if self.within is not None else None
+        return first, second
 
     def regroup(self, mapping: dict[Any, Any]) -> CaseWeightedStatistics:
         """Rename the slice keys by ``mapping`` (slices given one key are pooled)."""

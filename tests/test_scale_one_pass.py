@@ -221,10 +221,8 @@ def test_moved_rows_give_the_sums_of_rows_added_to_their_groups(second):
     assert scale_fit.OnePass is one_pass.OnePass
 
 
-def test_a_file_whose_response_will_not_fit_the_cache_gives_up_at_once(tmp_path, monkeypatch):
-    data = frame(n=3000)
-    path = tmp_path / "d.csv"
-    data.to_csv(path, index=False)
+def shares_given(monkeypatch):
+    """A list that fills with the share read each chunk reports to the one pass."""
     calls = []
     add = one_pass.OnePass.add
 
@@ -233,6 +231,14 @@ def test_a_file_whose_response_will_not_fit_the_cache_gives_up_at_once(tmp_path,
         return add(self, *args)
 
     monkeypatch.setattr(one_pass.OnePass, "add", counted)
+    return calls
+
+
+def test_a_file_whose_response_will_not_fit_the_cache_gives_up_at_once(tmp_path, monkeypatch):
+    data = frame(n=3000)
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    calls = shares_given(monkeypatch)
     monkeypatch.setattr(scale_fit, "RESPONSE_CACHE", 1500)  # half the file's rows
     fit = sdr.sir(FORMULA, sdr.read_csv_chunks(path, chunksize=400, threads=2), nslices=6)
     assert len(calls) == 1 and 0 < calls[0] < 0.25  # the share read says: 3000 rows to come
@@ -246,14 +252,7 @@ def read_once(tmp_path, monkeypatch, data, kept_rows, weights=None):
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
     monkeypatch.setattr(one_pass, "KEPT_BYTES", kept_rows * (8 * 3 + 16))
-    calls = []
-    add = one_pass.OnePass.add
-
-    def counted(self, *args):
-        calls.append(args[-1])
-        return add(self, *args)
-
-    monkeypatch.setattr(one_pass.OnePass, "add", counted)
+    calls = shares_given(monkeypatch)
     source = sdr.read_csv_chunks(path, chunksize=400, threads=2)
     options = {"nslices": 6} if weights is None else {"nslices": 6, "weights": weights}
     return sdr.sir(FORMULA, source, **options), calls
